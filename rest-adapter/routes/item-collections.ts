@@ -1,0 +1,3 @@
+import type { RouteDefinition } from '../define-route.ts';
+
+export const itemCollectionRoutes: RouteDefinition[] = [];

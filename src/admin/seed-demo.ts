@@ -1,0 +1,67 @@
+import type { Prisma } from '../db/database.ts';
+import { createClientAccount, grantRole, linkProvider } from '../modules/client-accounts/client-accounts.service.ts';
+import { createUser } from '../modules/users/users.service.ts';
+
+/** The demo login printed by npm start and seed-demo (local use only). */
+export const DEMO_LOGIN = { email: 'demo@example.no', password: 'demo-password' } as const;
+
+/**
+ * A demo accounting firm (provider, 69.201) serving a demo company, a user who is accountant in the
+ * firm and owner of the company, and some items, partners and bank accounts.
+ */
+export async function seedDemo(prisma: Prisma) {
+  const user =
+    (await prisma.user.findUnique({ where: { email: DEMO_LOGIN.email } })) ??
+    (await createUser(prisma, { ...DEMO_LOGIN, firstName: 'Demo', lastName: 'Regnskapsfører' }));
+  const existing = await prisma.clientAccount.findUnique({ where: { uniqueName: 'demo-fjordbyra-as' } });
+  if (existing) {
+    const company = await prisma.clientAccount.findUniqueOrThrow({ where: { uniqueName: 'demo-nordlys-kaffe-as' } });
+    return { user, firm: existing, company, created: false };
+  }
+  const firm = await createClientAccount(prisma, {
+    displayName: 'Demo Fjordbyrå AS',
+    uniqueName: 'demo-fjordbyra-as',
+    industryCode: '69.201',
+    vatLiable: true,
+  });
+  const company = await createClientAccount(prisma, {
+    displayName: 'Demo Nordlys Kaffe AS',
+    uniqueName: 'demo-nordlys-kaffe-as',
+    industryCode: '47.291',
+    vatLiable: true,
+  });
+  await grantRole(prisma, { userId: user.id, clientAccountId: firm.id, role: 'AA' });
+  await grantRole(prisma, { userId: user.id, clientAccountId: company.id, role: 'CA' });
+  await linkProvider(prisma, firm.id, company.id);
+
+  const [piece, hour, kg] = await Promise.all(
+    ['H87', 'HUR', 'KGM'].map((code) => prisma.unit.findUniqueOrThrow({ where: { unEceRec20Code: code } })),
+  );
+  const tax = async (code: string) =>
+    (await prisma.taxCode.findUniqueOrThrow({ where: { clientAccountId_code: { clientAccountId: company.id, code } } })).id;
+  const [high, food] = [await tax('3'), await tax('31')];
+
+  await prisma.$transaction(async (tx) => {
+    await tx.item.createMany({
+      data: [
+        { itemNo: 'KAFFE-500', name: 'Kaffebønner 500 g', itemType: 'ITEM' as const, salesUnitId: piece.id, stockUnitId: piece.id, taxCodeId: food, price: '149.000000' },
+        { itemNo: 'KAFFE-BULK', name: 'Kaffebønner, løsvekt', itemType: 'ITEM' as const, salesUnitId: kg.id, stockUnitId: kg.id, taxCodeId: food, price: '279.500000' },
+        { itemNo: 'KVERN-01', name: 'Kaffekvern', itemType: 'ITEM' as const, salesUnitId: piece.id, taxCodeId: high, price: '899.000000' },
+        { itemNo: 'KURS-BARISTA', name: 'Baristakurs', itemType: 'SERVICE' as const, salesUnitId: hour.id, taxCodeId: high, price: '650.000000' },
+        { itemNo: 'SERVICE-AVTALE', name: 'Serviceavtale kaffemaskin', itemType: 'SERVICE' as const, salesUnitId: piece.id, taxCodeId: high, price: '4990.000000', metadata: { contractMonths: 12 } },
+      ].map((i) => ({ ...i, clientAccountId: company.id, createdById: user.id, updatedById: user.id })),
+    });
+    await tx.businessPartner.create({
+      data: { clientAccountId: company.id, name: 'Kafé Lillebror AS', organizationNumber: '923609016', email: 'post@lillebror.example', isCustomer: true,
+        addresses: { create: { addressType: 'POSTAL', line1: 'Storgata 1', postalCode: '0155', city: 'Oslo' } } },
+    });
+    const supplier = await tx.businessPartner.create({
+      data: { clientAccountId: company.id, name: 'Bønnegrossisten AS', organizationNumber: '974760673', isSupplier: true,
+        addresses: { create: { addressType: 'POSTAL', line1: 'Havnegata 9', postalCode: '5003', city: 'Bergen' } } },
+    });
+    const bank = await tx.account.findUniqueOrThrow({ where: { clientAccountId_code: { clientAccountId: company.id, code: '1920' } } });
+    await tx.bankAccount.create({ data: { clientAccountId: company.id, name: 'Driftskonto', accountNumber: '15032012342', bic: 'DNBANOKK', ledgerAccountId: bank.id } });
+    await tx.bankAccount.create({ data: { clientAccountId: company.id, businessPartnerId: supplier.id, accountNumber: '12345678903' } });
+  });
+  return { user, firm, company, created: true };
+}

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import type { Logger } from './shared/logger.ts';
+import { schema } from './schema.ts';
+import { createRestRouter } from '../rest-adapter/index.ts';
+import { Authenticator } from './shared/authentication.ts';
+import { createRequestContext, type RequestContext } from './shared/context.ts';
+import { maskError } from './shared/graphql-errors.ts';
+import { sessionTokenVerifier } from './modules/auth/sessions.service.ts';
+import { loginRoute } from './modules/auth/login.route.ts';
+import { GRAPHIQL_DEFAULT_QUERY } from './graphiql.ts';
+
+export interface AppDeps {
+  config: Config;
+  db: Database;
+  logger: Logger;
+}
+
+export interface App {
+  express: express.Express;
+  authenticator: Authenticator;
+}
+
+type ContextRequest = Request & { ctx: RequestContext; requestId: string };
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Builds the HTTP application: OAuth login, the REST adapter under /api/v2 and GraphQL at /graphql. */
+export function createApp({ config, db, logger }: AppDeps): App {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  const authenticator = new Authenticator();
+  authenticator.register(sessionTokenVerifier);
+
+  // Every response carries x-request-id (a caller's own id is kept when it looks like one).
+  app.use((req, res, next) => {
+    const incoming = req.get('x-request-id');
+    const id = incoming && /^[\w.:-]{8,128}$/.test(incoming) ? incoming : randomUUID();
+    (req as ContextRequest).requestId = id;
+    res.setHeader('x-request-id', id);
+    next();
+  });
+
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.post('/v2/oauth/login', express.json({ limit: '16kb' }), loginRoute(db.prisma, config));
+
+  /** Bearer middleware: token -> actor -> request context; 401 without a valid token. */
+  const bearer = (options: { allowGraphiQL: boolean }) => async (req: Request, res: Response, next: NextFunction) => {
+    const r = req as ContextRequest;
+    if (options.allowGraphiQL && req.method === 'GET' && !req.get('authorization') && req.accepts(['application/json', 'text/html']) === 'text/html') {
+      return next(); // GraphiQL page itself; its requests carry the token
+    }
+    try {
+      const actor = await authenticator.authenticate(req.get('authorization'), db.prisma);
+      if (!actor || actor.scopes.size === 0) {
+        res.setHeader('WWW-Authenticate', `Bearer realm="${config.baseUrl}"${req.get('authorization') ? ', error="invalid_token"' : ''}`);
+        return res.status(401).json({ error: actor ? 'The token grants no scope' : 'A valid bearer token is required', status: 401 });
+      }
+      const isRest = req.baseUrl === '/api/v2';
+      if (isRest && WRITE_METHODS.has(req.method) && !actor.scopes.has('write')) {
+        res.setHeader('WWW-Authenticate', 'Bearer error="insufficient_scope", error_description="The token lacks the write scope"');
+        return res.status(403).json({ error: 'This operation requires the write scope', status: 403 });
+      }
+      r.ctx = createRequestContext({
+        prisma: db.prisma,
+        actor,
+        requestId: r.requestId,
+        logger: logger.child({ requestId: r.requestId, userId: actor.userId }),
+      });
+      next();
+    } catch (e) {
+      next(e);
+    }
+  };
+
+  // JSON bodies whatever the content type (legacy clients often omit it); uploads will be multipart.
+  const json = express.json({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/') });
+  app.use('/api/v2', bearer({ allowGraphiQL: false }), json, createRestRouter(schema));
+
+  const yoga: YogaServerInstance<{ req: ContextRequest; res: Response }, RequestContext> = createYoga({
+    schema,
+    graphqlEndpoint: '/graphql',
+    context: ({ req }) => req.ctx,
+    maskedErrors: { maskError: (error, message) => maskError(error, message, logger) },
+    graphiql: { title: 'Accounting API', defaultQuery: GRAPHIQL_DEFAULT_QUERY, headers: JSON.stringify({ Authorization: 'Bearer <paste a token>' }, null, 2) },
+    logging: false,
+    landingPage: false,
+  });
+  app.use('/graphql', bearer({ allowGraphiQL: true }), (req, res) => yoga(req as ContextRequest, res));
+
+  app.use((req, res) => {
+    res.status(404).json({ error: `No such endpoint: ${req.method} ${req.path}`, status: 404 });
+  });
+
+  // Last: JSON for everything that escaped (express' own handler would answer HTML with a stack).
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const e = err as { type?: string; status?: number; statusCode?: number; message?: string };
+    const status = e.status ?? e.statusCode ?? 500;
+    if (e.type === 'entity.parse.failed') return res.status(400).json({ error: 'Malformed JSON in the request body', status: 400 });
+    if (status >= 400 && status < 500) return res.status(status).json({ error: e.message ?? 'Bad request', status });
+    logger.error({ err, requestId: (req as ContextRequest).requestId }, 'unhandled error');
+    res.status(500).json({ error: 'Internal server error', status: 500 });
+  });
+
+  return { express: app, authenticator };
+}

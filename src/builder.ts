@@ -1,0 +1,94 @@
+import SchemaBuilder from '@pothos/core';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
+import ValidationPlugin from '@pothos/plugin-validation';
+import type PrismaTypes from './generated/pothos-types.ts';
+import { getDatamodel } from './generated/pothos-types.ts';
+import type { Decimal } from '@prisma/client/runtime/client';
+import type { RequestContext } from './shared/context.ts';
+import { ForbiddenError, InsufficientScopeError, UnauthenticatedError, ValidationError } from './shared/errors.ts';
+import { canAccessAccount } from './shared/tenancy.ts';
+import { DateScalar, DateTimeScalar, DecimalScalar, JsonScalar } from './shared/scalars.ts';
+
+/** Which scope check failed first (write before account, so a read-only token learns the real cause). */
+function failedScopes(f: AuthFailure): string[] {
+  switch (f.kind) {
+    case AuthScopeFailureType.AuthScope:
+      return [f.scope];
+    case AuthScopeFailureType.AnyAuthScopes:
+    case AuthScopeFailureType.AllAuthScopes:
+      return f.failures.flatMap(failedScopes);
+    default:
+      return [];
+  }
+}
+
+function authError(failure: AuthFailure): Error {
+  const scopes = failedScopes(failure);
+  if (scopes.includes('write')) return new InsufficientScopeError('write');
+  if (scopes.includes('read')) return new InsufficientScopeError('read');
+  if (scopes.includes('authenticated')) return new UnauthenticatedError();
+  return new ForbiddenError();
+}
+
+/** The Pothos builder: plugins and scalars only; every type lives in its module's <module>.types.ts. */
+export const builder = new SchemaBuilder<{
+  Context: RequestContext;
+  PrismaTypes: PrismaTypes;
+  DefaultFieldNullability: false;
+  AuthScopes: { authenticated: boolean; read: boolean; write: boolean; account: number };
+  Scalars: {
+    Decimal: { Input: Decimal; Output: Decimal | string };
+    Date: { Input: Date; Output: Date };
+    DateTime: { Input: Date; Output: Date };
+    JSON: { Input: unknown; Output: unknown };
+  };
+}>({
+  plugins: [ScopeAuthPlugin, PrismaPlugin, ValidationPlugin],
+  defaultFieldNullability: false,
+  prisma: {
+    client: (ctx) => ctx.prisma,
+    dmmf: getDatamodel(),
+    exposeDescriptions: true,
+    filterConnectionTotalCount: true,
+    onUnusedQuery: null,
+  },
+  scopeAuth: {
+    authScopes: (ctx) => ({
+      authenticated: ctx.actor.userId > 0,
+      read: ctx.actor.scopes.has('read'),
+      write: ctx.actor.scopes.has('write'),
+      account: (clientAccountId: number) => canAccessAccount(ctx, clientAccountId),
+    }),
+    unauthorizedError: (_parent, _context, _info, result) => authError(result.failure),
+  },
+  validation: {
+    validationError: (result) => {
+      const issues = result.issues.map((i) => ({
+        path: (i.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)),
+        message: i.message,
+      }));
+      // Argument paths start with the argument name ("input"); drop it so REST can name body fields.
+      const named = issues.map((i) => ({ ...i, path: i.path[0] === 'input' ? i.path.slice(1) : i.path }));
+      return new ValidationError(named.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '), named);
+    },
+  },
+});
+
+builder.addScalarType('Decimal', DecimalScalar);
+builder.addScalarType('Date', DateScalar);
+builder.addScalarType('DateTime', DateTimeScalar);
+builder.addScalarType('JSON', JsonScalar);
+
+// Every query needs `read`, every mutation `write` (scope-auth checks type scopes before each field).
+builder.queryType({ authScopes: { read: true } });
+builder.mutationType({ authScopes: { write: true } });
+
+/**
+ * Options for a tenant-owned object type: each returned object is checked against the caller's
+ * eligible accounts, whatever path reached it (the service checks first; this is the backstop).
+ */
+export const tenantScoped = {
+  runScopesOnType: true,
+  authScopes: (parent: { clientAccountId: number }) => ({ account: parent.clientAccountId }),
+} as const;

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+
+/**
+ * The only reader of process.env. Every variable the service understands is listed here (and in the
+ * README); an invalid value stops the process at boot with a message naming the variable.
+ */
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** Public base URL; defaults to http://localhost:PORT */
+  BASE_URL: z.url().optional(),
+  /** PostgreSQL connection string; when unset the embedded PGlite database in DATA_DIR is used */
+  DATABASE_URL: z.string().min(1).optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Lifetime of the session tokens issued by POST /v2/oauth/login */
+  SESSION_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
+  /** Seed the demo firm on first start of an empty database; default: on for the embedded database only */
+  SEED_DEMO: z.enum(['true', 'false']).optional(),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+  sessionTtlSeconds: number;
+  seedDemo: boolean;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    logLevel: e.LOG_LEVEL,
+    sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+    seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : !e.DATABASE_URL,
+  };
+}

@@ -1,0 +1,109 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from '../generated/prisma/client.ts';
+import { lockDataDir, type DataDirLock } from './lock.ts';
+
+export type Prisma = PrismaClient;
+
+export interface Database {
+  kind: 'pglite' | 'postgres';
+  /** feeds both the migration engine and PrismaClient */
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  prisma: PrismaClient;
+  /** Human-readable target, without credentials */
+  describe: string;
+  close(): Promise<void>;
+}
+
+export type DatabaseTarget =
+  | { databaseUrl: string }
+  | { dataDir: string; purpose: string }
+  /** in-memory PGlite, optionally loaded from a dump (tests) */
+  | { memory: true; loadDataDir?: Blob | File };
+
+export interface PrismaOptions {
+  log?: ConstructorParameters<typeof PrismaClient>[0]['log'];
+}
+
+/**
+ * pglite-prisma-adapter 0.7.2 does not await `exec` in executeScript: a failing migration would be
+ * recorded as applied. Wrap it so the error reaches the engine, as with PostgreSQL.
+ */
+function awaitingScripts(factory: PrismaPGlite): SqlMigrationAwareDriverAdapterFactory {
+  const fix = (adapter: SqlDriverAdapter): SqlDriverAdapter => {
+    const a = adapter as SqlDriverAdapter & { client: PGlite; onError(e: unknown): never };
+    a.executeScript = async (script: string) => {
+      try {
+        await a.client.exec(script);
+      } catch (e) {
+        a.onError(e);
+      }
+    };
+    return a;
+  };
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    connect: async () => fix(await factory.connect()),
+    connectToShadowDb: async () => fix(await factory.connectToShadowDb()),
+  };
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'PostgreSQL';
+  }
+}
+
+export async function openDatabase(target: DatabaseTarget, options: PrismaOptions = {}): Promise<Database> {
+  if ('databaseUrl' in target) {
+    const adapterFactory = new PrismaPg({ connectionString: target.databaseUrl });
+    const prisma = new PrismaClient({ adapter: adapterFactory, log: options.log });
+    return {
+      kind: 'postgres',
+      adapterFactory,
+      prisma,
+      describe: redact(target.databaseUrl),
+      close: () => prisma.$disconnect(),
+    };
+  }
+  let lock: DataDirLock | undefined;
+  let pg: PGlite;
+  let describe: string;
+  if ('memory' in target) {
+    pg = await PGlite.create({ loadDataDir: target.loadDataDir });
+    describe = 'in-memory PGlite';
+  } else {
+    lock = lockDataDir(target.dataDir, target.purpose);
+    try {
+      const dir = join(target.dataDir, 'pglite');
+      mkdirSync(dir, { recursive: true });
+      pg = await PGlite.create(dir);
+    } catch (e) {
+      lock.release();
+      throw e;
+    }
+    describe = `embedded PGlite in ${join(target.dataDir, 'pglite')}`;
+  }
+  const adapterFactory = awaitingScripts(new PrismaPGlite(pg));
+  const prisma = new PrismaClient({ adapter: adapterFactory, log: options.log });
+  return {
+    kind: 'pglite',
+    adapterFactory,
+    prisma,
+    describe,
+    async close() {
+      await prisma.$disconnect();
+      await pg.close();
+      lock?.release();
+    },
+  };
+}

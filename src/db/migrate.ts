@@ -1,0 +1,127 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import {
+  bindMigrationAwareSqlAdapterFactory,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils';
+import * as glue from '@prisma/schema-engine-wasm/schema_engine_bg';
+import type { MigrationList, SchemaContainer } from '@prisma/schema-engine-wasm/schema_engine_bg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+
+/**
+ * Migrations through Prisma's WebAssembly schema engine (the native engine cannot be downloaded
+ * offline). `createMigration` diffs the migration history against the schema on an in-memory
+ * PGlite and writes prisma/migrations/<stamp>_<name>/migration.sql; `applyMigrations` applies
+ * pending ones and records them in _prisma_migrations exactly like the Prisma CLI.
+ */
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const prismaDir = join(root, 'prisma');
+const migrationsDir = join(prismaDir, 'migrations');
+const filters = { externalTables: [], externalEnums: [] };
+
+let wasmReady: Promise<void> | undefined;
+function initWasm(): Promise<void> {
+  wasmReady ??= (async () => {
+    const url = new URL('./schema_engine_bg.wasm', import.meta.resolve('@prisma/schema-engine-wasm/schema_engine_bg'));
+    // Node 20 cannot import .wasm as a module without a flag: instantiate it by hand.
+    const wasm = (globalThis as unknown as { WebAssembly: { instantiate(b: Buffer, i: object): Promise<{ instance: { exports: unknown } }> } }).WebAssembly;
+    const { instance } = await wasm.instantiate(await readFile(url), { './schema_engine_bg.js': glue });
+    const exports = instance.exports as unknown as { __wbindgen_start(): void };
+    (glue as unknown as { __wbg_set_wasm(e: unknown): void }).__wbg_set_wasm(exports);
+    exports.__wbindgen_start();
+  })();
+  return wasmReady;
+}
+
+async function schemaFiles(dir = prismaDir): Promise<SchemaContainer[]> {
+  const out: SchemaContainer[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory() && entry.name !== 'migrations') out.push(...(await schemaFiles(p)));
+    else if (entry.isFile() && entry.name.endsWith('.prisma')) out.push({ path: p, content: await readFile(p, 'utf8') });
+  }
+  return out.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+async function migrationList(): Promise<MigrationList> {
+  const lockPath = join(migrationsDir, 'migration_lock.toml');
+  const dirs = existsSync(migrationsDir)
+    ? (await readdir(migrationsDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+    : [];
+  return {
+    baseDir: migrationsDir,
+    lockfile: { path: lockPath, content: existsSync(lockPath) ? await readFile(lockPath, 'utf8') : null },
+    shadowDbInitScript: '',
+    migrationDirectories: await Promise.all(
+      dirs.map(async (d) => ({
+        path: d,
+        migrationFile: {
+          path: 'migration.sql',
+          content: { tag: 'ok' as const, value: await readFile(join(migrationsDir, d, 'migration.sql'), 'utf8') },
+        },
+      })),
+    ),
+  };
+}
+
+async function withEngine<T>(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  datamodels: SchemaContainer[],
+  fn: (engine: glue.SchemaEngine) => Promise<T>,
+): Promise<T> {
+  await initWasm();
+  const log = () => {};
+  const engine = await glue.SchemaEngine.new(
+    { datamodels: datamodels.map((f) => [f.path, f.content]) },
+    log,
+    bindMigrationAwareSqlAdapterFactory(adapterFactory),
+  );
+  try {
+    return await fn(engine);
+  } finally {
+    engine.free();
+  }
+}
+
+/** Applies pending migrations; returns the names applied (empty when up to date). */
+export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
+  const migrationsList = await migrationList();
+  const out = await withEngine(adapterFactory, await schemaFiles(), (engine) => engine.applyMigrations({ migrationsList, filters }));
+  return out.appliedMigrationNames;
+}
+
+/** Writes a new migration for the schema changes since the last one; null when there are none. */
+export async function createMigration(name: string): Promise<string | null> {
+  if (!/^[a-z0-9_]+$/.test(name)) throw new Error('Migration name: use lower-case letters, digits and _');
+  const files = await schemaFiles();
+  const migrations = await migrationList();
+  const pg = await PGlite.create();
+  try {
+    const diff = await withEngine(new PrismaPGlite(pg), files, (engine) =>
+      engine.diff({
+        from: migrations.migrationDirectories.length ? { tag: 'migrations', ...migrations } : { tag: 'empty' },
+        to: { tag: 'schemaDatamodel', files },
+        script: true,
+        exitCode: null,
+        filters,
+      }),
+    );
+    const sql = (diff.stdout ?? '').trim();
+    if (!sql || sql === '-- This is an empty migration.') return null;
+    const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+    const dir = join(migrationsDir, `${stamp}_${name}`);
+    await mkdir(dir, { recursive: true });
+    // One transaction per migration: a failing script leaves nothing half-applied.
+    await writeFile(join(dir, 'migration.sql'), `BEGIN;\n\n${sql}\n\nCOMMIT;\n`);
+    const lock = join(migrationsDir, 'migration_lock.toml');
+    if (!existsSync(lock)) {
+      await writeFile(lock, '# Please do not edit this file manually\n# It should be added in your version-control system (e.g., Git)\nprovider = "postgresql"\n');
+    }
+    return relative(root, dir);
+  } finally {
+    await pg.close();
+  }
+}

@@ -1,0 +1,45 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Prisma } from '../../db/database.ts';
+import { parseScopes, type TokenVerifier } from '../../shared/authentication.ts';
+import { verifyPassword } from '../../shared/passwords.ts';
+
+/**
+ * Session tokens (POST /v2/oauth/login): opaque `rs_…` strings; only their SHA-256 is stored.
+ * A session token acts as its user with read and write.
+ */
+const PREFIX = 'rs_';
+const digest = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export interface IssuedSession {
+  accessToken: string;
+  expiresIn: number;
+}
+
+export async function login(prisma: Prisma, email: string, password: string, ttlSeconds: number): Promise<IssuedSession | null> {
+  const user = await prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+  if (!(await verifyPassword(user?.passwordHash ?? null, password)) || !user) return null;
+  const accessToken = PREFIX + randomBytes(32).toString('base64url');
+  const now = new Date();
+  await prisma.$transaction([
+    prisma.session.deleteMany({ where: { userId: user.id, expiresAt: { lt: now } } }),
+    prisma.session.create({
+      data: { tokenHash: digest(accessToken), userId: user.id, scope: 'read write', expiresAt: new Date(now.getTime() + ttlSeconds * 1000) },
+    }),
+  ]);
+  return { accessToken, expiresIn: ttlSeconds };
+}
+
+export const sessionTokenVerifier: TokenVerifier = {
+  accepts: (token) => token.startsWith(PREFIX),
+  async verify(token, prisma) {
+    const session = await prisma.session.findUnique({ where: { tokenHash: digest(token) } });
+    if (!session || session.expiresAt <= new Date()) return null;
+    return { userId: session.userId, scopes: parseScopes(session.scope), clientId: null, tokenKind: 'session' };
+  },
+};
+
+/** For the OAuth server's client registration: the user behind a session token (null if invalid). */
+export async function sessionUserId(prisma: Prisma, token: string): Promise<number | null> {
+  const actor = sessionTokenVerifier.accepts(token) ? await sessionTokenVerifier.verify(token, prisma) : null;
+  return actor?.userId ?? null;
+}

@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { builder, tenantScoped } from '../../builder.ts';
+import { fixed } from '../../shared/scalars.ts';
+import { loadUser, UserRef } from '../users/users.types.ts';
+import { createItem, deactivateItem, getItem, listItems, updateItem } from './items.service.ts';
+import { pageType } from '../../shared/pagination.ts';
+
+export const ItemType = builder.enumType('ItemType', {
+  values: { ITEM: { description: 'Physical product' }, SERVICE: { description: 'Service' } } as const,
+});
+
+export const AutonomyLevel = builder.enumType('AutonomyLevel', {
+  description: 'How independently automated bookkeeping may act for this record.',
+  values: ['NONE', 'DRAFT', 'FULL'] as const,
+});
+
+export const Item = builder.prismaObject('Item', {
+  ...tenantScoped,
+  description: 'A product (ITEM) or service (SERVICE) a client account sells.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    clientAccountId: t.exposeInt('clientAccountId', { description: 'Immutable after creation' }),
+    itemNo: t.exposeString('itemNo', { description: 'Unique within the client account, at most 100 characters' }),
+    name: t.exposeString('name', { nullable: true }),
+    itemType: t.expose('itemType', { type: ItemType }),
+    salesUnitId: t.exposeInt('salesUnitId'),
+    stockUnitId: t.exposeInt('stockUnitId', { nullable: true }),
+    taxCodeId: t.exposeInt('taxCodeId'),
+    price: t.field({ type: 'Decimal', resolve: fixed('price', 6) }),
+    metadata: t.expose('metadata', { type: 'JSON', nullable: true }),
+    isActive: t.exposeBoolean('isActive'),
+    autonomyLevel: t.expose('autonomyLevel', { type: AutonomyLevel, nullable: true, description: 'null: inherit the client account default' }),
+    effectiveAutonomyLevel: t.field({
+      type: AutonomyLevel,
+      description: "The item's autonomy level, or the client account default when it has none",
+      select: { clientAccount: { select: { defaultAutonomyLevel: true } } },
+      resolve: (item) => item.autonomyLevel ?? item.clientAccount.defaultAutonomyLevel,
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdById: t.exposeInt('createdById', { nullable: true }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    updatedById: t.exposeInt('updatedById', { nullable: true }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (i, _a, ctx) => loadUser(ctx, i.createdById) }),
+    updatedBy: t.field({ type: UserRef, nullable: true, resolve: (i, _a, ctx) => loadUser(ctx, i.updatedById) }),
+    salesUnit: t.relation('salesUnit'),
+    stockUnit: t.relation('stockUnit', { nullable: true }),
+    taxCode: t.relation('taxCode'),
+  }),
+});
+
+const ItemPage = pageType('ItemPage', 'Item', (ctx) => ctx.prisma.item);
+
+const itemNo = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+const name = z.string().max(250, 'must be at most 250 characters').nullish();
+
+const itemFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0]) => ({
+  name: t.string({ validate: name }),
+  itemType: t.field({ type: ItemType }),
+  stockUnitId: t.int(),
+  price: t.field({ type: 'Decimal', description: 'Unit price, at most 6 decimals' }),
+  metadata: t.field({ type: 'JSON', description: 'Arbitrary JSON object, or null' }),
+  autonomyLevel: t.field({ type: AutonomyLevel, description: 'null: inherit the client account default' }),
+});
+
+const CreateItemInput = builder.inputType('CreateItemInput', {
+  fields: (t) => ({
+    clientAccountId: t.int({ required: true }),
+    itemNo: t.string({ required: true, validate: itemNo }),
+    salesUnitId: t.int({ required: true }),
+    taxCodeId: t.int({ required: true }),
+    ...itemFields(t),
+  }),
+});
+
+const UpdateItemInput = builder.inputType('UpdateItemInput', {
+  description: 'Fields to change; omitted fields keep their value. clientAccountId may be sent but not changed.',
+  fields: (t) => ({
+    clientAccountId: t.int({ description: 'Immutable: a different value is rejected' }),
+    itemNo: t.string({ validate: itemNo }),
+    salesUnitId: t.int(),
+    taxCodeId: t.int(),
+    isActive: t.boolean({ description: 'true reactivates a deactivated item' }),
+    ...itemFields(t),
+  }),
+});
+
+builder.queryFields((t) => ({
+  items: t.field({
+    type: ItemPage,
+    description: 'Items of a client account (page-based; per_page 50 by default, at most 100).',
+    args: {
+      clientAccountId: t.arg.int({ required: true }),
+      itemType: t.arg({ type: ItemType }),
+      isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all items' }),
+      freeText: t.arg.string({ description: 'Matches item number and name (description), case-insensitive' }),
+      orderBy: t.arg.stringList({ description: 'Field names, - for descending: item_no, name/description, item_type, price, created_at, updated_at, id' }),
+      page: t.arg.int(),
+      perPage: t.arg.int(),
+    },
+    resolve: (_root, args, ctx) => listItems(ctx, args),
+  }),
+  item: t.prismaField({
+    type: 'Item',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (query, _root, args, ctx) => getItem(ctx, args.id, query),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createItem: t.prismaField({
+    type: 'Item',
+    args: { input: t.arg({ type: CreateItemInput, required: true }) },
+    resolve: (query, _root, args, ctx) => createItem(ctx, args.input, query),
+  }),
+  updateItem: t.prismaField({
+    type: 'Item',
+    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateItemInput, required: true }) },
+    resolve: (query, _root, args, ctx) => updateItem(ctx, args.id, args.input, query),
+  }),
+  deactivateItem: t.prismaField({
+    type: 'Item',
+    description: 'Deactivates the item (REST DELETE /items/{id}); the record is kept.',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (query, _root, args, ctx) => deactivateItem(ctx, args.id, query),
+  }),
+}));

@@ -1,0 +1,14 @@
+import { lexicographicSortSchema, printSchema } from 'graphql';
+import { builder } from './builder.ts';
+
+// Every module's types register themselves on the builder when imported.
+import './modules/users/users.types.ts';
+import './modules/client-accounts/client-accounts.types.ts';
+import './modules/units/units.types.ts';
+import './modules/tax-codes/tax-codes.types.ts';
+import './modules/items/items.types.ts';
+
+export const schema = builder.toSchema();
+
+/** The SDL committed as schema.graphql: sorted, so diffs show real changes only. */
+export const printedSchema = (): string => `${printSchema(lexicographicSortSchema(schema))}\n`;

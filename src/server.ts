@@ -1,0 +1,68 @@
+import type { Server } from 'node:http';
+import { createApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase } from './db/database.ts';
+import { DataDirLockedError } from './db/lock.ts';
+import { applyMigrations } from './db/migrate.ts';
+import { ensureReferenceData } from './db/reference-data.ts';
+import { createLogger } from './shared/logger.ts';
+import { DEMO_LOGIN, seedDemo } from './admin/seed-demo.ts';
+
+/** npm start: open the database, migrate, seed reference data (and the demo on a new embedded db), listen. */
+async function main(): Promise<void> {
+  const started = performance.now();
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const db = await openDatabase(
+    config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir, purpose: 'server' },
+  );
+  const applied = await applyMigrations(db.adapterFactory);
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+  await ensureReferenceData(db.prisma);
+  let demo = false;
+  if (config.seedDemo && (await db.prisma.user.count()) === 0) {
+    await seedDemo(db.prisma);
+    demo = true;
+  }
+  const { express } = createApp({ config, db, logger });
+  const server: Server = express.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const ms = Math.round(performance.now() - started);
+  logger.info({ database: db.describe, port: config.port, ms }, 'listening');
+  console.log(
+    [
+      '',
+      `  Accounting API on ${config.baseUrl}  (${db.describe}, ready in ${ms} ms)`,
+      `  GraphiQL:  ${config.baseUrl}/graphql`,
+      `  REST:      ${config.baseUrl}/api/v2/...`,
+      `  Token:     curl -s -X POST ${config.baseUrl}/v2/oauth/login -H 'Content-Type: application/json' \\`,
+      demo || (await db.prisma.user.count({ where: { email: DEMO_LOGIN.email } }))
+        ? `               -d '{"email":"${DEMO_LOGIN.email}","password":"${DEMO_LOGIN.password}"}'   (demo login)`
+        : `               -d '{"email":"<you>","password":"<yours>"}'   (create users with npm run admin -- create-user)`,
+      demo ? '  Demo data seeded on this new database (npm run admin -- seed-demo does it again elsewhere).' : '',
+      '',
+    ]
+      .filter((l) => l !== '')
+      .join('\n'),
+  );
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    server.close(() => {
+      db.close().finally(() => process.exit(0));
+    });
+    server.closeAllConnections();
+    setTimeout(() => process.exit(1), 5000).unref();
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof ConfigError || e instanceof DataDirLockedError) console.error(e.message);
+  else console.error(e);
+  process.exit(1);
+});

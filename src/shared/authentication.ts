@@ -1,0 +1,40 @@
+import type { Prisma } from '../db/database.ts';
+import type { Actor } from './context.ts';
+
+/**
+ * Bearer tokens become actors here. Each kind of token has a verifier; the session tokens of
+ * POST /v2/oauth/login are one, the OAuth server's JWT access tokens plug in as another
+ * (`registerTokenVerifier`) without touching the middleware.
+ */
+export interface TokenVerifier {
+  /** cheap syntactic test: is this token of my kind? */
+  accepts(token: string): boolean;
+  /** the actor, or null when the token is unknown, expired or revoked */
+  verify(token: string, prisma: Prisma): Promise<Actor | null>;
+}
+
+export class Authenticator {
+  private readonly verifiers: TokenVerifier[] = [];
+
+  register(verifier: TokenVerifier): void {
+    this.verifiers.push(verifier);
+  }
+
+  async authenticate(authorization: string | undefined, prisma: Prisma): Promise<Actor | null> {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    if (!m) return null;
+    const token = m[1];
+    const verifier = this.verifiers.find((v) => v.accepts(token));
+    return verifier ? verifier.verify(token, prisma) : null;
+  }
+}
+
+/** Scope strings of a token: `write` implies `read`; unknown names are ignored. */
+export function parseScopes(scope: string | undefined | null): Set<'read' | 'write'> {
+  const out = new Set<'read' | 'write'>();
+  for (const s of (scope ?? '').split(/\s+/)) {
+    if (s === 'read') out.add('read');
+    if (s === 'write') out.add('write').add('read');
+  }
+  return out;
+}

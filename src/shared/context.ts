@@ -1,0 +1,35 @@
+import type { Logger } from 'pino';
+import type { Prisma } from '../db/database.ts';
+import { createLoaders, type Loaders } from './loaders.ts';
+import { eligibleAccountIds } from './tenancy.ts';
+
+export type Scope = 'read' | 'write';
+
+/** Who is calling: resolved from the bearer token by src/shared/authentication.ts. */
+export interface Actor {
+  userId: number;
+  scopes: ReadonlySet<Scope>;
+  /** OAuth client the token was issued to; null for session tokens */
+  clientId: string | null;
+  tokenKind: 'session' | 'jwt';
+}
+
+/** The per-request context shared by /graphql, the REST adapter and any in-process caller. */
+export interface RequestContext {
+  prisma: Prisma;
+  actor: Actor;
+  requestId: string;
+  logger: Logger;
+  loaders: Loaders;
+  /** eligible client accounts of the actor, computed once per request */
+  eligibleAccounts(): Promise<ReadonlySet<number>>;
+}
+
+export function createRequestContext(args: { prisma: Prisma; actor: Actor; requestId: string; logger: Logger }): RequestContext {
+  let eligible: Promise<ReadonlySet<number>> | undefined;
+  return {
+    ...args,
+    loaders: createLoaders(args.prisma),
+    eligibleAccounts: () => (eligible ??= eligibleAccountIds(args.prisma, args.actor.userId)),
+  };
+}

@@ -1,0 +1,102 @@
+import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { Decimal } from '@prisma/client/runtime/client';
+
+export { Decimal };
+
+const DECIMAL_RE = /^-?\d{1,20}(\.\d{1,12})?$/;
+
+function parseDecimal(value: unknown): Decimal {
+  if (typeof value === 'number' && Number.isFinite(value)) value = String(value);
+  if (typeof value !== 'string' || !DECIMAL_RE.test(value.trim())) {
+    throw new GraphQLError(`Decimal must be a decimal number written as a string, e.g. "1250.50"; got ${JSON.stringify(value)}`);
+  }
+  return new Decimal(value.trim());
+}
+
+/** Money and quantities: a string on the wire, never a float. Fields format with their column's scale. */
+export const DecimalScalar = new GraphQLScalarType({
+  name: 'Decimal',
+  description: 'A decimal number as a string with the scale of its column, e.g. "1250.50" or "2.500000".',
+  serialize: (v) => (v instanceof Decimal ? v.toString() : typeof v === 'string' ? v : String(v)),
+  parseValue: parseDecimal,
+  parseLiteral: (ast: ValueNode) => {
+    if (ast.kind === Kind.STRING || ast.kind === Kind.INT || ast.kind === Kind.FLOAT) return parseDecimal(ast.value);
+    throw new GraphQLError('Decimal must be a string or number literal');
+  },
+});
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+export function parseDateString(value: unknown): Date {
+  const m = typeof value === 'string' ? DATE_RE.exec(value) : null;
+  if (m) {
+    const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+    if (d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3])) return d;
+  }
+  throw new GraphQLError(`Date must be a calendar date YYYY-MM-DD; got ${JSON.stringify(value)}`);
+}
+
+export const formatDate = (d: Date): string => d.toISOString().slice(0, 10);
+
+export const DateScalar = new GraphQLScalarType({
+  name: 'Date',
+  description: 'A calendar date, YYYY-MM-DD.',
+  serialize: (v) => (v instanceof Date ? formatDate(v) : String(v)),
+  parseValue: parseDateString,
+  parseLiteral: (ast) => parseDateString(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+function parseDateTime(value: unknown): Date {
+  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) {
+    const d = new Date(value);
+    if (!Number.isNaN(d.getTime())) return d;
+  }
+  throw new GraphQLError(`DateTime must be ISO 8601 with a time zone, e.g. 2026-01-31T12:00:00Z; got ${JSON.stringify(value)}`);
+}
+
+export const DateTimeScalar = new GraphQLScalarType({
+  name: 'DateTime',
+  description: 'An instant, ISO 8601 in UTC (e.g. 2026-01-31T12:00:00.000Z).',
+  serialize: (v) => (v instanceof Date ? v.toISOString() : String(v)),
+  parseValue: parseDateTime,
+  parseLiteral: (ast) => parseDateTime(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+function literalToJson(ast: ValueNode, variables?: Record<string, unknown> | null): unknown {
+  switch (ast.kind) {
+    case Kind.STRING:
+    case Kind.BOOLEAN:
+      return ast.value;
+    case Kind.INT:
+    case Kind.FLOAT:
+      return Number(ast.value);
+    case Kind.NULL:
+      return null;
+    case Kind.LIST:
+      return ast.values.map((v) => literalToJson(v, variables));
+    case Kind.OBJECT:
+      return Object.fromEntries(ast.fields.map((f) => [f.name.value, literalToJson(f.value, variables)]));
+    case Kind.VARIABLE:
+      return variables?.[ast.name.value];
+    default:
+      throw new GraphQLError('Invalid JSON literal');
+  }
+}
+
+export const JsonScalar = new GraphQLScalarType({
+  name: 'JSON',
+  description: 'Any JSON value.',
+  serialize: (v) => v,
+  parseValue: (v) => v,
+  parseLiteral: literalToJson,
+});
+
+/** Resolver for a Decimal column: fixed scale, so "100" prints as "100.000000" for Decimal(18, 6). */
+export function fixed<K extends string>(key: K, scale: number) {
+  return (parent: { [P in K]: Decimal }): string => parent[key].toFixed(scale);
+}
+
+/** The same for a nullable Decimal column. */
+export function fixedOrNull<K extends string>(key: K, scale: number) {
+  return (parent: { [P in K]: Decimal | null }): string | null => parent[key]?.toFixed(scale) ?? null;
+}
