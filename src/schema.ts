@@ -6,6 +6,9 @@ import './modules/users/users.types.ts';
 import './modules/client-accounts/client-accounts.types.ts';
 import './modules/units/units.types.ts';
 import './modules/tax-codes/tax-codes.types.ts';
+import './modules/business-partners/business-partners.types.ts';
+import './modules/projects/projects.types.ts';
+import './modules/documents/documents.types.ts';
 import './modules/items/items.types.ts';
 
 export const schema = builder.toSchema();

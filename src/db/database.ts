@@ -16,6 +16,8 @@ export interface Database {
   prisma: PrismaClient;
   /** Human-readable target, without credentials */
   describe: string;
+  /** the embedded engine, when kind is pglite (tests dump and clone it) */
+  pglite?: PGlite;
   close(): Promise<void>;
 }
 
@@ -100,6 +102,7 @@ export async function openDatabase(target: DatabaseTarget, options: PrismaOption
     adapterFactory,
     prisma,
     describe,
+    pglite: pg,
     async close() {
       await prisma.$disconnect();
       await pg.close();

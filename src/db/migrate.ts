@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +26,10 @@ const filters = { externalTables: [], externalEnums: [] };
 let wasmReady: Promise<void> | undefined;
 function initWasm(): Promise<void> {
   wasmReady ??= (async () => {
-    const url = new URL('./schema_engine_bg.wasm', import.meta.resolve('@prisma/schema-engine-wasm/schema_engine_bg'));
+    // The .wasm is not in the package's exports: find it next to the JS glue (createRequire rather
+    // than import.meta.resolve, which vitest's module runner lacks).
+    const glueFile = createRequire(import.meta.url).resolve('@prisma/schema-engine-wasm/schema_engine_bg');
+    const url = join(dirname(glueFile), 'schema_engine_bg.wasm');
     // Node 20 cannot import .wasm as a module without a flag: instantiate it by hand.
     const wasm = (globalThis as unknown as { WebAssembly: { instantiate(b: Buffer, i: object): Promise<{ instance: { exports: unknown } }> } }).WebAssembly;
     const { instance } = await wasm.instantiate(await readFile(url), { './schema_engine_bg.js': glue });

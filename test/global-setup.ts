@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { openDatabase } from '../src/db/database.ts';
+import { applyMigrations } from '../src/db/migrate.ts';
+import { ensureReferenceData } from '../src/db/reference-data.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** a migrated, reference-seeded PGlite data dir dump (tar.gz) each test file loads */
+    pgliteTemplate: string;
+    /** a fresh, migrated PostgreSQL database for this run, when TEST_DATABASE_URL is set */
+    postgresUrl: string | null;
+  }
+}
+
+/**
+ * Once per run: migrate a PGlite template (each test file clones it in well under a second) and,
+ * when TEST_DATABASE_URL points at a PostgreSQL server, create a fresh database for the run and
+ * drop it afterwards. Tests give every case its own tenant, so nothing needs cleaning in between.
+ */
+export default async function setup(project: TestProject) {
+  const dir = mkdtempSync(join(tmpdir(), 'regnskap-test-'));
+  const mem = await openDatabase({ memory: true });
+  await applyMigrations(mem.adapterFactory);
+  await ensureReferenceData(mem.prisma);
+  const dump = await mem.pglite!.dumpDataDir('gzip');
+  await mem.close();
+  const file = join(dir, 'template.tar.gz');
+  writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+  project.provide('pgliteTemplate', file);
+
+  let drop: (() => Promise<void>) | undefined;
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (adminUrl) {
+    const name = `regnskap_test_${Date.now()}_${randomBytes(3).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    const pgDb = await openDatabase({ databaseUrl: url.toString() });
+    await applyMigrations(pgDb.adapterFactory);
+    await ensureReferenceData(pgDb.prisma);
+    await pgDb.close();
+    project.provide('postgresUrl', url.toString());
+    drop = async () => {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    };
+  } else {
+    project.provide('postgresUrl', null);
+  }
+
+  return async () => {
+    await drop?.();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inject } from 'vitest';
+import { createApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { openDatabase, type Database } from '../../src/db/database.ts';
+import { createLogger } from '../../src/shared/logger.ts';
+import { createSeed, type Seed } from './seed.ts';
+
+export type Target = 'pglite' | 'postgres';
+
+/** PGlite always; PostgreSQL too when the run has TEST_DATABASE_URL. Use with describe.each. */
+export function targets(): Target[] {
+  return inject('postgresUrl') ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+/** Opens a database of the target: a clone of the migrated PGlite template, or the run's PostgreSQL db. */
+export async function openTestDatabase(target: Target, options: { log?: ('query' | 'info' | 'warn' | 'error')[] } = {}): Promise<Database> {
+  const log = options.log?.map((level) => ({ level, emit: 'event' as const }));
+  if (target === 'postgres') return openDatabase({ databaseUrl: inject('postgresUrl')! }, { log });
+  const dump = readFileSync(inject('pgliteTemplate'));
+  return openDatabase({ memory: true, loadDataDir: new Blob([dump]) }, { log });
+}
+
+export interface HttpResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestApp {
+  url: string;
+  db: Database;
+  seed: Seed;
+  /** HTTP request to the running app; `body` is sent as JSON unless it is a string */
+  http<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<HttpResult<T>>;
+  /** POST /graphql with the token */
+  gql<T = any>(token: string, query: string, variables?: Record<string, unknown>): Promise<{ data?: T; errors?: { message: string; extensions?: any }[] }>;
+  close(): Promise<void>;
+}
+
+/** Starts the real app on a free port over a test database (one per test file and target). */
+export async function startTestApp(target: Target, options: { log?: ('query' | 'info' | 'warn' | 'error')[] } = {}): Promise<TestApp> {
+  const db = await openTestDatabase(target, options);
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', BASE_URL: 'http://localhost' });
+  const { express } = createApp({ config, db, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
+  const server: Server = express.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const http: TestApp['http'] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(url + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON: tests assert on that */
+    }
+    return { status: res.status, headers: res.headers, body: parsed as never, text };
+  };
+
+  return {
+    url,
+    db,
+    seed: createSeed(db.prisma),
+    http,
+    async gql(token, query, variables) {
+      const res = await http('POST', '/graphql', { token, body: { query, variables } });
+      return res.body;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Prisma } from '../../src/db/database.ts';
+import type { Role } from '../../src/generated/prisma/enums.ts';
+import { createClientAccount, grantRole, linkProvider } from '../../src/modules/client-accounts/client-accounts.service.ts';
+
+/**
+ * Test data factories. Every test makes its own tenant, so tests never see each other's rows and
+ * need no cleanup. Users get session tokens written directly (no password hashing per test).
+ */
+const uniq = () => randomBytes(5).toString('hex');
+
+export interface TestUser {
+  id: number;
+  email: string;
+  /** session token with read and write */
+  token: string;
+  /** session token with read only */
+  readToken: string;
+}
+
+export interface Tenant {
+  account: { id: number; displayName: string };
+  user: TestUser;
+  /** id of the tax code with this code in the tenant's account */
+  taxCode(code: string): Promise<number>;
+  /** id of the ledger account with this code */
+  ledgerAccount(code: string): Promise<number>;
+}
+
+export function createSeed(prisma: Prisma) {
+  async function token(userId: number, scope: string): Promise<string> {
+    const t = `rs_${randomBytes(24).toString('base64url')}`;
+    await prisma.session.create({
+      data: { tokenHash: createHash('sha256').update(t).digest('hex'), userId, scope, expiresAt: new Date(Date.now() + 3600_000) },
+    });
+    return t;
+  }
+
+  async function user(opts: { email?: string } = {}): Promise<TestUser> {
+    const email = opts.email ?? `user-${uniq()}@test.example`;
+    const u = await prisma.user.create({ data: { email, passwordHash: '!test-user-without-password', firstName: 'Test', lastName: 'User' } });
+    return { id: u.id, email, token: await token(u.id, 'read write'), readToken: await token(u.id, 'read') };
+  }
+
+  async function clientAccount(opts: { name?: string; industryCode?: string; organizationNumber?: string } = {}) {
+    return createClientAccount(prisma, {
+      displayName: opts.name ?? `Test ${uniq()} AS`,
+      industryCode: opts.industryCode ?? null,
+      organizationNumber: opts.organizationNumber ?? null,
+    });
+  }
+
+  /** A client account with a user holding `role` on it (CA by default). */
+  async function tenant(opts: { role?: Role; industryCode?: string } = {}): Promise<Tenant> {
+    const account = await clientAccount({ industryCode: opts.industryCode });
+    const u = await user();
+    await grantRole(prisma, { userId: u.id, clientAccountId: account.id, role: opts.role ?? 'CA' });
+    return {
+      account,
+      user: u,
+      taxCode: async (code) =>
+        (await prisma.taxCode.findUniqueOrThrow({ where: { clientAccountId_code: { clientAccountId: account.id, code } } })).id,
+      ledgerAccount: async (code) =>
+        (await prisma.account.findUniqueOrThrow({ where: { clientAccountId_code: { clientAccountId: account.id, code } } })).id,
+    };
+  }
+
+  async function unitId(rec20: string): Promise<number> {
+    return (await prisma.unit.findUniqueOrThrow({ where: { unEceRec20Code: rec20 } })).id;
+  }
+
+  return { prisma, token, user, clientAccount, tenant, unitId, grantRole: (a: Parameters<typeof grantRole>[1]) => grantRole(prisma, a), linkProvider: (p: number, c: number) => linkProvider(prisma, p, c) };
+}
+
+export type Seed = ReturnType<typeof createSeed>;
