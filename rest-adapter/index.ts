@@ -120,7 +120,9 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly RouteDef
       const ctx = (req as Request & { ctx: RequestContext }).ctx;
       try {
         const query = new QueryReader(req.query as Record<string, unknown>);
-        const variables = { ...route.variables({ params: req.params as Record<string, string>, query, body: req.body }), ...withVariables(route, query) };
+        // undefined means "not given", as in a JSON request: leave it out so variable defaults apply
+        const given = Object.entries(route.variables({ params: req.params as Record<string, string>, query, body: req.body }));
+        const variables = { ...Object.fromEntries(given.filter(([, v]) => v !== undefined)), ...withVariables(route, query) };
         coerceVariables(c, variables);
         const result = await execute({ schema, document: c.document, variableValues: variables, contextValue: ctx });
         if (result.errors?.length) {

@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import { builder, tenantScoped } from '../../builder.ts';
+import { pageType } from '../../shared/pagination.ts';
+import { TaxCode } from '../tax-codes/tax-codes.types.ts';
+import { compareTaxCodes } from '../tax-codes/tax-codes.rules.ts';
+import { sortDimensions } from './ledger-accounts.rules.ts';
+import { createAccount, getAccount, getAccountByCode, listAccounts, updateAccount } from './ledger-accounts.service.ts';
+
+export const AccountType = builder.enumType('AccountType', {
+  description: 'Where an account belongs: balance sheet (ASSET, LIABILITY, EQUITY) or profit and loss (INCOME, EXPENSE).',
+  values: {
+    ASSET: { description: 'Class 1' },
+    LIABILITY: { description: 'Class 2' },
+    EQUITY: { description: 'Class 2; also the result and its appropriations in 88xx-89xx' },
+    INCOME: { description: 'Class 3 and financial income in class 8' },
+    EXPENSE: { description: 'Classes 4-7 and financial expenses and tax in class 8' },
+  } as const,
+});
+
+export const DimensionType = builder.enumType('DimensionType', {
+  description: 'Dimensions a posting line can carry; an account may make some of them mandatory.',
+  values: ['PROJECT', 'DEPARTMENT', 'BUSINESS_PARTNER', 'EMPLOYEE'] as const,
+});
+
+export const Account = builder.prismaObject('Account', {
+  ...tenantScoped,
+  description: 'A ledger account in the chart of accounts of a client account.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    clientAccountId: t.exposeInt('clientAccountId', { description: 'Immutable after creation' }),
+    code: t.exposeString('code', { description: '4 to 8 digits; the first digit is the account class 1-8. Immutable' }),
+    name: t.exposeString('name'),
+    accountType: t.expose('accountType', { type: AccountType }),
+    saftGroupingCategory: t.exposeString('saftGroupingCategory', { nullable: true, description: 'SAF-T 1.30 GroupingCategory, e.g. balanseverdiForOmloepsmiddel' }),
+    saftGroupingCode: t.exposeString('saftGroupingCode', { nullable: true, description: 'SAF-T 1.30 GroupingCode, e.g. 1500' }),
+    defaultTaxCodeId: t.exposeInt('defaultTaxCodeId', { nullable: true }),
+    defaultTaxCode: t.relation('defaultTaxCode', { nullable: true, description: 'The tax code a posting to the account usually gets' }),
+    isActive: t.exposeBoolean('isActive'),
+    mandatoryDimensions: t.field({
+      type: [DimensionType],
+      description: 'Dimensions every posting line on the account must carry',
+      select: { mandatoryDimensions: { select: { dimensionType: true } } },
+      resolve: (a) => sortDimensions(a.mandatoryDimensions.map((d) => d.dimensionType)),
+    }),
+    allowedTaxCodes: t.field({
+      type: [TaxCode],
+      description: 'Tax-code whitelist: postings to the account may use only these codes; empty allows any code',
+      select: (_args, _ctx, nestedSelection) => ({ allowedTaxCodes: { select: { taxCode: nestedSelection(true) } } }),
+      resolve: (a) => a.allowedTaxCodes.map((x) => x.taxCode).sort(compareTaxCodes),
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const AccountPage = pageType('AccountPage', 'Account', (ctx) => ctx.prisma.account);
+
+const code = z.string().trim().regex(/^[1-8]\d{3,7}$/, 'must be 4 to 8 digits starting with 1-8');
+const name = z.string().trim().min(1, 'must not be empty').max(250, 'must be at most 250 characters');
+const saftCategory = z.string().trim().max(60, 'must be at most 60 characters').nullish();
+const saftCode = z.string().trim().max(10, 'must be at most 10 characters').nullish();
+
+const accountFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0]) => ({
+  saftGroupingCategory: t.string({ validate: saftCategory, description: 'Together with saftGroupingCode, or neither' }),
+  saftGroupingCode: t.string({ validate: saftCode, description: 'Together with saftGroupingCategory, or neither' }),
+  defaultTaxCodeId: t.int({ description: 'A tax code of the same client account; must be in allowedTaxCodeIds when that is not empty' }),
+  isActive: t.boolean(),
+  mandatoryDimensions: t.field({ type: [DimensionType], description: 'Replaces the set' }),
+  allowedTaxCodeIds: t.intList({ description: 'Replaces the whitelist; empty allows any tax code' }),
+});
+
+const CreateAccountInput = builder.inputType('CreateAccountInput', {
+  fields: (t) => ({
+    clientAccountId: t.int({ required: true }),
+    code: t.string({ required: true, validate: code, description: '4 to 8 digits, first digit 1-8 consistent with accountType' }),
+    name: t.string({ required: true, validate: name }),
+    accountType: t.field({
+      type: AccountType,
+      required: true,
+      description: 'Class 1 ASSET; 2 LIABILITY or EQUITY; 3 INCOME; 4-7 EXPENSE; 8 INCOME or EXPENSE (88xx-89xx also EQUITY)',
+    }),
+    ...accountFields(t),
+  }),
+});
+
+const UpdateAccountInput = builder.inputType('UpdateAccountInput', {
+  description: 'Fields to change; omitted fields keep their value. code and clientAccountId may be sent but not changed.',
+  fields: (t) => ({
+    clientAccountId: t.int({ description: 'Immutable: a different value is rejected' }),
+    code: t.string({ description: 'Immutable: a different value is rejected' }),
+    name: t.string({ validate: name.nullish() }),
+    accountType: t.field({ type: AccountType, description: 'Must stay consistent with the code class' }),
+    ...accountFields(t),
+  }),
+});
+
+builder.queryFields((t) => ({
+  accounts: t.field({
+    type: AccountPage,
+    description: 'The chart of accounts of a client account, by code (page-based; 100 per page by default, at most 500).',
+    args: {
+      clientAccountId: t.arg.int({ required: true }),
+      accountType: t.arg({ type: AccountType }),
+      isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all accounts' }),
+      codeFrom: t.arg.string({ description: 'Lowest code, inclusive' }),
+      codeTo: t.arg.string({ description: 'Highest code, inclusive, with its sub-accounts' }),
+      freeText: t.arg.string({ description: 'Matches code and name, case-insensitive' }),
+      page: t.arg.int(),
+      perPage: t.arg.int(),
+    },
+    resolve: (_root, args, ctx) => listAccounts(ctx, args),
+  }),
+  account: t.prismaField({
+    type: 'Account',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (query, _root, args, ctx) => getAccount(ctx, args.id, query),
+  }),
+  accountByCode: t.prismaField({
+    type: 'Account',
+    args: { clientAccountId: t.arg.int({ required: true }), code: t.arg.string({ required: true }) },
+    resolve: (query, _root, args, ctx) => getAccountByCode(ctx, args.clientAccountId, args.code, query),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createAccount: t.prismaField({
+    type: 'Account',
+    args: { input: t.arg({ type: CreateAccountInput, required: true }) },
+    resolve: (query, _root, args, ctx) => createAccount(ctx, args.input, query),
+  }),
+  updateAccount: t.prismaField({
+    type: 'Account',
+    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateAccountInput, required: true }) },
+    resolve: (query, _root, args, ctx) => updateAccount(ctx, args.id, args.input, query),
+  }),
+}));

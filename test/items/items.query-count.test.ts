@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import type { Tenant } from '../support/seed.ts';
+
+// STYLE.md "plugin tests record every Prisma call so an N+1 regression fails a test": the number of
+// SQL statements of the widest item list must not grow with the page size.
+describe.each(targets())('items list batching (%s)', (target) => {
+  let app: TestApp;
+  let t: Tenant;
+  const statements: string[] = [];
+
+  beforeAll(async () => {
+    app = await startTestApp(target, { log: ['query'] });
+    (app.db.prisma as unknown as { $on(e: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) => statements.push(e.query));
+    t = await app.seed.tenant();
+    const [piece, kg] = [await app.seed.unitId('H87'), await app.seed.unitId('KGM')];
+    const taxes = [await t.taxCode('3'), await t.taxCode('31'), await t.taxCode('33')];
+    await app.db.prisma.item.createMany({
+      data: Array.from({ length: 40 }, (_, i) => ({
+        clientAccountId: t.account.id, itemNo: `Q-${String(i).padStart(3, '0')}`, salesUnitId: i % 2 ? piece : kg,
+        stockUnitId: i % 2 ? kg : piece, taxCodeId: taxes[i % 3], createdById: t.user.id,
+      })),
+    });
+  });
+  afterAll(() => app?.close());
+
+  const count = async (perPage: number) => {
+    statements.length = 0;
+    const res = await app.http('GET', `/api/v2/items?client_account_id=${t.account.id}&per_page=${perPage}&with=sales_unit,stock_unit,tax_code`, { token: t.user.token });
+    expect(res.body.data).toHaveLength(perPage);
+    return statements.length;
+  };
+
+  it('GET /items?with=sales_unit,stock_unit,tax_code issues the same number of statements for 2 and 40 rows', async () => {
+    const small = await count(2);
+    const large = await count(40);
+    console.log(`[${target}] widest item list: ${large} SQL statements for 40 rows (${small} for 2)`);
+    expect(large).toBe(small);
+  });
+});
