@@ -10,6 +10,7 @@ import './modules/business-partners/business-partners.types.ts';
 import './modules/projects/projects.types.ts';
 import './modules/documents/documents.types.ts';
 import './modules/items/items.types.ts';
+import './modules/item-collections/item-collections.types.ts';
 
 export const schema = builder.toSchema();
 

@@ -10,9 +10,14 @@ import { createSeed, type Seed } from './seed.ts';
 
 export type Target = 'pglite' | 'postgres';
 
-/** PGlite always; PostgreSQL too when the run has TEST_DATABASE_URL. Use with describe.each. */
+/**
+ * The databases a suite runs on (use with describe.each): PGlite always, PostgreSQL too when the run
+ * has TEST_DATABASE_URL. TEST_TARGETS=pglite or =postgres narrows it (CI runs each once).
+ */
 export function targets(): Target[] {
-  return inject('postgresUrl') ? ['pglite', 'postgres'] : ['pglite'];
+  const available: Target[] = inject('postgresUrl') ? ['pglite', 'postgres'] : ['pglite'];
+  const wanted = process.env.TEST_TARGETS?.split(',').map((s) => s.trim());
+  return wanted ? available.filter((t) => wanted.includes(t)) : available;
 }
 
 /** Opens a database of the target: a clone of the migrated PGlite template, or the run's PostgreSQL db. */

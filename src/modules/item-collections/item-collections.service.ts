@@ -235,7 +235,7 @@ async function validateEntry(
     if (id === undefined) return;
     if (id === null) {
       if (required) fail(key, 'is required');
-      else data[key] = null;
+      else (data as Record<string, unknown>)[key] = null;
       return;
     }
     const row = await find(id);

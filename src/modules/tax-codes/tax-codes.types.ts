@@ -1,6 +1,7 @@
+import { z } from 'zod';
 import { builder, tenantScoped } from '../../builder.ts';
-import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { fixed } from '../../shared/scalars.ts';
+import { createTaxCode, getTaxCode, listTaxCodes, setTaxRates, updateTaxCode } from './tax-codes.service.ts';
 import { rateInForce, today } from './tax-codes.rules.ts';
 
 export const TaxDirection = builder.enumType('TaxDirection', {
@@ -43,24 +44,75 @@ export const TaxCode = builder.prismaObject('TaxCode', {
   }),
 });
 
+const standardTaxCode = z.string().trim().min(1).max(2, 'must be a SAF-T standard tax code or NA');
+const name = z.string().trim().min(1, 'must not be empty').max(250, 'must be at most 250 characters');
+const nameEn = z.string().trim().max(250, 'must be at most 250 characters').nullish();
+
+const TaxRateInput = builder.inputType('TaxRateInput', {
+  description: 'One period of a rate history; bounds inclusive, null is open. Periods of one code must not overlap.',
+  fields: (t) => ({
+    ratePercent: t.field({ type: 'Decimal', required: true, description: '0 to 100, at most 2 decimals' }),
+    validFrom: t.field({ type: 'Date' }),
+    validTo: t.field({ type: 'Date' }),
+  }),
+});
+
+const CreateTaxCodeInput = builder.inputType('CreateTaxCodeInput', {
+  fields: (t) => ({
+    clientAccountId: t.int({ required: true }),
+    code: t.string({ required: true, description: "Unique in the client account: 1 to 10 letters, digits, '.', '_' or '-'" }),
+    standardTaxCode: t.string({ required: true, validate: standardTaxCode, description: 'SAF-T StandardTaxCode the code reports as (0, 1, 3, ... 92), or NA' }),
+    direction: t.field({ type: TaxDirection, required: true }),
+    name: t.string({ required: true, validate: name }),
+    nameEn: t.string({ validate: nameEn }),
+    validFrom: t.field({ type: 'Date' }),
+    validTo: t.field({ type: 'Date' }),
+    isActive: t.boolean(),
+    rates: t.field({ type: [TaxRateInput], description: 'Rate history; omitted or empty: the code computes no VAT' }),
+  }),
+});
+
+const UpdateTaxCodeInput = builder.inputType('UpdateTaxCodeInput', {
+  description: 'Fields to change; omitted fields keep their value. Rates change with setTaxRates.',
+  fields: (t) => ({
+    name: t.string({ validate: name.nullish() }),
+    nameEn: t.string({ validate: nameEn }),
+    isActive: t.boolean(),
+    validFrom: t.field({ type: 'Date' }),
+    validTo: t.field({ type: 'Date' }),
+  }),
+});
+
 builder.queryFields((t) => ({
   taxCodes: t.prismaField({
     type: ['TaxCode'],
     description: 'The VAT codes of a client account, by code.',
-    args: { clientAccountId: t.arg.int({ required: true }), isActive: t.arg.boolean({ defaultValue: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      await requireAccount(ctx, args.clientAccountId);
-      const codes = await ctx.prisma.taxCode.findMany({
-        ...query,
-        where: { clientAccountId: args.clientAccountId, ...(args.isActive == null ? {} : { isActive: args.isActive }) },
-      });
-      return codes.sort((a, b) => Number(a.code) - Number(b.code) || a.code.localeCompare(b.code));
-    },
+    args: { clientAccountId: t.arg.int({ required: true }), isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all codes' }) },
+    resolve: (query, _root, args, ctx) => listTaxCodes(ctx, args, query),
   }),
   taxCode: t.prismaField({
     type: 'TaxCode',
     args: { id: t.arg.int({ required: true }) },
-    resolve: async (query, _root, args, ctx) =>
-      requireOwned(ctx, 'Tax code', await ctx.prisma.taxCode.findUnique({ ...query, where: { id: args.id } })),
+    resolve: (query, _root, args, ctx) => getTaxCode(ctx, args.id, query),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createTaxCode: t.prismaField({
+    type: 'TaxCode',
+    description: 'A custom tax code of a client account, with its rate history.',
+    args: { input: t.arg({ type: CreateTaxCodeInput, required: true }) },
+    resolve: (query, _root, args, ctx) => createTaxCode(ctx, args.input, query),
+  }),
+  updateTaxCode: t.prismaField({
+    type: 'TaxCode',
+    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateTaxCodeInput, required: true }) },
+    resolve: (query, _root, args, ctx) => updateTaxCode(ctx, args.id, args.input, query),
+  }),
+  setTaxRates: t.prismaField({
+    type: 'TaxCode',
+    description: 'Replaces the rate history of a tax code (standard codes too: the law changes); periods must not overlap.',
+    args: { taxCodeId: t.arg.int({ required: true }), rates: t.arg({ type: [TaxRateInput], required: true }) },
+    resolve: (query, _root, args, ctx) => setTaxRates(ctx, args.taxCodeId, args.rates, query),
   }),
 }));
