@@ -1,5 +1,5 @@
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 
 /**
  * The embedded database belongs to one process. PGlite itself takes no lock on its directory, so
@@ -27,18 +27,24 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** Lock files this process holds: opening the same directory twice in one process is refused too. */
+const heldHere = new Set<string>();
+
 export function lockDataDir(dataDir: string, purpose: string): DataDirLock {
   mkdirSync(dataDir, { recursive: true });
-  const file = join(dataDir, 'embedded-db.lock');
+  const file = resolve(dataDir, 'embedded-db.lock');
+  if (heldHere.has(file)) throw new DataDirLockedError(dataDir, process.pid);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(file, 'wx');
       writeSync(fd, JSON.stringify({ pid: process.pid, purpose, since: new Date().toISOString() }));
       closeSync(fd);
+      heldHere.add(file);
       let released = false;
       const release = () => {
         if (released) return;
         released = true;
+        heldHere.delete(file);
         try {
           unlinkSync(file);
         } catch {
@@ -56,6 +62,7 @@ export function lockDataDir(dataDir: string, purpose: string): DataDirLock {
         /* unreadable lock: treat as stale */
       }
       if (holder && holder !== process.pid && isAlive(holder)) throw new DataDirLockedError(dataDir, holder);
+      // otherwise: a lock left by a process that died (or by an earlier run of this pid number)
       try {
         unlinkSync(file); // stale lock of a process that died
       } catch {

@@ -1,15 +1,46 @@
 import { builder, tenantScoped } from '../../builder.ts';
+import { pageType } from '../../shared/pagination.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
+import { addressShapes, partnerShapes } from './business-partners.rules.ts';
+import {
+  createBusinessPartnerAs,
+  deactivateBusinessPartner,
+  getBusinessPartner,
+  listBusinessPartners,
+  updateBusinessPartner,
+} from './business-partners.service.ts';
+
+export const AddressTypeEnum = builder.enumType('AddressType', {
+  values: {
+    POSTAL: { description: 'Postal (mailing) address' },
+    DELIVERY: { description: 'Delivery address' },
+    VISITING: { description: 'Visiting (street) address' },
+  } as const,
+});
+
+export const BusinessPartnerAddress = builder.prismaObject('BusinessPartnerAddress', {
+  description: 'One address of a business partner; at most one of each type.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    businessPartnerId: t.exposeInt('businessPartnerId'),
+    addressType: t.expose('addressType', { type: AddressTypeEnum }),
+    line1: t.exposeString('line1', { nullable: true }),
+    line2: t.exposeString('line2', { nullable: true }),
+    postalCode: t.exposeString('postalCode', { nullable: true }),
+    city: t.exposeString('city', { nullable: true }),
+    countryCode: t.exposeString('countryCode', { description: 'ISO 3166-1 alpha-2' }),
+  }),
+});
 
 export const BusinessPartner = builder.prismaObject('BusinessPartner', {
   ...tenantScoped,
   description: 'A customer, supplier, employee, shareholder, or the company itself.',
   fields: (t) => ({
     id: t.exposeInt('id'),
-    clientAccountId: t.exposeInt('clientAccountId'),
+    clientAccountId: t.exposeInt('clientAccountId', { description: 'Immutable after creation' }),
     name: t.exposeString('name'),
-    organizationNumber: t.exposeString('organizationNumber', { nullable: true }),
-    nationalIdNumber: t.exposeString('nationalIdNumber', { nullable: true }),
+    organizationNumber: t.exposeString('organizationNumber', { nullable: true, description: '9 digits' }),
+    nationalIdNumber: t.exposeString('nationalIdNumber', { nullable: true, description: '11 digits' }),
     email: t.exposeString('email', { nullable: true }),
     phone: t.exposeString('phone', { nullable: true }),
     isCustomer: t.exposeBoolean('isCustomer'),
@@ -24,5 +55,105 @@ export const BusinessPartner = builder.prismaObject('BusinessPartner', {
     updatedById: t.exposeInt('updatedById', { nullable: true }),
     createdBy: t.field({ type: UserRef, nullable: true, resolve: (p, _a, ctx) => loadUser(ctx, p.createdById) }),
     updatedBy: t.field({ type: UserRef, nullable: true, resolve: (p, _a, ctx) => loadUser(ctx, p.updatedById) }),
+    addresses: t.relation('addresses', { query: { orderBy: { addressType: 'asc' } } }),
+    bankAccounts: t.relation('bankAccounts', {
+      args: { isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all' }) },
+      query: (args) => ({ where: args.isActive == null ? {} : { isActive: args.isActive }, orderBy: { id: 'asc' } }),
+    }),
   }),
 });
+
+const BusinessPartnerPage = pageType('BusinessPartnerPage', 'BusinessPartner', (ctx) => ctx.prisma.businessPartner);
+
+const AddressInput = builder.inputType('BusinessPartnerAddressInput', {
+  description: 'An address of the given type; on update it replaces the stored address of that type.',
+  fields: (t) => ({
+    addressType: t.field({ type: AddressTypeEnum, required: true }),
+    line1: t.string({ validate: addressShapes.line1 }),
+    line2: t.string({ validate: addressShapes.line2 }),
+    postalCode: t.string({ validate: addressShapes.postalCode }),
+    city: t.string({ validate: addressShapes.city }),
+    countryCode: t.string({ validate: addressShapes.countryCode, description: 'ISO 3166-1 alpha-2 in upper case; NO when omitted' }),
+  }),
+});
+
+const partnerFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0]) => ({
+  organizationNumber: t.string({
+    validate: partnerShapes.organizationNumber,
+    description: '9 digits with a valid mod-11 check digit; spaces are accepted and removed',
+  }),
+  nationalIdNumber: t.string({
+    validate: partnerShapes.nationalIdNumber,
+    description: 'Norwegian national identity number (11 digits, both check digits)',
+  }),
+  email: t.string({ validate: partnerShapes.email }),
+  phone: t.string({ validate: partnerShapes.phone }),
+  isCustomer: t.boolean(),
+  isSupplier: t.boolean(),
+  isEmployee: t.boolean(),
+  isShareholder: t.boolean(),
+  addresses: t.field({ type: [AddressInput], description: 'At most one address per type' }),
+});
+
+const CreateBusinessPartnerInput = builder.inputType('CreateBusinessPartnerInput', {
+  fields: (t) => ({
+    clientAccountId: t.int({ required: true }),
+    name: t.string({ required: true, validate: partnerShapes.name, description: '1 to 250 characters' }),
+    ...partnerFields(t),
+  }),
+});
+
+const UpdateBusinessPartnerInput = builder.inputType('UpdateBusinessPartnerInput', {
+  description:
+    'Fields to change; omitted fields keep their value. Given address types are replaced, others kept. clientAccountId may be sent but not changed.',
+  fields: (t) => ({
+    clientAccountId: t.int({ description: 'Immutable: a different value is rejected' }),
+    name: t.string({ validate: partnerShapes.name.optional() }),
+    isActive: t.boolean({ description: 'true reactivates a deactivated partner' }),
+    ...partnerFields(t),
+  }),
+});
+
+builder.queryFields((t) => ({
+  businessPartners: t.field({
+    type: BusinessPartnerPage,
+    description: 'Business partners of a client account (page-based; perPage 50 by default, at most 100).',
+    args: {
+      clientAccountId: t.arg.int({ required: true }),
+      isCustomer: t.arg.boolean(),
+      isSupplier: t.arg.boolean(),
+      isEmployee: t.arg.boolean(),
+      isShareholder: t.arg.boolean(),
+      isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all partners' }),
+      freeText: t.arg.string({ description: 'Matches name and email (case-insensitive) and organization number' }),
+      orderBy: t.arg.stringList({ description: 'Field names, - for descending: name, organization_number, email, created_at, updated_at, id' }),
+      page: t.arg.int(),
+      perPage: t.arg.int(),
+    },
+    resolve: (_root, args, ctx) => listBusinessPartners(ctx, args),
+  }),
+  businessPartner: t.prismaField({
+    type: 'BusinessPartner',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (query, _root, args, ctx) => getBusinessPartner(ctx, args.id, query),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createBusinessPartner: t.prismaField({
+    type: 'BusinessPartner',
+    args: { input: t.arg({ type: CreateBusinessPartnerInput, required: true }) },
+    resolve: (query, _root, args, ctx) => createBusinessPartnerAs(ctx, args.input, query),
+  }),
+  updateBusinessPartner: t.prismaField({
+    type: 'BusinessPartner',
+    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateBusinessPartnerInput, required: true }) },
+    resolve: (query, _root, args, ctx) => updateBusinessPartner(ctx, args.id, args.input, query),
+  }),
+  deactivateBusinessPartner: t.prismaField({
+    type: 'BusinessPartner',
+    description: 'Deactivates the partner; the record is kept. The company itself (isSelf) cannot be deactivated.',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (query, _root, args, ctx) => deactivateBusinessPartner(ctx, args.id, query),
+  }),
+}));
