@@ -2,32 +2,12 @@ import { ValidationError } from '../../src/shared/errors.ts';
 import { defineRoute, withVariable, type RouteDefinition } from '../define-route.ts';
 import { bodyInput, pathId } from '../params.ts';
 import { TAX_CODE_FIELDS } from './tax-codes.ts';
+import { ITEM_SCALAR_FIELDS } from './items.ts';
 import { UNIT_FIELDS } from './units.ts';
 
 // spec 001, "Item collection and entry" and "Item collections":
 // GET/POST /item-collections, GET /item-collections/{id},
 // GET/POST /item-collections/{id}/entries, PUT/DELETE /item-collections/{id}/entries/{entry_id}
-
-/** An embedded item: the scalar fields of the items routes' ItemFields. */
-const COLLECTION_ITEM_FIELDS = /* GraphQL */ `
-  fragment CollectionItemFields on Item {
-    id
-    client_account_id: clientAccountId
-    item_no: itemNo
-    name
-    item_type: itemType
-    sales_unit_id: salesUnitId
-    stock_unit_id: stockUnitId
-    tax_code_id: taxCodeId
-    price
-    metadata
-    is_active: isActive
-    autonomy_level: autonomyLevel
-    created_at: createdAt
-    created_by_id: createdById
-    updated_at: updatedAt
-    updated_by_id: updatedById
-  }`;
 
 const BUSINESS_PARTNER_FIELDS = /* GraphQL */ `
   fragment CollectionBusinessPartnerFields on BusinessPartner {
@@ -93,13 +73,13 @@ function entryFields(fragment: string, prefix: '' | 'entries.') {
     created_by_id: createdById
     updated_at: updatedAt
     updated_by_id: updatedById
-    item @include(if: ${v('item')}) { ...CollectionItemFields }
+    item @include(if: ${v('item')}) { ...ItemScalarFields }
     unit @include(if: ${v('unit')}) { ...UnitFields }
     tax_code_details: taxCode @include(if: ${v('tax_code_details')}) { ...TaxCodeFields }
     business_partner: businessPartner @include(if: ${v('business_partner')}) { ...CollectionBusinessPartnerFields }
     document_lines: documentLines @include(if: ${v('document_lines')}) { ...CollectionDocumentLineFields }
   }
-  ${COLLECTION_ITEM_FIELDS}
+  ${ITEM_SCALAR_FIELDS}
   ${UNIT_FIELDS}
   ${TAX_CODE_FIELDS}
   ${BUSINESS_PARTNER_FIELDS}

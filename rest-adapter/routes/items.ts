@@ -4,8 +4,9 @@ import { UNIT_FIELDS } from './units.ts';
 import { TAX_CODE_FIELDS } from './tax-codes.ts';
 
 // spec 001, "Items and units": GET/POST /items, GET/PUT/DELETE /items/{id}
-const ITEM_FIELDS = /* GraphQL */ `
-  fragment ItemFields on Item {
+/** An item's own fields, without relations: also embedded by item collection entries. */
+export const ITEM_SCALAR_FIELDS = /* GraphQL */ `
+  fragment ItemScalarFields on Item {
     id
     client_account_id: clientAccountId
     item_no: itemNo
@@ -22,10 +23,16 @@ const ITEM_FIELDS = /* GraphQL */ `
     created_by_id: createdById
     updated_at: updatedAt
     updated_by_id: updatedById
+  }`;
+
+const ITEM_FIELDS = /* GraphQL */ `
+  fragment ItemFields on Item {
+    ...ItemScalarFields
     sales_unit: salesUnit @include(if: $with_sales_unit) { ...UnitFields }
     stock_unit: stockUnit @include(if: $with_stock_unit) { ...UnitFields }
     tax_code: taxCode @include(if: $with_tax_code) { ...TaxCodeFields }
   }
+  ${ITEM_SCALAR_FIELDS}
   ${UNIT_FIELDS}
   ${TAX_CODE_FIELDS}`;
 

@@ -261,9 +261,10 @@ async function validateEntry(
         data.currencyCode = null;
         return;
       }
-      const currency = await ctx.prisma.currency.findUnique({ where: { code: f.currencyCode }, select: { id: true } });
-      if (!currency) fail('currencyCode', `'${f.currencyCode}' is not an ISO 4217 currency code`);
-      else data.currencyCode = f.currencyCode;
+      const code = f.currencyCode.trim().toUpperCase();
+      const currency = /^[A-Z]{3}$/.test(code) && (await ctx.prisma.currency.findUnique({ where: { code }, select: { id: true } }));
+      if (!currency) fail('currencyCode', `unknown ISO 4217 currency '${f.currencyCode}'`);
+      else data.currencyCode = code;
     })(),
   ]);
 

@@ -109,7 +109,7 @@ const name = z.string().max(150, 'must be at most 150 characters').nullish();
 const description = z.string().max(1000, 'must be at most 1000 characters').nullish();
 const currencyCode = z
   .string()
-  .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code of three capital letters, e.g. NOK')
+  .regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 currency code of three letters, e.g. NOK')
   .nullish();
 const recurringInterval = z
   .number()
@@ -137,7 +137,7 @@ const UpdateItemCollectionInput = builder.inputType('UpdateItemCollectionInput',
 
 /** The optional fields of an entry, shared by create and update. */
 const entryFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0]) => ({
-  itemId: t.int({ description: 'An item of the collection’s client account' }),
+  itemId: t.int({ description: 'An item of the client account of the collection' }),
   description: t.string({ validate: description }),
   currencyCode: t.string({ validate: currencyCode, description: 'ISO 4217, e.g. NOK' }),
   businessPartnerId: t.int(),
