@@ -30,3 +30,31 @@ export function slugify(name: string): string {
     .slice(0, 80);
   return s || 'account';
 }
+
+/** Roles that let their holders manage the account they are held on (settings, memberships, providers). */
+export const MANAGER_ROLES: readonly Role[] = ['CA', 'AA', 'BK'];
+
+/** Roles on a provider account that reach the accounts it serves (eligibility and management). */
+export const PROVIDER_STAFF_ROLES: readonly Role[] = ['AA', 'BK'];
+
+/**
+ * Someone must remain able to manage a client account: a holder of CA, AA or BK on it, or a provider
+ * serving it that has AA/BK staff. Revoking a role or unlinking a provider may not break this.
+ */
+export const isManageable = (state: { managerMemberships: number; staffedProviders: number }): boolean =>
+  state.managerMemberships > 0 || state.staffedProviders > 0;
+
+/**
+ * An account stops being a provider when its industry code leaves 69.2xx. It may not while people
+ * hold AA/BK on it or it serves other accounts: those would be left pointing at a non-provider.
+ */
+export function providerChangeError(
+  from: string | null,
+  to: string | null,
+  state: { staffMemberships: number; servedAccounts: number },
+): string | null {
+  if (!isProviderIndustryCode(from) || isProviderIndustryCode(to)) return null;
+  if (state.staffMemberships > 0) return 'the account has AA/BK memberships, which only a provider account (69.2xx) can hold';
+  if (state.servedAccounts > 0) return 'the account serves other client accounts, which only a provider account (69.2xx) can';
+  return null;
+}

@@ -1,11 +1,23 @@
 import type { Prisma } from '../../db/database.ts';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
-import type { Role } from '../../generated/prisma/enums.ts';
+import type { AutonomyLevel, Role } from '../../generated/prisma/enums.ts';
 import { DEFAULT_CHART_OF_ACCOUNTS, STANDARD_TAX_CODES } from '../../reference-data/index.ts';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { digitsOnly, isValidOrganizationNumber } from '../../shared/norwegian-ids.ts';
+import type { RequestContext } from '../../shared/context.ts';
+import { pageWindow, type PageSource } from '../../shared/pagination.ts';
 import { parseDateString } from '../../shared/scalars.ts';
-import { isIndustryCode, isProviderIndustryCode, roleNeedsProvider, slugify } from './client-accounts.rules.ts';
+import { requireAccount } from '../../shared/tenancy.ts';
+import {
+  isIndustryCode,
+  isManageable,
+  isProviderIndustryCode,
+  MANAGER_ROLES,
+  PROVIDER_STAFF_ROLES,
+  providerChangeError,
+  roleNeedsProvider,
+  slugify,
+} from './client-accounts.rules.ts';
 
 export interface CreateClientAccountInput {
   displayName: string;
@@ -193,4 +205,219 @@ export async function requireManager(prisma: Db, userId: number, clientAccountId
     select: { id: true },
   });
   if (!viaProvider) throw new ForbiddenError(`You cannot manage client account ${clientAccountId}`);
+}
+
+// ── Operations on behalf of a caller (GraphQL, REST, MCP): tenancy and manager checks included ─────
+
+type ClientAccountQuery = { include?: PrismaNS.ClientAccountInclude; select?: PrismaNS.ClientAccountSelect };
+type MembershipQuery = { include?: PrismaNS.MembershipInclude; select?: PrismaNS.MembershipSelect };
+
+export interface ListClientAccountsArgs {
+  /** true: provider accounts only; false: the others; null/undefined: all */
+  isProvider?: boolean | null;
+  /** matches display name, unique name and organization number, case-insensitive */
+  freeText?: string | null;
+  page?: number | null;
+  perPage?: number | null;
+}
+
+/** The caller's eligible client accounts (see src/shared/tenancy.ts), by display name. */
+export async function listClientAccounts(ctx: RequestContext, args: ListClientAccountsArgs): Promise<PageSource> {
+  const and: PrismaNS.ClientAccountWhereInput[] = [{ id: { in: [...(await ctx.eligibleAccounts())] } }];
+  // Industry codes are validated as NN.N{1,3}, so "starts with 69.2" is exactly the 69.2xx rule.
+  if (args.isProvider === true) and.push({ industryCode: { startsWith: '69.2' } });
+  if (args.isProvider === false) and.push({ OR: [{ industryCode: null }, { NOT: { industryCode: { startsWith: '69.2' } } }] });
+  const text = args.freeText?.trim();
+  if (text) {
+    and.push({
+      OR: [
+        { displayName: { contains: text, mode: 'insensitive' } },
+        { uniqueName: { contains: text, mode: 'insensitive' } },
+        { organizationNumber: { contains: digitsOnly(text) || text } },
+      ],
+    });
+  }
+  return {
+    where: { AND: and },
+    orderBy: [{ displayName: 'asc' }, { id: 'asc' }],
+    window: pageWindow(args, { defaultPerPage: 50, maxPerPage: 100 }),
+  };
+}
+
+export async function getClientAccount(ctx: RequestContext, id: number, query: ClientAccountQuery = {}) {
+  await requireAccount(ctx, id);
+  return ctx.prisma.clientAccount.findUniqueOrThrow({ ...query, where: { id } });
+}
+
+/** 403 unless the caller holds AA or BK on the provider account itself. */
+async function requireProviderStaff(prisma: Db, userId: number, providerAccountId: number): Promise<void> {
+  const staff = await prisma.membership.findFirst({
+    where: { userId, clientAccountId: providerAccountId, role: { in: [...PROVIDER_STAFF_ROLES] } },
+    select: { id: true },
+  });
+  if (!staff) throw new ForbiddenError(`You must hold AA or BK on provider account ${providerAccountId}`);
+}
+
+/** 403 unless the client account is eligible for the caller and the caller manages it (requireManager). */
+async function requireManagerOf(ctx: RequestContext, clientAccountId: number): Promise<void> {
+  await requireAccount(ctx, clientAccountId);
+  await requireManager(ctx.prisma, ctx.actor.userId, clientAccountId);
+}
+
+/** Serialises membership and provider changes of one account (so two revocations cannot both pass). */
+async function lockClientAccount(tx: Tx, id: number): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM client_accounts WHERE id = ${id} FOR UPDATE`;
+}
+
+/** 400 unless someone can still manage the account (run inside the changing transaction, after the change). */
+async function assertStillManageable(tx: Tx, clientAccountId: number, what: string): Promise<void> {
+  const managerMemberships = await tx.membership.count({ where: { clientAccountId, role: { in: [...MANAGER_ROLES] } } });
+  const staffedProviders = await tx.providerRelationship.count({
+    where: { clientAccountId, providerAccount: { memberships: { some: { role: { in: [...PROVIDER_STAFF_ROLES] } } } } },
+  });
+  if (!isManageable({ managerMemberships, staffedProviders })) {
+    throw new ValidationError(
+      `${what} would leave client account ${clientAccountId} without anyone able to manage it (no CA, AA or BK on it and no provider with AA/BK staff serving it)`,
+    );
+  }
+}
+
+export interface CreateClientAccountAsInput extends CreateClientAccountInput {
+  /** a provider account where the caller holds AA or BK; the new account is linked to it */
+  providerAccountId?: number | null;
+}
+
+/**
+ * A new client account for the caller, who becomes its CA; with providerAccountId (where the caller
+ * must hold AA or BK) the provider serves it from the start. One transaction.
+ */
+export async function createClientAccountAs(ctx: RequestContext, input: CreateClientAccountAsInput, query: ClientAccountQuery = {}) {
+  const userId = ctx.actor.userId;
+  const providerAccountId = input.providerAccountId ?? null;
+  if (providerAccountId !== null) {
+    await requireProviderStaff(ctx.prisma, userId, providerAccountId);
+    const provider = await ctx.prisma.clientAccount.findUniqueOrThrow({ where: { id: providerAccountId }, select: { industryCode: true } });
+    if (!isProviderIndustryCode(provider.industryCode)) {
+      throw ValidationError.field('providerAccountId', `client account ${providerAccountId} is not a provider account (industry code 69.2xx)`);
+    }
+  }
+  const prepared = await prepareClientAccount(ctx.prisma, input);
+  return ctx.prisma.$transaction(async (tx) => {
+    const account = await insertClientAccount(tx, prepared);
+    await tx.membership.create({ data: { userId, clientAccountId: account.id, role: 'CA' } });
+    if (providerAccountId !== null) await tx.providerRelationship.create({ data: { providerAccountId, clientAccountId: account.id } });
+    return tx.clientAccount.findUniqueOrThrow({ ...query, where: { id: account.id } });
+  });
+}
+
+export interface UpdateClientAccountInput {
+  displayName?: string | null;
+  organizationNumber?: string | null;
+  industryCode?: string | null;
+  vatLiable?: boolean | null;
+  /** a setting: may move forward or back (posting rules enforce it) */
+  lockDate?: Date | null;
+  defaultAutonomyLevel?: AutonomyLevel | null;
+}
+
+/** Settings of a client account; managers only. */
+export async function updateClientAccount(ctx: RequestContext, id: number, input: UpdateClientAccountInput, query: ClientAccountQuery = {}) {
+  await requireManagerOf(ctx, id);
+  for (const key of ['displayName', 'vatLiable', 'defaultAutonomyLevel'] as const) {
+    if (input[key] === null) throw ValidationError.field(key, 'must not be null');
+  }
+  const data: PrismaNS.ClientAccountUpdateInput = {};
+  if (input.displayName != null) data.displayName = checkDisplayName(input.displayName);
+  if (input.vatLiable != null) data.vatLiable = input.vatLiable;
+  if (input.defaultAutonomyLevel != null) data.defaultAutonomyLevel = input.defaultAutonomyLevel;
+  if (input.lockDate !== undefined) data.lockDate = input.lockDate;
+  if (input.organizationNumber !== undefined) {
+    const organizationNumber = await normalizeOrganizationNumber(input.organizationNumber);
+    if (organizationNumber) {
+      const other = await ctx.prisma.clientAccount.findUnique({ where: { organizationNumber }, select: { id: true } });
+      if (other && other.id !== id) throw new ConflictError(`A client account with organization number ${organizationNumber} already exists`);
+    }
+    data.organizationNumber = organizationNumber;
+  }
+  const industryCode = input.industryCode === undefined ? undefined : checkIndustryCode(input.industryCode);
+  if (industryCode !== undefined) data.industryCode = industryCode;
+
+  return ctx.prisma.$transaction(async (tx) => {
+    if (industryCode !== undefined) {
+      await lockClientAccount(tx, id);
+      const current = await tx.clientAccount.findUniqueOrThrow({ where: { id }, select: { industryCode: true } });
+      const error = providerChangeError(current.industryCode, industryCode, {
+        staffMemberships: await tx.membership.count({ where: { clientAccountId: id, role: { in: [...PROVIDER_STAFF_ROLES] } } }),
+        servedAccounts: await tx.providerRelationship.count({ where: { providerAccountId: id } }),
+      });
+      if (error) throw ValidationError.field('industryCode', error);
+    }
+    return tx.clientAccount.update({ ...query, where: { id }, data });
+  });
+}
+
+export interface RoleByEmailInput {
+  email: string;
+  clientAccountId: number;
+  role: Role;
+}
+
+/** Grants a role to the user with the email; managers only; AA/BK only on provider accounts. */
+export async function grantRoleByEmail(ctx: RequestContext, input: RoleByEmailInput, query: MembershipQuery = {}) {
+  await requireManagerOf(ctx, input.clientAccountId);
+  const user = await findUserOrFail(ctx.prisma, input.email);
+  const membership = await ctx.prisma.$transaction(async (tx) => {
+    await lockClientAccount(tx, input.clientAccountId);
+    return grantRole(tx, { userId: user.id, clientAccountId: input.clientAccountId, role: input.role });
+  });
+  return ctx.prisma.membership.findUniqueOrThrow({ ...query, where: { id: membership.id } });
+}
+
+/**
+ * Revokes a role; managers only. 404 when the user does not hold it; 400 when nobody would be left
+ * able to manage the account (isManageable).
+ */
+export async function revokeRoleByEmail(ctx: RequestContext, input: RoleByEmailInput): Promise<boolean> {
+  await requireManagerOf(ctx, input.clientAccountId);
+  const user = await findUserOrFail(ctx.prisma, input.email);
+  await ctx.prisma.$transaction(async (tx) => {
+    await lockClientAccount(tx, input.clientAccountId);
+    const key = { userId_clientAccountId_role: { userId: user.id, clientAccountId: input.clientAccountId, role: input.role } };
+    const membership = await tx.membership.findUnique({ where: key, select: { id: true } });
+    if (!membership) throw new NotFoundError(`Role ${input.role} of ${input.email} on client account ${input.clientAccountId}`);
+    await tx.membership.delete({ where: { id: membership.id } });
+    await assertStillManageable(tx, input.clientAccountId, `Revoking ${input.role} from ${input.email}`);
+  });
+  return true;
+}
+
+export interface ProviderLinkInput {
+  providerAccountId: number;
+  clientAccountId: number;
+}
+
+/** Links a provider to a client account: the caller manages the client and holds AA or BK on the provider. */
+export async function linkProviderAs(ctx: RequestContext, input: ProviderLinkInput, query: ClientAccountQuery = {}) {
+  await requireManagerOf(ctx, input.clientAccountId);
+  await requireProviderStaff(ctx.prisma, ctx.actor.userId, input.providerAccountId);
+  await ctx.prisma.$transaction(async (tx) => {
+    await lockClientAccount(tx, input.clientAccountId);
+    await linkProvider(tx, input.providerAccountId, input.clientAccountId);
+  });
+  return ctx.prisma.clientAccount.findUniqueOrThrow({ ...query, where: { id: input.clientAccountId } });
+}
+
+/** Removes a provider link (same permissions as linking); 400 when nobody would be left able to manage the client. */
+export async function unlinkProviderAs(ctx: RequestContext, input: ProviderLinkInput): Promise<boolean> {
+  await requireManagerOf(ctx, input.clientAccountId);
+  await requireProviderStaff(ctx.prisma, ctx.actor.userId, input.providerAccountId);
+  await ctx.prisma.$transaction(async (tx) => {
+    await lockClientAccount(tx, input.clientAccountId);
+    const key = { providerAccountId_clientAccountId: { providerAccountId: input.providerAccountId, clientAccountId: input.clientAccountId } };
+    const link = await tx.providerRelationship.findUnique({ where: key, select: { id: true } });
+    if (!link) throw new NotFoundError(`Provider link ${input.providerAccountId} -> ${input.clientAccountId}`);
+    await tx.providerRelationship.delete({ where: { id: link.id } });
+    await assertStillManageable(tx, input.clientAccountId, `Unlinking provider ${input.providerAccountId}`);
+  });
+  return true;
 }
