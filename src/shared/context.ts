@@ -23,6 +23,8 @@ export interface RequestContext {
   loaders: Loaders;
   /** eligible client accounts of the actor, computed once per request */
   eligibleAccounts(): Promise<ReadonlySet<number>>;
+  /** forget the computed set after a change of memberships or provider links in this request */
+  invalidateEligibleAccounts(): void;
 }
 
 export function createRequestContext(args: { prisma: Prisma; actor: Actor; requestId: string; logger: Logger }): RequestContext {
@@ -31,5 +33,8 @@ export function createRequestContext(args: { prisma: Prisma; actor: Actor; reque
     ...args,
     loaders: createLoaders(args.prisma),
     eligibleAccounts: () => (eligible ??= eligibleAccountIds(args.prisma, args.actor.userId)),
+    invalidateEligibleAccounts: () => {
+      eligible = undefined;
+    },
   };
 }

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CHART_OF_ACCOUNTS } from '../../src/reference-data/index.ts';
-import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import { startTestApp, targets, type TestApp, errorCode } from '../support/harness.ts';
 import type { TestUser } from '../support/seed.ts';
 
-const code = (res: { errors?: { extensions?: { code?: string } }[] }) => res.errors?.[0]?.extensions?.code;
+const code = errorCode;
 const ids = (rows: { id: number }[]) => rows.map((r) => r.id).sort((a, b) => a - b);
 
 /** A random valid organization number (mod-11); unique enough for one test run. */

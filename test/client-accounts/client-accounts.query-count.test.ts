@@ -6,11 +6,9 @@ import type { TestUser } from '../support/seed.ts';
 describe.each(targets())('client accounts list batching (%s)', (target) => {
   let app: TestApp;
   let accountant: TestUser;
-  const statements: string[] = [];
 
   beforeAll(async () => {
     app = await startTestApp(target, { log: ['query'] });
-    (app.db.prisma as unknown as { $on(e: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) => statements.push(e.query));
     const firm = await app.seed.clientAccount({ industryCode: '69.201' });
     accountant = await app.seed.user();
     await app.seed.grantRole({ userId: accountant.id, clientAccountId: firm.id, role: 'AA' });
@@ -27,11 +25,11 @@ describe.each(targets())('client accounts list batching (%s)', (target) => {
     id memberships { role user { email } } providers { id displayName memberships { role } } servedAccounts { id } } } }`;
 
   const count = async (perPage: number) => {
-    statements.length = 0;
+    app.statements.length = 0;
     const res = await app.gql(accountant.token, QUERY(perPage));
     expect(res.errors).toBeUndefined();
     expect(res.data.clientAccounts.nodes).toHaveLength(perPage);
-    return statements.length;
+    return app.statements.length;
   };
 
   it('"relations batch": clientAccounts with memberships, providers and served accounts issue the same number of statements for 2 and 12 rows', async () => {

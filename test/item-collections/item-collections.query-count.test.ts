@@ -12,11 +12,9 @@ const WIDEST = 'entries,entries.item,entries.unit,entries.tax_code_details,entri
 describe.each(targets())('item collections list batching (%s)', (target) => {
   let app: TestApp;
   let t: Tenant;
-  const statements: string[] = [];
 
   beforeAll(async () => {
     app = await startTestApp(target, { log: ['query'] });
-    (app.db.prisma as unknown as { $on(e: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) => statements.push(e.query));
     t = await app.seed.tenant();
     const prisma = app.db.prisma;
     const units = [await app.seed.unitId('H87'), await app.seed.unitId('HUR'), await app.seed.unitId('KGM')];
@@ -48,7 +46,7 @@ describe.each(targets())('item collections list batching (%s)', (target) => {
   afterAll(() => app?.close());
 
   const count = async (perPage: number) => {
-    statements.length = 0;
+    app.statements.length = 0;
     const res = await app.http('GET', `/api/v2/item-collections?client_account_id=${t.account.id}&with=${WIDEST}&per_page=${perPage}`, { token: t.user.token });
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(perPage);
@@ -62,7 +60,7 @@ describe.each(targets())('item collections list batching (%s)', (target) => {
         expect(e.document_lines).toEqual([expect.objectContaining({ item_collection_entry_id: e.id })]);
       }
     }
-    return statements.length;
+    return app.statements.length;
   };
 
   it(`GET /item-collections?with=${WIDEST} issues the same number of SQL statements for 2 and ${COLLECTIONS} collections`, async () => {

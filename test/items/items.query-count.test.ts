@@ -7,11 +7,9 @@ import type { Tenant } from '../support/seed.ts';
 describe.each(targets())('items list batching (%s)', (target) => {
   let app: TestApp;
   let t: Tenant;
-  const statements: string[] = [];
 
   beforeAll(async () => {
     app = await startTestApp(target, { log: ['query'] });
-    (app.db.prisma as unknown as { $on(e: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) => statements.push(e.query));
     t = await app.seed.tenant();
     const [piece, kg] = [await app.seed.unitId('H87'), await app.seed.unitId('KGM')];
     const taxes = [await t.taxCode('3'), await t.taxCode('31'), await t.taxCode('33')];
@@ -25,10 +23,10 @@ describe.each(targets())('items list batching (%s)', (target) => {
   afterAll(() => app?.close());
 
   const count = async (perPage: number) => {
-    statements.length = 0;
+    app.statements.length = 0;
     const res = await app.http('GET', `/api/v2/items?client_account_id=${t.account.id}&per_page=${perPage}&with=sales_unit,stock_unit,tax_code`, { token: t.user.token });
     expect(res.body.data).toHaveLength(perPage);
-    return statements.length;
+    return app.statements.length;
   };
 
   it('GET /items?with=sales_unit,stock_unit,tax_code issues the same number of statements for 2 and 40 rows', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CHART_OF_ACCOUNTS } from '../../src/reference-data/index.ts';
-import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import { startTestApp, targets, type TestApp, errorCode } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 
 const ACCOUNT = `id clientAccountId code name accountType saftGroupingCategory saftGroupingCode defaultTaxCodeId
@@ -9,7 +9,7 @@ const ACCOUNT = `id clientAccountId code name accountType saftGroupingCategory s
 const CREATE = `mutation($input: CreateAccountInput!) { createAccount(input: $input) { ${ACCOUNT} } }`;
 const UPDATE = `mutation($id: Int!, $input: UpdateAccountInput!) { updateAccount(id: $id, input: $input) { ${ACCOUNT} } }`;
 
-const code = (res: { errors?: { extensions?: { code?: string } }[] }) => res.errors?.[0]?.extensions?.code;
+const code = errorCode;
 
 describe.each(targets())('ledger accounts GraphQL (%s)', (target) => {
   let app: TestApp;

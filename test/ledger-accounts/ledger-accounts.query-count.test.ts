@@ -6,11 +6,9 @@ import type { Tenant } from '../support/seed.ts';
 describe.each(targets())('ledger accounts list batching (%s)', (target) => {
   let app: TestApp;
   let t: Tenant;
-  const statements: string[] = [];
 
   beforeAll(async () => {
     app = await startTestApp(target, { log: ['query'] });
-    (app.db.prisma as unknown as { $on(e: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) => statements.push(e.query));
     t = await app.seed.tenant();
     const [v1, v11] = [await t.taxCode('1'), await t.taxCode('11')];
     const accounts = await app.db.prisma.account.findMany({ where: { clientAccountId: t.account.id, accountType: 'EXPENSE' }, select: { id: true } });
@@ -27,13 +25,13 @@ describe.each(targets())('ledger accounts list batching (%s)', (target) => {
     );
     expect(res.errors).toBeUndefined();
     expect(res.data.accounts.nodes).toHaveLength(perPage);
-    statements.length = 0;
+    app.statements.length = 0;
     await app.gql(
       t.user.token,
       `{ accounts(clientAccountId: ${t.account.id}, accountType: EXPENSE, perPage: ${perPage}) {
           nodes { code mandatoryDimensions defaultTaxCode { code rate rates { ratePercent } } allowedTaxCodes { code rate rates { ratePercent } } } } }`,
     );
-    return statements.length;
+    return app.statements.length;
   };
 
   it('"relations batch": accounts with dimensions, default tax code and whitelist issue the same number of statements for 2 and 40 rows', async () => {

@@ -41,10 +41,15 @@ export interface TestApp {
   seed: Seed;
   /** HTTP request to the running app; `body` is sent as JSON unless it is a string */
   http<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<HttpResult<T>>;
+  /** every SQL statement Prisma sends, when started with `{ log: ['query'] }` (clear it with `length = 0`) */
+  statements: string[];
   /** POST /graphql with the token */
   gql<T = any>(token: string, query: string, variables?: Record<string, unknown>): Promise<{ data?: T; errors?: { message: string; extensions?: any }[] }>;
   close(): Promise<void>;
 }
+
+/** extensions.code of the first GraphQL error (undefined when there is none) */
+export const errorCode = (res: { errors?: { extensions?: { code?: string } }[] }): string | undefined => res.errors?.[0]?.extensions?.code;
 
 /** Starts the real app on a free port over a test database (one per test file and target). */
 export async function startTestApp(target: Target, options: { log?: ('query' | 'info' | 'warn' | 'error')[] } = {}): Promise<TestApp> {
@@ -74,11 +79,17 @@ export async function startTestApp(target: Target, options: { log?: ('query' | '
     return { status: res.status, headers: res.headers, body: parsed as never, text };
   };
 
+  const statements: string[] = [];
+  if (options.log?.includes('query')) {
+    (db.prisma as unknown as { $on(e: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) => statements.push(e.query));
+  }
+
   return {
     url,
     db,
     seed: createSeed(db.prisma),
     http,
+    statements,
     async gql(token, query, variables) {
       const res = await http('POST', '/graphql', { token, body: { query, variables } });
       return res.body;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STANDARD_TAX_CODES } from '../../src/reference-data/index.ts';
-import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import { startTestApp, targets, type TestApp, errorCode } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 
 const TAX_CODE = `id clientAccountId code standardTaxCode name nameEn direction validFrom validTo isActive
@@ -9,7 +9,7 @@ const CREATE = `mutation($input: CreateTaxCodeInput!) { createTaxCode(input: $in
 const UPDATE = `mutation($id: Int!, $input: UpdateTaxCodeInput!) { updateTaxCode(id: $id, input: $input) { ${TAX_CODE} } }`;
 const SET_RATES = `mutation($id: Int!, $rates: [TaxRateInput!]!) { setTaxRates(taxCodeId: $id, rates: $rates) { ${TAX_CODE} } }`;
 
-const code = (res: { errors?: { extensions?: { code?: string } }[] }) => res.errors?.[0]?.extensions?.code;
+const code = errorCode;
 
 describe.each(targets())('tax codes GraphQL (%s)', (target) => {
   let app: TestApp;

@@ -307,7 +307,7 @@ export async function createClientAccountAs(ctx: RequestContext, input: CreateCl
     await tx.membership.create({ data: { userId, clientAccountId: account.id, role: 'CA' } });
     if (providerAccountId !== null) await tx.providerRelationship.create({ data: { providerAccountId, clientAccountId: account.id } });
     return tx.clientAccount.findUniqueOrThrow({ ...query, where: { id: account.id } });
-  });
+  }).finally(ctx.invalidateEligibleAccounts);
 }
 
 export interface UpdateClientAccountInput {
@@ -370,6 +370,7 @@ export async function grantRoleByEmail(ctx: RequestContext, input: RoleByEmailIn
     await lockClientAccount(tx, input.clientAccountId);
     return grantRole(tx, { userId: user.id, clientAccountId: input.clientAccountId, role: input.role });
   });
+  ctx.invalidateEligibleAccounts();
   return ctx.prisma.membership.findUniqueOrThrow({ ...query, where: { id: membership.id } });
 }
 
@@ -388,6 +389,7 @@ export async function revokeRoleByEmail(ctx: RequestContext, input: RoleByEmailI
     await tx.membership.delete({ where: { id: membership.id } });
     await assertStillManageable(tx, input.clientAccountId, `Revoking ${input.role} from ${input.email}`);
   });
+  ctx.invalidateEligibleAccounts();
   return true;
 }
 
@@ -404,6 +406,7 @@ export async function linkProviderAs(ctx: RequestContext, input: ProviderLinkInp
     await lockClientAccount(tx, input.clientAccountId);
     await linkProvider(tx, input.providerAccountId, input.clientAccountId);
   });
+  ctx.invalidateEligibleAccounts();
   return ctx.prisma.clientAccount.findUniqueOrThrow({ ...query, where: { id: input.clientAccountId } });
 }
 
@@ -419,5 +422,6 @@ export async function unlinkProviderAs(ctx: RequestContext, input: ProviderLinkI
     await tx.providerRelationship.delete({ where: { id: link.id } });
     await assertStillManageable(tx, input.clientAccountId, `Unlinking provider ${input.providerAccountId}`);
   });
+  ctx.invalidateEligibleAccounts();
   return true;
 }
