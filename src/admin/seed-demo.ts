@@ -1,6 +1,8 @@
 import type { Prisma } from '../db/database.ts';
 import { createClientAccount, grantRole, linkProvider } from '../modules/client-accounts/client-accounts.service.ts';
 import { createUser } from '../modules/users/users.service.ts';
+import { createBankAccount } from '../modules/bank-accounts/bank-accounts.service.ts';
+import { createBusinessPartner } from '../modules/business-partners/business-partners.service.ts';
 
 /** The demo login printed by npm start and seed-demo (local use only). */
 export const DEMO_LOGIN = { email: 'demo@example.no', password: 'demo-password' } as const;
@@ -51,17 +53,18 @@ export async function seedDemo(prisma: Prisma) {
         { itemNo: 'SERVICE-AVTALE', name: 'Serviceavtale kaffemaskin', itemType: 'SERVICE' as const, salesUnitId: piece.id, taxCodeId: high, price: '4990.000000', metadata: { contractMonths: 12 } },
       ].map((i) => ({ ...i, clientAccountId: company.id, createdById: user.id, updatedById: user.id })),
     });
-    await tx.businessPartner.create({
-      data: { clientAccountId: company.id, name: 'Kafé Lillebror AS', organizationNumber: '923609016', email: 'post@lillebror.example', isCustomer: true,
-        addresses: { create: { addressType: 'POSTAL', line1: 'Storgata 1', postalCode: '0155', city: 'Oslo' } } },
-    });
-    const supplier = await tx.businessPartner.create({
-      data: { clientAccountId: company.id, name: 'Bønnegrossisten AS', organizationNumber: '974760673', isSupplier: true,
-        addresses: { create: { addressType: 'POSTAL', line1: 'Havnegata 9', postalCode: '5003', city: 'Bergen' } } },
-    });
-    const bank = await tx.account.findUniqueOrThrow({ where: { clientAccountId_code: { clientAccountId: company.id, code: '1920' } } });
-    await tx.bankAccount.create({ data: { clientAccountId: company.id, name: 'Driftskonto', accountNumber: '15032012342', bic: 'DNBANOKK', ledgerAccountId: bank.id } });
-    await tx.bankAccount.create({ data: { clientAccountId: company.id, businessPartnerId: supplier.id, accountNumber: '12345678903' } });
+    // Through the services, so the demo data passes the same rules as the API's.
+    await createBusinessPartner(tx, {
+      clientAccountId: company.id, name: 'Kafé Lillebror AS', organizationNumber: '923609016', email: 'post@lillebror.example', isCustomer: true,
+      addresses: [{ addressType: 'POSTAL', line1: 'Storgata 1', postalCode: '0155', city: 'Oslo' }],
+    }, { actorUserId: user.id });
+    const supplier = await createBusinessPartner(tx, {
+      clientAccountId: company.id, name: 'Bønnegrossisten AS', organizationNumber: '974760673', isSupplier: true,
+      addresses: [{ addressType: 'POSTAL', line1: 'Havnegata 9', postalCode: '5003', city: 'Bergen' }],
+    }, { actorUserId: user.id });
+    // an own account posts to 1920 (the default); the supplier's account has no ledger account
+    await createBankAccount(tx, { clientAccountId: company.id, name: 'Driftskonto', accountNumber: '1503.20.12342', bic: 'DNBANOKK' });
+    await createBankAccount(tx, { clientAccountId: company.id, businessPartnerId: supplier.id, accountNumber: '1234.56.78903' });
   });
   return { user, firm, company, created: true };
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Prisma } from '../../db/database.ts';
-import { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import type { AddressType } from '../../generated/prisma/enums.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
@@ -59,6 +59,9 @@ export async function listBusinessPartners(ctx: RequestContext, args: ListBusine
     window: pageWindow(args, { defaultPerPage: 50, maxPerPage: 100 }),
   };
 }
+
+/** The client or a transaction's client: the create function works inside a caller's transaction too. */
+type Db = Prisma | PrismaNS.TransactionClient;
 
 type Query = { include?: PrismaNS.BusinessPartnerInclude; select?: PrismaNS.BusinessPartnerSelect };
 
@@ -164,7 +167,7 @@ export interface CreateBusinessPartnerOptions {
  * Creates a business partner with its addresses. No tenancy check: for trusted callers (admin CLI,
  * seeds) and for `createBusinessPartnerAs`, which checks the actor's access first.
  */
-export async function createBusinessPartner(prisma: Prisma, input: CreateBusinessPartnerInput, options: CreateBusinessPartnerOptions = {}) {
+export async function createBusinessPartner(prisma: Db, input: CreateBusinessPartnerInput, options: CreateBusinessPartnerOptions = {}) {
   if (!(await prisma.clientAccount.findUnique({ where: { id: input.clientAccountId }, select: { id: true } }))) {
     throw new NotFoundError(`Client account ${input.clientAccountId}`);
   }

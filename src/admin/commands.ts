@@ -1,0 +1,281 @@
+import type { Config } from '../config.ts';
+import type { Prisma } from '../db/database.ts';
+import type { Role } from '../generated/prisma/enums.ts';
+import { createBankAccount } from '../modules/bank-accounts/bank-accounts.service.ts';
+import { createBusinessPartner } from '../modules/business-partners/business-partners.service.ts';
+import { ROLE_IDS, isProviderIndustryCode } from '../modules/client-accounts/client-accounts.rules.ts';
+import { createClientAccount, findUserOrFail, grantRole, linkProvider } from '../modules/client-accounts/client-accounts.service.ts';
+import { createUser } from '../modules/users/users.service.ts';
+import { DEMO_LOGIN, seedDemo } from './seed-demo.ts';
+
+/**
+ * The admin commands: `npm run --silent admin -- <command> [--flag value ...]`. Command and flag
+ * names are a public interface. Flags are parsed and checked here (bad usage: exit 2, before any
+ * database is opened); everything else is the services' job, so the CLI and GraphQL share the rules.
+ * Each command returns one object, printed as JSON with snake_case keys like the REST API.
+ */
+
+/** Bad invocation: unknown command or flag, missing or malformed value. The CLI exits 2. */
+export class UsageError extends Error {}
+
+type FlagKind = 'string' | 'id' | 'boolean' | 'role';
+
+interface FlagSpec {
+  kind: FlagKind;
+  required?: boolean;
+  /** placeholder in the usage text */
+  value: string;
+}
+
+const ROLES = ['AA', 'CA', 'BK', 'EM'] as const;
+
+const req = (kind: FlagKind, value: string): FlagSpec => ({ kind, required: true, value });
+const opt = (kind: FlagKind, value: string): FlagSpec => ({ kind, value });
+
+export interface CommandContext {
+  prisma: Prisma;
+  config: Config;
+}
+
+/** Parsed flag values by flag name (without --): strings, positive integer ids, booleans, roles. */
+export class Flags {
+  constructor(private readonly values: ReadonlyMap<string, string | number | boolean>) {}
+  string(name: string): string {
+    return this.values.get(name) as string;
+  }
+  optionalString(name: string): string | undefined {
+    return this.values.get(name) as string | undefined;
+  }
+  id(name: string): number {
+    return this.values.get(name) as number;
+  }
+  optionalBoolean(name: string): boolean | undefined {
+    return this.values.get(name) as boolean | undefined;
+  }
+  role(name: string): Role {
+    return this.values.get(name) as Role;
+  }
+}
+
+export interface Command {
+  summary: string;
+  flags: Record<string, FlagSpec>;
+  run(ctx: CommandContext, flags: Flags): Promise<Record<string, unknown>>;
+}
+
+const iso = (d: Date) => d.toISOString();
+
+export const COMMANDS: Record<string, Command> = {
+  'create-user': {
+    summary: 'Create a user who can log in (POST /v2/oauth/login)',
+    flags: { email: req('string', 'E'), password: req('string', 'P'), 'first-name': opt('string', 'F'), 'last-name': opt('string', 'L') },
+    async run({ prisma }, f) {
+      const user = await createUser(prisma, {
+        email: f.string('email'),
+        password: f.string('password'),
+        firstName: f.optionalString('first-name') ?? null,
+        lastName: f.optionalString('last-name') ?? null,
+      });
+      return { id: user.id, email: user.email, first_name: user.firstName, last_name: user.lastName, created_at: iso(user.createdAt) };
+    },
+  },
+
+  'create-client-account': {
+    summary: 'Create a client account with the default chart of accounts, VAT codes and the company as a partner.\n      ORG-NO: 9 digits with a mod-11 check digit; SN2007: industry code, 69.2xx makes a provider (accounting firm); currency NOK by default',
+    flags: {
+      name: req('string', 'N'),
+      'org-number': opt('string', 'ORG-NO'),
+      'industry-code': opt('string', 'SN2007'),
+      'vat-liable': opt('boolean', 'true|false'),
+      'accounting-currency': opt('string', 'ISO-4217'),
+    },
+    async run({ prisma }, f) {
+      const account = await createClientAccount(prisma, {
+        displayName: f.string('name'),
+        organizationNumber: f.optionalString('org-number') ?? null,
+        industryCode: f.optionalString('industry-code') ?? null,
+        vatLiable: f.optionalBoolean('vat-liable') ?? null,
+        accountingCurrency: f.optionalString('accounting-currency') ?? null,
+      });
+      const [accounts, taxCodes, self] = await Promise.all([
+        prisma.account.count({ where: { clientAccountId: account.id } }),
+        prisma.taxCode.count({ where: { clientAccountId: account.id } }),
+        prisma.businessPartner.findFirst({ where: { clientAccountId: account.id, isSelf: true }, select: { id: true } }),
+      ]);
+      return {
+        id: account.id,
+        display_name: account.displayName,
+        unique_name: account.uniqueName,
+        organization_number: account.organizationNumber,
+        industry_code: account.industryCode,
+        is_provider: isProviderIndustryCode(account.industryCode),
+        vat_liable: account.vatLiable,
+        accounting_currency: account.accountingCurrency,
+        ledger_accounts: accounts,
+        tax_codes: taxCodes,
+        self_business_partner_id: self?.id ?? null,
+        created_at: iso(account.createdAt),
+      };
+    },
+  },
+
+  'grant-role': {
+    summary: 'Give a user a role on a client account (AA and BK only on provider accounts, 69.2xx)',
+    flags: { email: req('string', 'E'), 'client-account-id': req('id', 'ID'), role: req('role', 'AA|CA|BK|EM') },
+    async run({ prisma }, f) {
+      const user = await findUserOrFail(prisma, f.string('email'));
+      const m = await grantRole(prisma, { userId: user.id, clientAccountId: f.id('client-account-id'), role: f.role('role') });
+      return { id: m.id, user_id: user.id, email: user.email, client_account_id: m.clientAccountId, role: m.role, role_id: ROLE_IDS[m.role] };
+    },
+  },
+
+  'link-provider': {
+    summary: 'Record that a provider account (accounting firm) serves a client account',
+    flags: { 'provider-account-id': req('id', 'P'), 'client-account-id': req('id', 'C') },
+    async run({ prisma }, f) {
+      const link = await linkProvider(prisma, f.id('provider-account-id'), f.id('client-account-id'));
+      return { id: link.id, provider_account_id: link.providerAccountId, client_account_id: link.clientAccountId };
+    },
+  },
+
+  'create-business-partner': {
+    summary: 'Create a business partner (customer, supplier, ...) in a client account',
+    flags: { 'client-account-id': req('id', 'ID'), name: req('string', 'N'), 'org-number': opt('string', 'ORG-NO') },
+    async run({ prisma }, f) {
+      const p = await createBusinessPartner(prisma, {
+        clientAccountId: f.id('client-account-id'),
+        name: f.string('name'),
+        organizationNumber: f.optionalString('org-number') ?? null,
+      });
+      return {
+        id: p.id,
+        client_account_id: p.clientAccountId,
+        name: p.name,
+        organization_number: p.organizationNumber,
+        is_customer: p.isCustomer,
+        is_supplier: p.isSupplier,
+        is_active: p.isActive,
+        created_at: iso(p.createdAt),
+      };
+    },
+  },
+
+  'create-bank-account': {
+    summary: "Register one of the company's own bank accounts, posting to ledger account 1920.\n      ACCOUNT-NO: 11 digits with a mod-11 check digit (1503.20.12342 accepted); currency NOK by default",
+    flags: { 'client-account-id': req('id', 'ID'), 'account-number': req('string', 'ACCOUNT-NO'), bic: opt('string', 'BIC'), currency: opt('string', 'ISO-4217') },
+    async run({ prisma }, f) {
+      const b = await createBankAccount(prisma, {
+        clientAccountId: f.id('client-account-id'),
+        accountNumber: f.string('account-number'),
+        bic: f.optionalString('bic') ?? null,
+        currencyCode: f.optionalString('currency'),
+      });
+      const ledger = b.ledgerAccountId == null ? null : await prisma.account.findUnique({ where: { id: b.ledgerAccountId }, select: { code: true } });
+      return {
+        id: b.id,
+        client_account_id: b.clientAccountId,
+        business_partner_id: b.businessPartnerId,
+        account_number: b.accountNumber,
+        bic: b.bic,
+        currency_code: b.currencyCode,
+        ledger_account_id: b.ledgerAccountId,
+        ledger_account_code: ledger?.code ?? null,
+        is_active: b.isActive,
+        created_at: iso(b.createdAt),
+      };
+    },
+  },
+
+  'seed-demo': {
+    summary: 'Create the demo firm, company and login (idempotent)',
+    flags: {},
+    async run({ prisma, config }, _f) {
+      const demo = await seedDemo(prisma);
+      return {
+        created: demo.created,
+        login: { email: DEMO_LOGIN.email, password: DEMO_LOGIN.password },
+        user_id: demo.user.id,
+        firm_id: demo.firm.id,
+        company_id: demo.company.id,
+        urls: {
+          graphiql: `${config.baseUrl}/graphql`,
+          rest: `${config.baseUrl}/api/v2`,
+          login: `${config.baseUrl}/v2/oauth/login`,
+        },
+      };
+    },
+  },
+};
+
+export function usage(): string {
+  const lines = ['Usage: npm run --silent admin -- <command> [--flag value ...]', '', 'Commands:'];
+  for (const [name, c] of Object.entries(COMMANDS)) {
+    const flags = Object.entries(c.flags).map(([flag, s]) => (s.required ? `--${flag} ${s.value}` : `[--${flag} ${s.value}]`));
+    lines.push(`  ${[name, ...flags].join(' ')}`, `      ${c.summary}`);
+  }
+  lines.push(
+    '  help',
+    '',
+    'Prints one JSON object on stdout (exit 0), or an error on stderr (exit 2: usage, 1: anything else).',
+    'Uses DATABASE_URL (PostgreSQL) when set, else the embedded database in DATA_DIR (stop the server first).',
+  );
+  return lines.join('\n');
+}
+
+export interface Invocation {
+  name: string;
+  command: Command;
+  flags: Flags;
+}
+
+function parseValue(flag: string, spec: FlagSpec, raw: string): string | number | boolean {
+  switch (spec.kind) {
+    case 'string':
+      return raw;
+    case 'id': {
+      const n = Number(raw);
+      if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`--${flag} must be a positive integer id, not '${raw}'`);
+      return n;
+    }
+    case 'boolean':
+      if (raw !== 'true' && raw !== 'false') throw new UsageError(`--${flag} must be true or false, not '${raw}'`);
+      return raw === 'true';
+    case 'role':
+      if (!(ROLES as readonly string[]).includes(raw)) throw new UsageError(`--${flag} must be one of ${ROLES.join(', ')}, not '${raw}'`);
+      return raw;
+  }
+}
+
+/** `help`, no command, or `<command> --help`: null (print usage). Otherwise the command and its flags. */
+export function parseInvocation(argv: readonly string[]): Invocation | null {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') return null;
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) throw new UsageError(`Unknown command '${name}'`);
+  const values = new Map<string, string | number | boolean>();
+  for (let i = 0; i < rest.length; i++) {
+    const token = rest[i];
+    if (token === '--help' || token === '-h') return null;
+    if (!token.startsWith('--') || token === '--') throw new UsageError(`Unexpected argument '${token}' (flags are --name value)`);
+    const eq = token.indexOf('=');
+    const flag = token.slice(2, eq === -1 ? undefined : eq);
+    const spec = Object.hasOwn(command.flags, flag) ? command.flags[flag] : undefined;
+    if (!spec) {
+      const known = Object.keys(command.flags).map((f) => `--${f}`).join(', ') || 'none';
+      throw new UsageError(`Unknown flag --${flag} for ${name} (flags: ${known})`);
+    }
+    if (values.has(flag)) throw new UsageError(`--${flag} is given more than once`);
+    let raw: string;
+    if (eq !== -1) raw = token.slice(eq + 1);
+    else {
+      const next = rest[i + 1];
+      if (next === undefined || next.startsWith('--')) throw new UsageError(`--${flag} needs a value (${spec.value})`);
+      raw = next;
+      i++;
+    }
+    values.set(flag, parseValue(flag, spec, raw));
+  }
+  const missing = Object.entries(command.flags).filter(([flag, s]) => s.required && !values.has(flag)).map(([flag]) => `--${flag}`);
+  if (missing.length) throw new UsageError(`${name}: missing required ${missing.length > 1 ? 'flags' : 'flag'} ${missing.join(', ')}`);
+  return { name, command, flags: new Flags(values) };
+}
