@@ -63,8 +63,8 @@ export async function seedDemo(prisma: Prisma) {
       addresses: [{ addressType: 'POSTAL', line1: 'Havnegata 9', postalCode: '5003', city: 'Bergen' }],
     }, { actorUserId: user.id });
     // an own account posts to 1920 (the default); the supplier's account has no ledger account
-    await createBankAccount(tx, { clientAccountId: company.id, name: 'Driftskonto', accountNumber: '1503.20.12342', bic: 'DNBANOKK' });
-    await createBankAccount(tx, { clientAccountId: company.id, businessPartnerId: supplier.id, accountNumber: '1234.56.78903' });
+    await createBankAccount(tx, { clientAccountId: company.id, name: 'Driftskonto', accountNumber: '1503.20.12342', bic: 'DNBANOKK' }, { actorUserId: user.id });
+    await createBankAccount(tx, { clientAccountId: company.id, businessPartnerId: supplier.id, accountNumber: '1234.56.78903' }, { actorUserId: user.id });
   });
   return { user, firm, company, created: true };
 }

@@ -3,7 +3,7 @@ import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 
 const BANK = `id clientAccountId businessPartnerId own name accountNumber formattedAccountNumber bic currencyCode
-  ledgerAccountId isActive businessPartner { id name } ledgerAccount { code }`;
+  ledgerAccountId isActive businessPartner { id name } ledgerAccount { code } createdById updatedById`;
 const CREATE = `mutation($input: CreateBankAccountInput!) { createBankAccount(input: $input) { ${BANK} } }`;
 const UPDATE = `mutation($id: Int!, $input: UpdateBankAccountInput!) { updateBankAccount(id: $id, input: $input) { ${BANK} } }`;
 const LIST = `query($clientAccountId: Int!, $businessPartnerId: Int, $own: Boolean, $isActive: Boolean = true) {
@@ -65,6 +65,8 @@ describe.each(targets())('bank accounts GraphQL (%s)', (target) => {
       ledgerAccount: { code: '1920' },
       isActive: true,
       businessPartner: null,
+      createdById: t.user.id,
+      updatedById: t.user.id,
     });
     const read = await app.gql(t.user.readToken, `{ bankAccount(id: ${res.data.createBankAccount.id}) { ${BANK} } }`);
     expect(read.data.bankAccount).toEqual(res.data.createBankAccount);

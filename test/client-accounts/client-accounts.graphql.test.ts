@@ -204,6 +204,14 @@ describe.each(targets())('client accounts GraphQL (%s)', (target) => {
       expect(cleared.data.updateClientAccount).toMatchObject({ lockDate: null, organizationNumber: null });
     });
 
+    it('the company itself (the isSelf business partner) follows a new name and organization number', async () => {
+      const { account, owner } = await ownAccount();
+      const org = orgNumber();
+      await app.gql(owner.token, UPDATE, { id: account.id, input: { displayName: 'Nytt Navn AS', organizationNumber: org } });
+      const self = await app.db.prisma.businessPartner.findFirstOrThrow({ where: { clientAccountId: account.id, isSelf: true } });
+      expect(self).toMatchObject({ name: 'Nytt Navn AS', organizationNumber: org });
+    });
+
     it.each(['AA', 'BK'] as const)('"%s of a provider serving it" may update it', async (role) => {
       const { account } = await ownAccount({ served: true });
       const res = await app.gql(staff[role].token, UPDATE, { id: account.id, input: { vatLiable: true } });

@@ -181,7 +181,7 @@ async function resolveFields(
  * Creates a bank account. No tenancy check: for trusted callers (admin CLI, seeds) and for
  * `createBankAccountAs`, which checks the actor's access first.
  */
-export async function createBankAccount(prisma: Db, input: CreateBankAccountInput, options: { query?: Query } = {}) {
+export async function createBankAccount(prisma: Db, input: CreateBankAccountInput, options: { query?: Query; actorUserId?: number } = {}) {
   if (!(await prisma.clientAccount.findUnique({ where: { id: input.clientAccountId }, select: { id: true } }))) {
     throw new NotFoundError(`Client account ${input.clientAccountId}`);
   }
@@ -189,14 +189,19 @@ export async function createBankAccount(prisma: Db, input: CreateBankAccountInpu
   const data = await resolveFields(prisma, input.clientAccountId, input);
   return prisma.bankAccount.create({
     ...options.query,
-    data: { ...(data as PrismaNS.BankAccountUncheckedCreateInput), clientAccountId: input.clientAccountId },
+    data: {
+      ...(data as PrismaNS.BankAccountUncheckedCreateInput),
+      clientAccountId: input.clientAccountId,
+      createdById: options.actorUserId ?? null,
+      updatedById: options.actorUserId ?? null,
+    },
   });
 }
 
 /** createBankAccount on behalf of the request's actor (403 for an account they cannot access). */
 export async function createBankAccountAs(ctx: RequestContext, input: CreateBankAccountInput, query: Query = {}) {
   await requireAccount(ctx, input.clientAccountId);
-  return createBankAccount(ctx.prisma, input, { query });
+  return createBankAccount(ctx.prisma, input, { query, actorUserId: ctx.actor.userId });
 }
 
 export async function updateBankAccount(ctx: RequestContext, id: number, input: UpdateBankAccountInput, query: Query = {}) {
@@ -207,11 +212,11 @@ export async function updateBankAccount(ctx: RequestContext, id: number, input: 
   if (input.accountNumber === null) throw ValidationError.field('accountNumber', 'is required');
   const data = await resolveFields(ctx.prisma, account.clientAccountId, input, account);
   if (input.isActive != null) data.isActive = input.isActive;
-  return ctx.prisma.bankAccount.update({ ...query, where: { id }, data });
+  return ctx.prisma.bankAccount.update({ ...query, where: { id }, data: { ...data, updatedById: ctx.actor.userId } });
 }
 
 /** Deactivation keeps the record (postings and payments may refer to it); the number stays taken. */
 export async function deactivateBankAccount(ctx: RequestContext, id: number, query: Query = {}) {
   await getBankAccount(ctx, id);
-  return ctx.prisma.bankAccount.update({ ...query, where: { id }, data: { isActive: false } });
+  return ctx.prisma.bankAccount.update({ ...query, where: { id }, data: { isActive: false, updatedById: ctx.actor.userId } });
 }

@@ -1,3 +1,4 @@
+import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import { bankAccountShapes, formatBankAccountNumber } from './bank-accounts.rules.ts';
 import {
@@ -24,7 +25,11 @@ export const BankAccount = builder.prismaObject('BankAccount', {
     ledgerAccountId: t.exposeInt('ledgerAccountId', { nullable: true, description: 'The ledger account an own account posts to (e.g. 1920); null for partners' }),
     isActive: t.exposeBoolean('isActive'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdById: t.exposeInt('createdById', { nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    updatedById: t.exposeInt('updatedById', { nullable: true }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (b, _a, ctx) => loadUser(ctx, b.createdById) }),
+    updatedBy: t.field({ type: UserRef, nullable: true, resolve: (b, _a, ctx) => loadUser(ctx, b.updatedById) }),
     businessPartner: t.relation('businessPartner', { nullable: true }),
     ledgerAccount: t.relation('ledgerAccount', { nullable: true }),
   }),

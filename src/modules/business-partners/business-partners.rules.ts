@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isEmailAddress } from '../../shared/email.ts';
 import { digitsOnly, isValidNationalIdNumber, isValidOrganizationNumber } from '../../shared/norwegian-ids.ts';
 
 /**
@@ -23,7 +24,6 @@ export const COUNTRY_CODES: ReadonlySet<string> = new Set(
 
 export const isCountryCode = (value: string): boolean => COUNTRY_CODES.has(value);
 
-const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** An empty string clears an optional field; anything else must pass `test`. */
 const optional = (test: (value: string) => boolean, message: string) =>
@@ -43,7 +43,7 @@ export const partnerShapes = {
     (v) => isValidNationalIdNumber(digitsOnly(v)),
     'must be a valid 11-digit Norwegian national identity number (both check digits)',
   ),
-  email: optional((v) => EMAIL_RE.test(v) && v.length <= 254, 'must be a valid email address (at most 254 characters)'),
+  email: optional(isEmailAddress, 'must be a valid email address (at most 254 characters)'),
   phone: optional((v) => v.length <= 40, 'must be at most 40 characters'),
 };
 

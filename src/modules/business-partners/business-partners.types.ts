@@ -1,5 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
-import { pageType } from '../../shared/pagination.ts';
+import { pageType } from '../../shared/page-type.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { addressShapes, partnerShapes } from './business-partners.rules.ts';
 import {

@@ -34,7 +34,7 @@ type Tx = PrismaNS.TransactionClient;
 /** The client or a transaction's client: the exported helpers work inside a caller's transaction too. */
 type Db = Prisma | Tx;
 
-export async function normalizeOrganizationNumber(value: string | null | undefined, field = 'organizationNumber'): Promise<string | null> {
+export function normalizeOrganizationNumber(value: string | null | undefined, field = 'organizationNumber'): string | null {
   if (value == null || value === '') return null;
   const digits = digitsOnly(value);
   if (!isValidOrganizationNumber(digits)) throw ValidationError.field(field, 'must be a valid 9-digit Norwegian organization number (mod-11 check digit)');
@@ -81,7 +81,7 @@ function checkIndustryCode(value: string | null | undefined): string | null {
 
 async function prepareClientAccount(prisma: Db, input: CreateClientAccountInput): Promise<PreparedClientAccount> {
   const displayName = checkDisplayName(input.displayName);
-  const organizationNumber = await normalizeOrganizationNumber(input.organizationNumber);
+  const organizationNumber = normalizeOrganizationNumber(input.organizationNumber);
   const industryCode = checkIndustryCode(input.industryCode);
   const accountingCurrency = await assertCurrency(prisma, input.accountingCurrency ?? 'NOK', 'accountingCurrency');
   if (organizationNumber && (await prisma.clientAccount.findUnique({ where: { organizationNumber }, select: { id: true } }))) {
@@ -332,7 +332,7 @@ export async function updateClientAccount(ctx: RequestContext, id: number, input
   if (input.defaultAutonomyLevel != null) data.defaultAutonomyLevel = input.defaultAutonomyLevel;
   if (input.lockDate !== undefined) data.lockDate = input.lockDate;
   if (input.organizationNumber !== undefined) {
-    const organizationNumber = await normalizeOrganizationNumber(input.organizationNumber);
+    const organizationNumber = normalizeOrganizationNumber(input.organizationNumber);
     if (organizationNumber) {
       const other = await ctx.prisma.clientAccount.findUnique({ where: { organizationNumber }, select: { id: true } });
       if (other && other.id !== id) throw new ConflictError(`A client account with organization number ${organizationNumber} already exists`);
@@ -352,6 +352,11 @@ export async function updateClientAccount(ctx: RequestContext, id: number, input
       });
       if (error) throw ValidationError.field('industryCode', error);
     }
+    // The company itself, as a business partner, carries the account's name and number.
+    const self: PrismaNS.BusinessPartnerUpdateManyMutationInput = {};
+    if (data.displayName !== undefined) self.name = data.displayName as string;
+    if (data.organizationNumber !== undefined) self.organizationNumber = data.organizationNumber as string | null;
+    if (Object.keys(self).length) await tx.businessPartner.updateMany({ where: { clientAccountId: id, isSelf: true }, data: self });
     return tx.clientAccount.update({ ...query, where: { id }, data });
   });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
-import { pageType } from '../../shared/pagination.ts';
+import { pageType } from '../../shared/page-type.ts';
 import { UserRef } from '../users/users.types.ts';
 import { isProviderIndustryCode, ROLE_IDS, ROLE_NAMES } from './client-accounts.rules.ts';
 import { AutonomyLevel } from '../items/items.types.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { builder, tenantScoped } from '../../builder.ts';
-import { pageType } from '../../shared/pagination.ts';
+import { pageType } from '../../shared/page-type.ts';
 import { fixed } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { effectiveRecurringInterval, MAX_RECURRING_INTERVAL, MIN_RECURRING_INTERVAL } from './item-collections.rules.ts';

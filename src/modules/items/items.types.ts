@@ -3,7 +3,7 @@ import { builder, tenantScoped } from '../../builder.ts';
 import { fixed } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { createItem, deactivateItem, getItem, listItems, updateItem } from './items.service.ts';
-import { pageType } from '../../shared/pagination.ts';
+import { pageType } from '../../shared/page-type.ts';
 
 export const ItemType = builder.enumType('ItemType', {
   values: { ITEM: { description: 'Physical product' }, SERVICE: { description: 'Service' } } as const,

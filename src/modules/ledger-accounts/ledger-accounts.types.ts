@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { builder, tenantScoped } from '../../builder.ts';
-import { pageType } from '../../shared/pagination.ts';
+import { pageType } from '../../shared/page-type.ts';
 import { TaxCode } from '../tax-codes/tax-codes.types.ts';
 import { compareTaxCodes } from '../tax-codes/tax-codes.rules.ts';
 import { sortDimensions } from './ledger-accounts.rules.ts';

@@ -1,5 +1,6 @@
 import { builder } from '../../builder.ts';
-import { pageWindow, parseOrderBy, pageType } from '../../shared/pagination.ts';
+import { pageWindow, parseOrderBy } from '../../shared/pagination.ts';
+import { pageType } from '../../shared/page-type.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 
 /** Units of measure: system-wide and read-only (UN/ECE Recommendation 20/21 codes). */

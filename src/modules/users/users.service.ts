@@ -1,6 +1,7 @@
 import type { Prisma } from '../../db/database.ts';
 import { ConflictError, ValidationError } from '../../shared/errors.ts';
 import { hashPassword } from '../../shared/passwords.ts';
+import { isEmailAddress } from '../../shared/email.ts';
 
 export interface CreateUserInput {
   email: string;
@@ -9,12 +10,11 @@ export interface CreateUserInput {
   lastName?: string | null;
 }
 
-const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 8;
 
 export async function createUser(prisma: Prisma, input: CreateUserInput) {
   const email = input.email.trim().toLowerCase();
-  if (!EMAIL_RE.test(email) || email.length > 254) throw ValidationError.field('email', 'must be a valid email address');
+  if (!isEmailAddress(email)) throw ValidationError.field('email', 'must be a valid email address');
   if (input.password.length < MIN_PASSWORD_LENGTH) {
     throw ValidationError.field('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
