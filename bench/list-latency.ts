@@ -70,7 +70,8 @@ async function measure(db: Database, label: string): Promise<void> {
 }
 
 export async function listLatency(): Promise<void> {
-  await measure(await openDatabase({ memory: true }), 'PGlite');
-  if (process.env.BENCH_DATABASE_URL) await measure(await openDatabase({ databaseUrl: process.env.BENCH_DATABASE_URL }), 'PostgreSQL');
+  const log = { log: [{ level: 'query' as const, emit: 'event' as const }] };
+  await measure(await openDatabase({ memory: true }, log), 'PGlite');
+  if (process.env.BENCH_DATABASE_URL) await measure(await openDatabase({ databaseUrl: process.env.BENCH_DATABASE_URL }, log), 'PostgreSQL');
   else console.log('(set BENCH_DATABASE_URL to an empty PostgreSQL database to measure PostgreSQL too)');
 }
