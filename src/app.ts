@@ -11,7 +11,7 @@ import { createRequestContext, type RequestContext } from './shared/context.ts';
 import { maskError } from './shared/graphql-errors.ts';
 import { sessionTokenVerifier } from './modules/auth/sessions.service.ts';
 import { loginRoute } from './modules/auth/login.route.ts';
-import { GRAPHIQL_DEFAULT_QUERY } from './graphiql.ts';
+import { graphiqlDefaultQuery } from './graphiql.ts';
 
 export interface AppDeps {
   config: Config;
@@ -42,6 +42,14 @@ export function createApp({ config, db, logger }: AppDeps): App {
     const id = incoming && /^[\w.:-]{8,128}$/.test(incoming) ? incoming : randomUUID();
     (req as ContextRequest).requestId = id;
     res.setHeader('x-request-id', id);
+    const started = performance.now();
+    res.on('finish', () => {
+      const r = req as Partial<ContextRequest>;
+      logger.info(
+        { requestId: id, method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(performance.now() - started), userId: r.ctx?.actor.userId },
+        'request',
+      );
+    });
     next();
   });
 
@@ -89,7 +97,7 @@ export function createApp({ config, db, logger }: AppDeps): App {
     graphqlEndpoint: '/graphql',
     context: ({ req }) => req.ctx,
     maskedErrors: { maskError: (error, message) => maskError(error, message, logger) },
-    graphiql: { title: 'Accounting API', defaultQuery: GRAPHIQL_DEFAULT_QUERY, headers: JSON.stringify({ Authorization: 'Bearer <paste a token>' }, null, 2) },
+    graphiql: { title: 'Accounting API', defaultQuery: graphiqlDefaultQuery(config.baseUrl), headers: JSON.stringify({ Authorization: 'Bearer <paste a token>' }, null, 2) },
     logging: false,
     landingPage: false,
   });

@@ -12,6 +12,8 @@ export interface Actor {
   /** OAuth client the token was issued to; null for session tokens */
   clientId: string | null;
   tokenKind: 'session' | 'jwt';
+  /** the session row behind a session token (null for other tokens) */
+  sessionId: number | null;
 }
 
 /** The per-request context shared by /graphql, the REST adapter and any in-process caller. */

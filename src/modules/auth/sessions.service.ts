@@ -34,7 +34,7 @@ export const sessionTokenVerifier: TokenVerifier = {
   async verify(token, prisma) {
     const session = await prisma.session.findUnique({ where: { tokenHash: digest(token) } });
     if (!session || session.expiresAt <= new Date()) return null;
-    return { userId: session.userId, scopes: parseScopes(session.scope), clientId: null, tokenKind: 'session' };
+    return { userId: session.userId, scopes: parseScopes(session.scope), clientId: null, tokenKind: 'session', sessionId: session.id };
   },
 };
 

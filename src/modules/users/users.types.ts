@@ -1,5 +1,6 @@
 import { builder } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
+import { changePassword, updateProfile } from './users.service.ts';
 
 export interface PublicUser {
   id: number;
@@ -24,3 +25,26 @@ export const UserRef = builder.objectRef<PublicUser>('User').implement({
  */
 export const loadUser = (ctx: RequestContext, id: number | null): Promise<PublicUser | null> | null =>
   id == null ? null : ctx.loaders.userById.load(id);
+
+const UpdateMeInput = builder.inputType('UpdateMeInput', {
+  description: 'Your own profile; omitted fields keep their value, null clears a name.',
+  fields: (t) => ({ firstName: t.string(), lastName: t.string() }),
+});
+
+const ChangePasswordInput = builder.inputType('ChangePasswordInput', {
+  fields: (t) => ({ currentPassword: t.string({ required: true }), newPassword: t.string({ required: true }) }),
+});
+
+builder.mutationFields((t) => ({
+  updateMe: t.field({
+    type: UserRef,
+    description: "Changes the caller's own first and last name.",
+    args: { input: t.arg({ type: UpdateMeInput, required: true }) },
+    resolve: (_r, args, ctx) => updateProfile(ctx, args.input),
+  }),
+  changePassword: t.boolean({
+    description: "Changes the caller's password (the current one is required) and ends the user's other sessions.",
+    args: { input: t.arg({ type: ChangePasswordInput, required: true }) },
+    resolve: (_r, args, ctx) => changePassword(ctx, args.input),
+  }),
+}));
