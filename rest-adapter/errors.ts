@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { GraphQLError } from 'graphql';
-import { AppError, InsufficientScopeError, type FieldIssue } from '../src/shared/errors.ts';
+import { AppError, type FieldIssue } from '../src/shared/errors.ts';
 import { fromPrismaError } from '../src/shared/graphql-errors.ts';
 import { toSnake } from '../src/shared/naming.ts';
 
@@ -52,4 +52,3 @@ export function sendError(res: Response, err: WireError, shape: ErrorShape, requ
   res.status(err.status).json(body);
 }
 
-export const insufficientScope = (): WireError => toWireError(new InsufficientScopeError('write'));

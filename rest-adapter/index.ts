@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import {
   coerceInputValue,
   execute,
-  GraphQLError,
+  isNonNullType,
   Kind,
   parse,
   typeFromAST,
@@ -85,7 +85,7 @@ function coerceVariables(compiled: CompiledRoute, values: Record<string, unknown
   for (const [name, type] of compiled.variableTypes) {
     const value = values[name];
     if (value === undefined) {
-      if ('ofType' in type && type.constructor.name === 'GraphQLNonNull') issues.push({ path: [name], message: 'is required' });
+      if (isNonNullType(type)) issues.push({ path: [name], message: 'is required' });
       continue;
     }
     coerceInputValue(value, type, (path, invalid, error) => {
@@ -151,4 +151,3 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly RouteDef
   return router;
 }
 
-export { GraphQLError };

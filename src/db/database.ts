@@ -4,10 +4,14 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { PrismaClient } from '../generated/prisma/client.ts';
+import { PrismaClient, type Prisma as PrismaNS } from '../generated/prisma/client.ts';
 import { lockDataDir, type DataDirLock } from './lock.ts';
 
 export type Prisma = PrismaClient;
+/** A transaction client (inside `$transaction(async (tx) => …)`). */
+export type Tx = PrismaNS.TransactionClient;
+/** Either: for functions that work alone or inside the caller's transaction. */
+export type Db = Prisma | Tx;
 
 export interface Database {
   kind: 'pglite' | 'postgres';

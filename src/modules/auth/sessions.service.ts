@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Prisma } from '../../db/database.ts';
 import { parseScopes, type TokenVerifier } from '../../shared/authentication.ts';
 import { verifyPassword } from '../../shared/passwords.ts';
+import { userByEmail } from '../users/users.service.ts';
 
 /**
  * Session tokens (POST /v2/oauth/login): opaque `rs_…` strings; only their SHA-256 is stored.
@@ -16,7 +17,7 @@ export interface IssuedSession {
 }
 
 export async function login(prisma: Prisma, email: string, password: string, ttlSeconds: number): Promise<IssuedSession | null> {
-  const user = await prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+  const user = await userByEmail(prisma, email);
   if (!(await verifyPassword(user?.passwordHash ?? null, password)) || !user) return null;
   const accessToken = PREFIX + randomBytes(32).toString('base64url');
   const now = new Date();
@@ -37,9 +38,3 @@ export const sessionTokenVerifier: TokenVerifier = {
     return { userId: session.userId, scopes: parseScopes(session.scope), clientId: null, tokenKind: 'session', sessionId: session.id };
   },
 };
-
-/** For the OAuth server's client registration: the user behind a session token (null if invalid). */
-export async function sessionUserId(prisma: Prisma, token: string): Promise<number | null> {
-  const actor = sessionTokenVerifier.accepts(token) ? await sessionTokenVerifier.verify(token, prisma) : null;
-  return actor?.userId ?? null;
-}

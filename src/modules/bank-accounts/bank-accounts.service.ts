@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Prisma } from '../../db/database.ts';
+import type { Db } from '../../db/database.ts';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
@@ -12,7 +12,6 @@ export const DEFAULT_BANK_LEDGER_CODE = '1920';
 export const DEFAULT_BANK_CURRENCY = 'NOK';
 
 /** The client or a transaction's client: the create function works inside a caller's transaction too. */
-type Db = Prisma | PrismaNS.TransactionClient;
 
 type Query = { include?: PrismaNS.BankAccountInclude; select?: PrismaNS.BankAccountSelect };
 

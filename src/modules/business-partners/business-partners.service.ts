@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Prisma } from '../../db/database.ts';
+import type { Db } from '../../db/database.ts';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import type { AddressType } from '../../generated/prisma/enums.ts';
 import type { RequestContext } from '../../shared/context.ts';
@@ -61,7 +61,6 @@ export async function listBusinessPartners(ctx: RequestContext, args: ListBusine
 }
 
 /** The client or a transaction's client: the create function works inside a caller's transaction too. */
-type Db = Prisma | PrismaNS.TransactionClient;
 
 type Query = { include?: PrismaNS.BusinessPartnerInclude; select?: PrismaNS.BusinessPartnerSelect };
 

@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db/database.ts';
+import type { Prisma, Db, Tx } from '../../db/database.ts';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import type { AutonomyLevel, Role } from '../../generated/prisma/enums.ts';
 import { DEFAULT_CHART_OF_ACCOUNTS, STANDARD_TAX_CODES } from '../../reference-data/index.ts';
@@ -8,6 +8,7 @@ import type { RequestContext } from '../../shared/context.ts';
 import { pageWindow, type PageSource } from '../../shared/pagination.ts';
 import { parseDateString } from '../../shared/scalars.ts';
 import { requireAccount } from '../../shared/tenancy.ts';
+import { userByEmail } from '../users/users.service.ts';
 import {
   isIndustryCode,
   isManageable,
@@ -30,9 +31,7 @@ export interface CreateClientAccountInput {
 
 const date = (s: string | null) => (s ? parseDateString(s) : null);
 
-type Tx = PrismaNS.TransactionClient;
 /** The client or a transaction's client: the exported helpers work inside a caller's transaction too. */
-type Db = Prisma | Tx;
 
 export function normalizeOrganizationNumber(value: string | null | undefined, field = 'organizationNumber'): string | null {
   if (value == null || value === '') return null;
@@ -153,7 +152,7 @@ export async function createClientAccount(prisma: Prisma, input: CreateClientAcc
 }
 
 export async function findUserOrFail(prisma: Db, email: string) {
-  const user = await prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+  const user = await userByEmail(prisma, email);
   if (!user) throw new NotFoundError(`User ${email}`);
   return user;
 }

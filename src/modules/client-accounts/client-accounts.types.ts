@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { pageType } from '../../shared/page-type.ts';
-import { UserRef } from '../users/users.types.ts';
+import { loadUser, UserRef } from '../users/users.types.ts';
 import { isProviderIndustryCode, ROLE_IDS, ROLE_NAMES } from './client-accounts.rules.ts';
 import { AutonomyLevel } from '../items/items.types.ts';
 import {
@@ -93,7 +93,7 @@ const Me = builder.objectRef<{ userId: number }>('Me').implement({
   fields: (t) => ({
     user: t.field({
       type: UserRef,
-      resolve: (me, _a, ctx) => ctx.prisma.user.findUniqueOrThrow({ where: { id: me.userId }, select: { id: true, email: true, firstName: true, lastName: true } }),
+      resolve: async (me, _a, ctx) => (await loadUser(ctx, me.userId))!,
     }),
     scopes: t.stringList({ resolve: (_me, _a, ctx) => [...ctx.actor.scopes].sort() }),
     clientAccounts: t.prismaField({

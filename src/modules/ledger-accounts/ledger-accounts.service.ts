@@ -1,3 +1,4 @@
+import type { Tx } from '../../db/database.ts';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import type { AccountType, DimensionType } from '../../generated/prisma/enums.ts';
 import type { RequestContext } from '../../shared/context.ts';
@@ -6,7 +7,6 @@ import { pageWindow, type PageSource } from '../../shared/pagination.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { accountCodeError, isTaxCodeAllowed, saftGroupingError, sortDimensions } from './ledger-accounts.rules.ts';
 
-type Tx = PrismaNS.TransactionClient;
 type Query = { include?: PrismaNS.AccountInclude; select?: PrismaNS.AccountSelect };
 
 export interface ListAccountsArgs {

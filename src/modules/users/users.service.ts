@@ -1,4 +1,4 @@
-import type { Prisma } from '../../db/database.ts';
+import type { Db, Prisma } from '../../db/database.ts';
 import { ConflictError, ValidationError } from '../../shared/errors.ts';
 import { hashPassword, verifyPassword } from '../../shared/passwords.ts';
 import type { RequestContext } from '../../shared/context.ts';
@@ -13,8 +13,15 @@ export interface CreateUserInput {
 
 export const MIN_PASSWORD_LENGTH = 8;
 
+/** Emails are stored and looked up lower-cased and trimmed. */
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+
+export function userByEmail(prisma: Db, email: string) {
+  return prisma.user.findUnique({ where: { email: normalizeEmail(email) } });
+}
+
 export async function createUser(prisma: Prisma, input: CreateUserInput) {
-  const email = input.email.trim().toLowerCase();
+  const email = normalizeEmail(input.email);
   if (!isEmailAddress(email)) throw ValidationError.field('email', 'must be a valid email address');
   if (input.password.length < MIN_PASSWORD_LENGTH) {
     throw ValidationError.field('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
@@ -28,9 +35,6 @@ export async function createUser(prisma: Prisma, input: CreateUserInput) {
   });
 }
 
-export async function userByEmail(prisma: Prisma, email: string) {
-  return prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
-}
 
 const PUBLIC = { id: true, email: true, firstName: true, lastName: true } as const;
 
