@@ -1,0 +1,178 @@
+import type { Request, RequestHandler } from 'express';
+import { ipKeyGenerator, rateLimit, type ClientRateLimitInfo, type Logger as RateLimitLogger, type Options, type Store } from 'express-rate-limit';
+import type { Prisma } from '../db/database.ts';
+
+/**
+ * Rate limits per client address, counted in the database (rate_limit_counters) so that every
+ * server process on the same PostgreSQL shares one count.
+ *
+ * Fixed windows: a key's first hit opens a window of `windowMs`; hits in it are counted; the first
+ * hit after it ends starts again at 1. Every decision uses the database clock (`now()`), never the
+ * Node clock, so processes whose clocks disagree still agree on the windows.
+ */
+
+export interface RateLimitRule {
+  limit: number;
+  windowMs: number;
+}
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+
+/** The OAuth endpoints' limits per client address (issue: "Rate limiting"). */
+export const OAUTH_RATE_LIMITS = {
+  /** POST /v2/oauth/token */
+  token: { limit: 60, windowMs: MINUTE },
+  /** POST /v2/oauth/revoke */
+  revoke: { limit: 60, windowMs: MINUTE },
+  /** GET /v2/oauth/authorize */
+  authorize: { limit: 120, windowMs: HOUR },
+  /** POST /v2/oauth/login */
+  login: { limit: 60, windowMs: HOUR },
+  /** POST /v2/oauth/register */
+  register: { limit: 10, windowMs: HOUR },
+} as const satisfies Record<string, RateLimitRule>;
+
+export type RateLimitName = keyof typeof OAUTH_RATE_LIMITS;
+
+interface CounterRow {
+  hits: number;
+  reset_at: Date;
+  db_now: Date;
+}
+
+/**
+ * express-rate-limit's Store on the rate_limit_counters table. Keys are stored as `prefix + key`;
+ * give each limiter its own prefix (express-rate-limit also uses it to tell limiters apart in its
+ * double-count check).
+ */
+export class PrismaRateLimitStore implements Store {
+  /** Counts live in the database: another instance (or process) with the same prefix shares them. */
+  readonly localKeys = false;
+  private windowMs = MINUTE;
+
+  constructor(
+    private readonly prisma: Prisma,
+    readonly prefix: string,
+  ) {}
+
+  init(options: Options): void {
+    this.windowMs = options.windowMs;
+  }
+
+  /**
+   * One atomic statement: insert the key's first hit, or count one more in the current window, or
+   * start a new window when the stored one has ended. Concurrent increments of one key serialise on
+   * the row (ON CONFLICT DO UPDATE), so none is lost.
+   */
+  async increment(key: string): Promise<ClientRateLimitInfo> {
+    const [row] = await this.prisma.$queryRaw<CounterRow[]>`
+      INSERT INTO rate_limit_counters AS c (key, hits, reset_at)
+      VALUES (${this.prefix + key}, 1, now() + ${this.windowMs}::double precision * interval '1 millisecond')
+      ON CONFLICT (key) DO UPDATE SET
+        hits = CASE WHEN c.reset_at <= now() THEN 1 ELSE c.hits + 1 END,
+        reset_at = CASE WHEN c.reset_at <= now() THEN EXCLUDED.reset_at ELSE c.reset_at END
+      RETURNING c.hits, c.reset_at, now() AS db_now`;
+    return { totalHits: row.hits, resetTime: this.localResetTime(row) };
+  }
+
+  async decrement(key: string): Promise<void> {
+    await this.prisma.$executeRaw`
+      UPDATE rate_limit_counters SET hits = hits - 1
+      WHERE key = ${this.prefix + key} AND hits > 0 AND reset_at > now()`;
+  }
+
+  async resetKey(key: string): Promise<void> {
+    await this.prisma.$executeRaw`DELETE FROM rate_limit_counters WHERE key = ${this.prefix + key}`;
+  }
+
+  async get(key: string): Promise<ClientRateLimitInfo | undefined> {
+    const [row] = await this.prisma.$queryRaw<CounterRow[]>`
+      SELECT hits, reset_at, now() AS db_now FROM rate_limit_counters
+      WHERE key = ${this.prefix + key} AND reset_at > now()`;
+    return row && { totalHits: row.hits, resetTime: this.localResetTime(row) };
+  }
+
+  /**
+   * express-rate-limit turns resetTime into RateLimit-Reset and Retry-After by subtracting
+   * Date.now(). Hand it the database's reset moment shifted onto this process' clock, so the seconds
+   * it prints are the database's remaining window even when the two clocks disagree. Capped at the
+   * window: reset_at is rounded to milliseconds (timestamptz(3)) while now() has microseconds, so
+   * the difference can exceed the window by 1 ms, and a 3600 s window would advertise 3601.
+   */
+  private localResetTime(row: CounterRow): Date {
+    const remainingMs = Math.min(row.reset_at.getTime() - row.db_now.getTime(), this.windowMs);
+    return new Date(Date.now() + remainingMs);
+  }
+}
+
+/** Deletes counters whose window has ended (the periodic cleanup job); returns how many. */
+export async function pruneRateLimitCounters(prisma: Prisma): Promise<number> {
+  return prisma.$executeRaw`DELETE FROM rate_limit_counters WHERE reset_at <= now()`;
+}
+
+/** "minute", "hour", "2 minutes", "90 seconds": the window as the 429 message words it. */
+function describeWindow(ms: number): string {
+  const units: [number, string][] = [
+    [HOUR, 'hour'],
+    [MINUTE, 'minute'],
+    [1000, 'second'],
+  ];
+  for (const [size, unit] of units) {
+    if (ms % size === 0) {
+      const n = ms / size;
+      return n === 1 ? unit : `${n} ${unit}s`;
+    }
+  }
+  return `${ms} milliseconds`;
+}
+
+export interface RateLimitOptions {
+  /** limits per name; OAUTH_RATE_LIMITS unless given (tests use small ones) */
+  rules?: Record<RateLimitName, RateLimitRule>;
+  /** prepended to every key, e.g. to keep test runs on a shared database apart; '' by default */
+  namespace?: string;
+  /** where express-rate-limit reports misconfiguration (pino fits); the console by default */
+  logger?: RateLimitLogger;
+}
+
+/**
+ * One middleware per limit name. Mount one instance on every path of an endpoint (/v2/oauth/token
+ * and /public/v2/oauth/token) so they share one count per address. The stored key is
+ * `${namespace}${name}:${address}`, with IPv6 addresses reduced to their /56 by ipKeyGenerator (one
+ * IPv6 client usually holds a whole prefix). A request over the limit gets 429 in the OAuth error
+ * shape with Retry-After; every limited response carries RateLimit-Limit, RateLimit-Remaining,
+ * RateLimit-Reset and RateLimit-Policy (draft-6 headers).
+ *
+ * When the database cannot be reached the store's error goes to next(err) (express-rate-limit's
+ * passOnStoreError: false) and the app's error handler answers 500 JSON and logs it: we fail closed,
+ * as the limited endpoints need the same database to do anything anyway, and failing open would turn
+ * an outage into an unthrottled password-guessing window.
+ */
+export function createRateLimiters(prisma: Prisma, options: RateLimitOptions = {}): Record<RateLimitName, RequestHandler> {
+  const rules = options.rules ?? OAUTH_RATE_LIMITS;
+  const namespace = options.namespace ?? '';
+  const limiters = {} as Record<RateLimitName, RequestHandler>;
+  for (const name of Object.keys(OAUTH_RATE_LIMITS) as RateLimitName[]) {
+    const { limit, windowMs } = rules[name];
+    const body = {
+      error: 'rate_limit_exceeded',
+      error_description: `Rate limit exceeded: at most ${limit} request${limit === 1 ? '' : 's'} per ${describeWindow(windowMs)} from one address`,
+    };
+    limiters[name] = rateLimit({
+      windowMs,
+      limit,
+      store: new PrismaRateLimitStore(prisma, `${namespace}${name}:`),
+      // req.ip honours the app's 'trust proxy'; it is undefined only once the socket is gone.
+      keyGenerator: (req: Request) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown'),
+      standardHeaders: 'draft-6',
+      legacyHeaders: false,
+      passOnStoreError: false,
+      handler: (_req, res) => {
+        res.status(429).json(body);
+      },
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+  }
+  return limiters;
+}
