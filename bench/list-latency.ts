@@ -38,7 +38,7 @@ async function measure(db: Database, label: string): Promise<void> {
   }
 
   const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent' });
-  const { express } = createApp({ config, db, logger: createLogger('silent') });
+  const { express } = await createApp({ config, db, logger: createLogger('silent') });
   const server: Server = express.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -10,31 +10,46 @@ import { Authenticator } from './shared/authentication.ts';
 import { createRequestContext, type RequestContext } from './shared/context.ts';
 import { maskError } from './shared/graphql-errors.ts';
 import { sessionTokenVerifier } from './modules/auth/sessions.service.ts';
-import { loginRoute } from './modules/auth/login.route.ts';
-import { graphiqlDefaultQuery } from './graphiql.ts';
+import { loadOauthKeys } from './modules/oauth/keys.ts';
+import { createOauthProvider, type OauthProvider } from './modules/oauth/provider.ts';
+import { jwtTokenVerifier } from './modules/oauth/jwt-verifier.ts';
+import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
+import { createRateLimiters, type RateLimitName, type RateLimitRule } from './shared/rate-limit.ts';
+import { graphiqlDefaultQuery, renderGraphiQLWithSignIn } from './graphiql.ts';
 
 export interface AppDeps {
   config: Config;
   db: Database;
   logger: Logger;
+  /** rate limits of the OAuth endpoints; default: spec 000's table */
+  rateLimits?: Record<RateLimitName, RateLimitRule>;
+  /** prefix of the rate-limit keys: apps sharing one database share counts only with the same namespace */
+  rateLimitNamespace?: string;
 }
 
 export interface App {
   express: express.Express;
   authenticator: Authenticator;
+  oauth: OauthProvider;
 }
 
 type ContextRequest = Request & { ctx: RequestContext; requestId: string };
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Builds the HTTP application: OAuth login, the REST adapter under /api/v2 and GraphQL at /graphql. */
-export function createApp({ config, db, logger }: AppDeps): App {
+/**
+ * Builds the HTTP application: the OAuth authorization server (/v2/oauth, /public/v2/oauth,
+ * /.well-known), the REST adapter under /api/v2 and GraphQL at /graphql.
+ */
+export async function createApp({ config, db, logger, rateLimits, rateLimitNamespace }: AppDeps): Promise<App> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
+  const keys = await loadOauthKeys(db.prisma, { jwks: config.oauthJwks, cookieKeys: config.oauthCookieKeys });
+  const oauth = createOauthProvider({ config, prisma: db.prisma, keys, logger });
   const authenticator = new Authenticator();
   authenticator.register(sessionTokenVerifier);
+  authenticator.register(jwtTokenVerifier(keys, config.baseUrl));
 
   // Every response carries x-request-id (a caller's own id is kept when it looks like one).
   app.use((req, res, next) => {
@@ -57,7 +72,8 @@ export function createApp({ config, db, logger }: AppDeps): App {
     res.json({ status: 'ok' });
   });
 
-  app.post('/v2/oauth/login', express.json({ limit: '16kb' }), loginRoute(db.prisma, config));
+  const limits = createRateLimiters(db.prisma, { rules: rateLimits, namespace: rateLimitNamespace });
+  app.use(oauthRoutes({ oauth, prisma: db.prisma, config, authenticator, limits }));
 
   /** Bearer middleware: token -> actor -> request context; 401 without a valid token. */
   const bearer = (options: { allowGraphiQL: boolean }) => async (req: Request, res: Response, next: NextFunction) => {
@@ -68,12 +84,15 @@ export function createApp({ config, db, logger }: AppDeps): App {
     try {
       const actor = await authenticator.authenticate(req.get('authorization'), db.prisma);
       if (!actor || actor.scopes.size === 0) {
-        res.setHeader('WWW-Authenticate', `Bearer realm="${config.baseUrl}"${req.get('authorization') ? ', error="invalid_token"' : ''}`);
+        res.setHeader(
+          'WWW-Authenticate',
+          `Bearer realm="${config.baseUrl}", resource_metadata="${config.baseUrl}/.well-known/oauth-protected-resource"${req.get('authorization') ? ', error="invalid_token"' : ''}`,
+        );
         return res.status(401).json({ error: actor ? 'The token grants no scope' : 'A valid bearer token is required', status: 401 });
       }
       const isRest = req.baseUrl === '/api/v2';
       if (isRest && WRITE_METHODS.has(req.method) && !actor.scopes.has('write')) {
-        res.setHeader('WWW-Authenticate', 'Bearer error="insufficient_scope", error_description="The token lacks the write scope"');
+        res.setHeader('WWW-Authenticate', 'Bearer error="insufficient_scope", scope="write", error_description="The token lacks the write scope"');
         return res.status(403).json({ error: 'This operation requires the write scope', status: 403 });
       }
       r.ctx = createRequestContext({
@@ -98,6 +117,7 @@ export function createApp({ config, db, logger }: AppDeps): App {
     context: ({ req }) => req.ctx,
     maskedErrors: { maskError: (error, message) => maskError(error, message, logger) },
     graphiql: { title: 'Accounting API', defaultQuery: graphiqlDefaultQuery(config.baseUrl), headers: JSON.stringify({ Authorization: 'Bearer <paste a token>' }, null, 2) },
+    renderGraphiQL: (options) => renderGraphiQLWithSignIn(options, config.baseUrl),
     logging: false,
     landingPage: false,
   });
@@ -117,5 +137,5 @@ export function createApp({ config, db, logger }: AppDeps): App {
     res.status(500).json({ error: 'Internal server error', status: 500 });
   });
 
-  return { express: app, authenticator };
+  return { express: app, authenticator, oauth };
 }

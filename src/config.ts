@@ -1,3 +1,4 @@
+import type { JWK } from 'jose';
 import { z } from 'zod';
 
 /**
@@ -17,6 +18,10 @@ const schema = z.object({
   SESSION_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
   /** Seed the demo firm on first start of an empty database; default: on for the embedded database only */
   SEED_DEMO: z.enum(['true', 'false']).optional(),
+  /** JSON Web Key Set with private RS256 keys that sign access tokens (first key signs); default: generated once, kept in the database */
+  OAUTH_JWKS: z.string().optional(),
+  /** Comma-separated secrets that sign the authorization server's cookies (first signs); default: generated once, kept in the database */
+  OAUTH_COOKIE_KEYS: z.string().optional(),
 });
 
 export interface Config {
@@ -28,6 +33,9 @@ export interface Config {
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   sessionTtlSeconds: number;
   seedDemo: boolean;
+  /** configured signing keys (private JWKs), when OAUTH_JWKS is set */
+  oauthJwks: { keys: JWK[] } | undefined;
+  oauthCookieKeys: string[] | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -41,6 +49,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const oauthJwks = e.OAUTH_JWKS === undefined ? undefined : parseJwks(e.OAUTH_JWKS);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -50,5 +59,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : !e.DATABASE_URL,
+    oauthJwks,
+    oauthCookieKeys: e.OAUTH_COOKIE_KEYS?.split(',').map((k) => k.trim()).filter(Boolean),
   };
+}
+
+function parseJwks(text: string): { keys: JWK[] } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ConfigError('Invalid configuration:\n  OAUTH_JWKS: not JSON (expected {"keys":[<private RSA JWK>, ...]})');
+  }
+  const keys = (value as { keys?: unknown })?.keys;
+  if (!Array.isArray(keys) || !keys.length || !keys.every((k: JWK) => k && k.kty === 'RSA' && typeof k.d === 'string')) {
+    throw new ConfigError('Invalid configuration:\n  OAUTH_JWKS: expected {"keys":[...]} with at least one private RSA key (kty RSA with d)');
+  }
+  return { keys: keys as JWK[] };
 }

@@ -6,6 +6,7 @@ import { DataDirLockedError } from './db/lock.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { ensureReferenceData } from './db/reference-data.ts';
 import { createLogger } from './shared/logger.ts';
+import { startCleanup } from './modules/oauth/cleanup.ts';
 import { DEMO_LOGIN, seedDemo } from './admin/seed-demo.ts';
 
 /** npm start: open the database, migrate, seed reference data (and the demo on a new embedded db), listen. */
@@ -24,7 +25,8 @@ async function main(): Promise<void> {
     await seedDemo(db.prisma);
     demo = true;
   }
-  const { express } = createApp({ config, db, logger });
+  const { express } = await createApp({ config, db, logger });
+  const stopCleanup = startCleanup(db.prisma, logger);
   const server: Server = express.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const ms = Math.round(performance.now() - started);
@@ -51,6 +53,7 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down');
+    stopCleanup();
     server.close(() => {
       db.close().finally(() => process.exit(0));
     });

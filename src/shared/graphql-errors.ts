@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
-import { AppError, ConflictError, NotFoundError, ValidationError } from './errors.ts';
+import { AppError, ConflictError, InsufficientScopeError, NotFoundError, ValidationError } from './errors.ts';
 
 /** Prisma's known request errors that bad input can cause, as AppErrors. */
 export function fromPrismaError(e: unknown): AppError | null {
@@ -21,6 +21,17 @@ export function fromPrismaError(e: unknown): AppError | null {
   }
 }
 
+/** Status (and, for a missing scope, the RFC 6750 challenge) yoga puts on the HTTP response. */
+function httpOf(app: AppError): { status: number; headers?: Record<string, string> } {
+  if (app instanceof InsufficientScopeError) {
+    return {
+      status: app.status,
+      headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${app.requiredScope}", error_description="The token lacks the ${app.requiredScope} scope"` },
+    };
+  }
+  return { status: app.status };
+}
+
 /**
  * What /graphql shows of an error: AppErrors (and Prisma input errors) with extensions.code and
  * extensions.http.status; GraphQL's own validation errors unchanged; anything else masked and logged.
@@ -36,7 +47,7 @@ export function maskError(error: unknown, message: string, logger: Logger): Erro
         positions: error.positions,
         path: error.path,
         originalError: app,
-        extensions: { code: app.code, http: { status: app.status }, ...(app.issues.length ? { issues: app.issues } : {}) },
+        extensions: { code: app.code, http: httpOf(app), ...(app.issues.length ? { issues: app.issues } : {}) },
       });
     }
     if (!original || original instanceof GraphQLError) return error; // parse/validation/coercion errors

@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inject } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { createLogger } from '../../src/shared/logger.ts';
+import { OAUTH_RATE_LIMITS, type RateLimitName, type RateLimitRule } from '../../src/shared/rate-limit.ts';
 import { createSeed, type Seed } from './seed.ts';
 
 export type Target = 'pglite' | 'postgres';
@@ -21,7 +23,7 @@ export function targets(): Target[] {
 }
 
 /** Opens a database of the target: a clone of the migrated PGlite template, or the run's PostgreSQL db. */
-export async function openTestDatabase(target: Target, options: { log?: ('query' | 'info' | 'warn' | 'error')[] } = {}): Promise<Database> {
+export async function openTestDatabase(target: Target, options: Pick<StartOptions, 'log'> = {}): Promise<Database> {
   const log = options.log?.map((level) => ({ level, emit: 'event' as const }));
   if (target === 'postgres') return openDatabase({ databaseUrl: inject('postgresUrl')! }, { log });
   const dump = readFileSync(inject('pgliteTemplate'));
@@ -51,14 +53,38 @@ export interface TestApp {
 /** extensions.code of the first GraphQL error (undefined when there is none) */
 export const errorCode = (res: { errors?: { extensions?: { code?: string } }[] }): string | undefined => res.errors?.[0]?.extensions?.code;
 
-/** Starts the real app on a free port over a test database (one per test file and target). */
-export async function startTestApp(target: Target, options: { log?: ('query' | 'info' | 'warn' | 'error')[] } = {}): Promise<TestApp> {
+/** Rate limits high enough that no functional test meets them (the rate-limit tests use the real ones). */
+const RELAXED_LIMITS = Object.fromEntries(Object.entries(OAUTH_RATE_LIMITS).map(([name, rule]) => [name, { ...rule, limit: 100_000 }])) as Record<
+  RateLimitName,
+  RateLimitRule
+>;
+
+export interface StartOptions {
+  log?: ('query' | 'info' | 'warn' | 'error')[];
+  /** 'spec' applies spec 000's rate limits; by default they are out of reach */
+  rateLimits?: 'spec' | 'relaxed';
+}
+
+/**
+ * Starts the real app on a free port over a test database (one per test file and target). BASE_URL is
+ * the app's real address, so OAuth issuer, audiences and redirects are what a client sees.
+ */
+export async function startTestApp(target: Target, options: StartOptions = {}): Promise<TestApp> {
   const db = await openTestDatabase(target, options);
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', BASE_URL: 'http://localhost' });
-  const { express } = createApp({ config, db, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
-  const server: Server = express.listen(0, '127.0.0.1');
+  let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const server: Server = createServer((req, res) => handler!(req, res));
+  server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', BASE_URL: url });
+  const { express } = await createApp({
+    config,
+    db,
+    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    rateLimits: options.rateLimits === 'spec' ? OAUTH_RATE_LIMITS : RELAXED_LIMITS,
+    rateLimitNamespace: `test-${randomUUID()}:`,
+  });
+  handler = express;
 
   const http: TestApp['http'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };

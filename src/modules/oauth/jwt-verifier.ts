@@ -1,0 +1,36 @@
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import { parseScopes, type TokenVerifier } from '../../shared/authentication.ts';
+import { publicJwks, type OauthKeys } from './keys.ts';
+import { normalizeResource } from './provider.ts';
+
+/**
+ * The API side of OAuth: access tokens are RS256 JWTs (typ at+jwt) from our authorization server,
+ * verified locally with its public keys. Accepted audiences are the API's resource identifiers
+ * (the base URL, /api/v2 and /graphql); a token bound to another resource (e.g. /mcp) is refused.
+ * Access tokens are not tracked server-side (spec 000): revocation does not reach them, expiry does.
+ */
+export function jwtTokenVerifier(keys: OauthKeys, baseUrl: string): TokenVerifier {
+  const keySet = createLocalJWKSet(publicJwks(keys.jwks));
+  const audiences = new Set([baseUrl, `${baseUrl}/api/v2`, `${baseUrl}/graphql`].map(normalizeResource));
+  return {
+    accepts: (token) => token.startsWith('eyJ') && token.split('.').length === 3,
+    async verify(token) {
+      try {
+        const { payload } = await jwtVerify(token, keySet, { issuer: baseUrl, typ: 'at+jwt', algorithms: ['RS256'] });
+        const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud ?? ''];
+        if (!aud.some((a) => audiences.has(normalizeResource(a)))) return null;
+        const userId = payload.user_id;
+        if (typeof userId !== 'number' || !Number.isSafeInteger(userId)) return null;
+        return {
+          userId,
+          scopes: parseScopes(typeof payload.scope === 'string' ? payload.scope : ''),
+          clientId: typeof payload.client_id === 'string' ? payload.client_id : null,
+          tokenKind: 'jwt',
+          sessionId: null,
+        };
+      } catch {
+        return null;
+      }
+    },
+  };
+}

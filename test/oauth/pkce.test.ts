@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import { decode, oauthKit, pkcePair } from '../support/oauth.ts';
+
+/**
+ * PKCE (spec 000 "Authorize": "code_challenge_method | plain (default) or S256"; "Token":
+ * "code_verifier | conditional | Required when a code_challenge was sent"; "Public clients using PKCE
+ * send client_id and code_verifier without a secret"; "Authentication" 2: "Authorization Code with PKCE
+ * (public clients; challenge method S256 or plain)").
+ */
+
+type Method = 'default' | 'plain' | 'S256';
+const METHODS: Method[] = ['default', 'plain', 'S256'];
+
+describe.each(targets())('PKCE (%s)', (target) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp(target);
+  });
+  afterAll(() => app?.close());
+
+  const kit = () => oauthKit(app);
+  const creds = (c: { client_id: string; client_secret: string }) => ({ client_id: c.client_id, client_secret: c.client_secret });
+
+  /** authorize parameters for a method: the challenge is the verifier for plain, its SHA-256 for S256 */
+  function challenge(method: Method) {
+    const pair = pkcePair();
+    const params =
+      method === 'S256'
+        ? { code_challenge: pair.s256, code_challenge_method: 'S256' }
+        : method === 'plain'
+          ? { code_challenge: pair.verifier, code_challenge_method: 'plain' }
+          : { code_challenge: pair.verifier };
+    return { verifier: pair.verifier, s256: pair.s256, params };
+  }
+
+  async function codeWith(method: Method, clientBody: Record<string, unknown> = {}) {
+    const k = kit();
+    const user = await k.user();
+    const client = await k.register({ scope: 'read write', ...clientBody });
+    const pkce = challenge(method);
+    const code = await k.code(user, client.client_id, pkce.params);
+    return { user, client, code, ...pkce };
+  }
+
+  const exchange = (form: Record<string, string | undefined>) => kit().token({ grant_type: 'authorization_code', redirect_uri: kit().redirectUri, ...form });
+
+  describe.each(METHODS)('code_challenge_method %s ("plain (default) or S256")', (method) => {
+    it('the matching code_verifier gets tokens', async () => {
+      const { client, code, verifier } = await codeWith(method);
+      const res = await exchange({ code, code_verifier: verifier, ...creds(client) });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, access_token: expect.any(String), refresh_token: expect.any(String) });
+    });
+
+    it('"| 400 | invalid_grant | Code verifier is invalid | Verifier does not match |"', async () => {
+      const { client, code } = await codeWith(method);
+      const res = await exchange({ code, code_verifier: pkcePair().verifier, ...creds(client) });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'Code verifier is invalid' });
+    });
+
+    it('"| 400 | invalid_grant | Code verifier is required | Challenge was sent, verifier absent |"', async () => {
+      const { client, code } = await codeWith(method);
+      const res = await exchange({ code, ...creds(client) });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'Code verifier is required' });
+    });
+  });
+
+  it('S256 compares the hash: sending the challenge itself as verifier is "Code verifier is invalid"', async () => {
+    const { client, code, s256 } = await codeWith('S256');
+    const res = await exchange({ code, code_verifier: s256, ...creds(client) });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'Code verifier is invalid' });
+  });
+
+  it('plain compares as is: the S256 hash of the challenge as verifier is "Code verifier is invalid"', async () => {
+    const { client, code, s256 } = await codeWith('plain');
+    const res = await exchange({ code, code_verifier: s256, ...creds(client) });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'Code verifier is invalid' });
+  });
+
+  it('a code_verifier sent for a code without a challenge does no harm ("Required when a code_challenge was sent")', async () => {
+    const k = kit();
+    const user = await k.user();
+    const client = await k.register();
+    const code = await k.code(user, client.client_id);
+    const res = await exchange({ code, ...creds(client) });
+    expect(res.status, res.text).toBe(200);
+  });
+
+  describe('"Public clients using PKCE send client_id and code_verifier without a secret"', () => {
+    it.each(METHODS)('client_id + code_verifier (%s), no secret → tokens', async (method) => {
+      const { user, client, code, verifier } = await codeWith(method);
+      const res = await exchange({ code, client_id: client.client_id, code_verifier: verifier });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, access_token: expect.any(String), refresh_token: expect.any(String) });
+      expect(decode(res.body.access_token)).toMatchObject({ client_id: client.client_id, user_id: user.id });
+    });
+
+    it('a public client with a wrong verifier: "Code verifier is invalid"', async () => {
+      const { client, code } = await codeWith('S256');
+      const res = await exchange({ code, client_id: client.client_id, code_verifier: pkcePair().verifier });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'Code verifier is invalid' });
+    });
+
+    it('without PKCE, client_id and no secret is "| 401 | invalid_client | | Missing or wrong client credentials |"', async () => {
+      const k = kit();
+      const user = await k.user();
+      const client = await k.register();
+      const code = await k.code(user, client.client_id);
+      const res = await exchange({ code, client_id: client.client_id });
+      expect(res.status, res.text).toBe(401);
+      expect(res.body.error).toBe('invalid_client');
+    });
+
+    it('without a challenge at authorize, a code_verifier does not stand in for the secret (401 invalid_client)', async () => {
+      const k = kit();
+      const user = await k.user();
+      const client = await k.register();
+      const code = await k.code(user, client.client_id);
+      const res = await exchange({ code, client_id: client.client_id, code_verifier: pkcePair().verifier });
+      expect(res.status, res.text).toBe(401);
+      expect(res.body.error).toBe('invalid_client');
+    });
+
+    it("another client's id with the right verifier and no secret is not authenticated (401 invalid_client)", async () => {
+      const { code, verifier } = await codeWith('S256');
+      const other = await kit().register();
+      const res = await exchange({ code, client_id: other.client_id, code_verifier: verifier });
+      expect(res.status, res.text).toBe(401);
+      expect(res.body.error).toBe('invalid_client');
+    });
+
+    it('product decision 2: a public client refreshes without a secret; rotation still applies', async () => {
+      const { client, code, verifier } = await codeWith('S256');
+      const first = await exchange({ code, client_id: client.client_id, code_verifier: verifier });
+      expect(first.status, first.text).toBe(200);
+
+      const second = await kit().token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id });
+      expect(second.status, second.text).toBe(200);
+      expect(second.body.refresh_token).toEqual(expect.any(String));
+      expect(second.body.refresh_token).not.toBe(first.body.refresh_token);
+
+      const third = await kit().token({ grant_type: 'refresh_token', refresh_token: second.body.refresh_token, client_id: client.client_id });
+      expect(third.status, third.text).toBe(200);
+    });
+
+    it('product decision 2: "Confidential use stays secret-authenticated" — a grant got with the secret cannot refresh without it', async () => {
+      const { client, code, verifier } = await codeWith('S256');
+      const first = await exchange({ code, code_verifier: verifier, ...creds(client) });
+      expect(first.status, first.text).toBe(200);
+      const res = await kit().token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id });
+      expect(res.status, res.text).toBe(401);
+      expect(res.body.error).toBe('invalid_client');
+    });
+
+    it("a public client's refresh token presented by another client without a secret is 401 invalid_client", async () => {
+      const { client, code, verifier } = await codeWith('S256');
+      const first = await exchange({ code, client_id: client.client_id, code_verifier: verifier });
+      expect(first.status, first.text).toBe(200);
+      const other = await kit().register();
+      const res = await kit().token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: other.client_id });
+      expect(res.status, res.text).toBe(401);
+      expect(res.body.error).toBe('invalid_client');
+    });
+  });
+});
