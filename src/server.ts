@@ -35,7 +35,8 @@ async function main(): Promise<void> {
     [
       '',
       `  Accounting API on ${config.baseUrl}  (${db.describe}, ready in ${ms} ms)`,
-      `  GraphiQL:  ${config.baseUrl}/graphql`,
+      `  GraphiQL:  ${config.baseUrl}/graphql   (click Sign in)`,
+      `  OAuth 2.0: ${config.baseUrl}/.well-known/oauth-authorization-server`,
       `  REST:      ${config.baseUrl}/api/v2/...`,
       `  Token:     curl -s -X POST ${config.baseUrl}/v2/oauth/login -H 'Content-Type: application/json' \\`,
       demo || (await db.prisma.user.count({ where: { email: DEMO_LOGIN.email } }))
