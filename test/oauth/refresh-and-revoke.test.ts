@@ -46,6 +46,18 @@ describe.each(targets())('refresh and revoke (%s)', (target) => {
   const apiCall = (user: OauthUser, accessToken: string) => app.http('GET', `/api/v2/items?client_account_id=${user.clientAccountId}`, { token: accessToken });
 
   describe('refresh_token grant', () => {
+    it('a refresh token expires after 30 days unused and every refresh issues a fresh one; the authorization itself lasts a year (README)', async () => {
+      const { client, refreshToken: rt1 } = await tokens('read');
+      const expiry = async (kind: string, id: string) => (await app.db.prisma.oauthObject.findUniqueOrThrow({ where: { kind_id: { kind, id } } })).expiresAt!.getTime();
+      const days = (ms: number) => Math.round((ms - Date.now()) / 86_400_000);
+      expect(days(await expiry('RefreshToken', rt1))).toBe(30);
+      const grantId = ((await app.db.prisma.oauthObject.findUniqueOrThrow({ where: { kind_id: { kind: 'RefreshToken', id: rt1 } } })).payload as { grantId: string }).grantId;
+      expect(days(await expiry('Grant', grantId))).toBe(365);
+      const next = await refresh(client, rt1);
+      expect(next.status, next.text).toBe(200);
+      expect(days(await expiry('RefreshToken', next.body.refresh_token))).toBe(30);
+    });
+
     it('"a new refresh token is issued (rotation); the old one becomes invalid" on every refresh', async () => {
       const { client, refreshToken: rt1 } = await tokens('read write');
       const second = await refresh(client, rt1);

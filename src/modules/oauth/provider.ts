@@ -15,7 +15,10 @@ export const TTL = {
   accessToken: 3600,
   /** RFC 6749 4.1.2 recommends at most 10 minutes */
   authorizationCode: 600,
+  /** each rotation starts a new one, so this is how long a refresh token may lie unused */
   refreshToken: 30 * 24 * 3600,
+  /** an authorization (consent) lasts at most this long, however often it is refreshed */
+  grant: 365 * 24 * 3600,
   /** the browser sign-in at the authorize endpoint */
   browserSession: 8 * 3600,
 } as const;
@@ -111,7 +114,7 @@ export function createOauthProvider(deps: { config: Config; prisma: Prisma; keys
       ClientCredentials: TTL.accessToken,
       AuthorizationCode: TTL.authorizationCode,
       RefreshToken: TTL.refreshToken,
-      Grant: TTL.refreshToken,
+      Grant: TTL.grant,
       Session: TTL.browserSession,
       Interaction: 600,
     },
