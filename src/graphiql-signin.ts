@@ -346,7 +346,7 @@ export function bootGraphiQLSignIn(win: PageWindow, config: SignInConfig): SignI
   button.id = 'graphiql-signin';
   button.type = 'button';
   button.style.cssText =
-    'position:fixed;top:10px;right:12px;z-index:1000;padding:4px 10px;border-radius:6px;border:1px solid rgba(127,127,127,.5);background:#fff;color:#1b2240;font:13px/1.4 system-ui,sans-serif;cursor:pointer';
+    'position:fixed;top:12px;right:200px;z-index:1000;padding:4px 10px;border-radius:6px;border:1px solid rgba(127,127,127,.5);background:#fff;color:#1b2240;font:13px/1.4 system-ui,sans-serif;cursor:pointer';
   button.addEventListener('click', () => {
     if (readTokens(env)) {
       button.disabled = true;

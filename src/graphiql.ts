@@ -1,4 +1,4 @@
-import { renderGraphiQL, type GraphiQLOptions } from 'graphql-yoga';
+import type { GraphiQLOptions } from 'graphql-yoga';
 import { DEMO_LOGIN } from './admin/seed-demo.ts';
 import { GRAPHIQL_CLIENT_ID } from './modules/oauth/provider.ts';
 import { graphiqlSignInScript, type SignInConfig } from './graphiql-signin.ts';
@@ -33,13 +33,24 @@ export const graphiqlSignInConfig = (baseUrl: string): SignInConfig => ({
   revokeUrl: `${baseUrl}/public/v2/oauth/revoke`,
 });
 
+const pages = new Map<string, string>();
+
 /**
- * yoga's GraphiQL page with the sign-in script (graphiql-signin.ts) at the end of <head> (after the
+ * The GraphiQL page with the sign-in script (graphiql-signin.ts) at the end of <head> (after the
  * charset), so that it wraps fetch and takes `?code&state` out of the URL before GraphiQL loads.
+ * GraphiQL itself is @graphql-yoga/render-graphiql: its scripts and styles are inside the page (about
+ * 9 MB), so GraphiQL works without internet access (yoga's default loads them from unpkg). It is
+ * imported on the first page view only, and each page is built once per set of options.
  */
-export function renderGraphiQLWithSignIn(options: GraphiQLOptions, baseUrl: string): string {
+export async function renderGraphiQLWithSignIn(options: GraphiQLOptions, baseUrl: string): Promise<string> {
+  const key = JSON.stringify([options, baseUrl]);
+  const cached = pages.get(key);
+  if (cached) return cached;
+  const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
   const page = renderGraphiQL(options);
   const end = page.indexOf('</head>');
-  if (end < 0) throw new Error('yoga GraphiQL page without </head>: update renderGraphiQLWithSignIn');
-  return `${page.slice(0, end)}<script>${graphiqlSignInScript(graphiqlSignInConfig(baseUrl))}</script>${page.slice(end)}`;
+  if (end < 0) throw new Error('GraphiQL page without </head>: update renderGraphiQLWithSignIn');
+  const withSignIn = `${page.slice(0, end)}<script>${graphiqlSignInScript(graphiqlSignInConfig(baseUrl))}</script>${page.slice(end)}`;
+  pages.set(key, withSignIn);
+  return withSignIn;
 }

@@ -128,6 +128,13 @@ describe.each(targets())('GraphiQL sign-in (%s)', (target) => {
     expect(page.text.indexOf('bootGraphiQLSignIn')).toBeLessThan(page.text.indexOf('</head>'));
   });
 
+  it('the GraphiQL page is self-contained (works without internet access): no script or stylesheet from another host', async () => {
+    const page = await app.http('GET', '/graphql', { headers: { accept: 'text/html' } });
+    expect(page.text).not.toMatch(/<script[^>]+src=/i);
+    expect(page.text).not.toMatch(/<link[^>]+rel="stylesheet"[^>]+href="https?:/i);
+    expect(page.text).not.toMatch(/unpkg\.com|jsdelivr/);
+  });
+
   it('GET /graphql?code=…&state=… (the OAuth redirect arriving) renders GraphiQL too', async () => {
     const page = await app.http('GET', '/graphql?code=x&state=y', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     expect(page.status).toBe(200);
