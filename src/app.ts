@@ -127,14 +127,18 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     res.status(404).json({ error: `No such endpoint: ${req.method} ${req.path}`, status: 404 });
   });
 
-  // Last: JSON for everything that escaped (express' own handler would answer HTML with a stack).
+  // Last: JSON for everything that escaped (express' own handler would answer HTML with a stack), in
+  // the OAuth shape {error, error_description} on the OAuth paths and {error, status} elsewhere.
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = err as { type?: string; status?: number; statusCode?: number; message?: string };
-    const status = e.status ?? e.statusCode ?? 500;
-    if (e.type === 'entity.parse.failed') return res.status(400).json({ error: 'Malformed JSON in the request body', status: 400 });
-    if (status >= 400 && status < 500) return res.status(status).json({ error: e.message ?? 'Bad request', status });
-    logger.error({ err, requestId: (req as ContextRequest).requestId }, 'unhandled error');
-    res.status(500).json({ error: 'Internal server error', status: 500 });
+    const status = e.type === 'entity.parse.failed' ? 400 : (e.status ?? e.statusCode ?? 500);
+    const message = e.type === 'entity.parse.failed' ? 'Malformed JSON in the request body' : status < 500 ? (e.message ?? 'Bad request') : 'Internal server error';
+    if (status >= 500) logger.error({ err, requestId: (req as ContextRequest).requestId }, 'unhandled error');
+    const code = status >= 500 ? 500 : status;
+    if (/^\/(public\/)?v2\/oauth\//.test(req.path)) {
+      return res.status(code).json({ error: code === 500 ? 'server_error' : 'invalid_request', error_description: message });
+    }
+    res.status(code).json({ error: message, status: code });
   });
 
   return { express: app, authenticator, oauth };

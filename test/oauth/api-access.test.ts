@@ -180,6 +180,15 @@ describe.each(targets())('OAuth tokens on the API (%s)', (db) => {
       expect((await items(u, await sign({ ...claims, iat: now, exp: now + 600 }, key, { kid }))).status).toBe(200);
     });
 
+    it.each(['', 'admin', 'read:nothing'])('scope %j (no read or write), signed with the real key → 401 ("a token with no scopes cannot access the API")', async (scope) => {
+      const { u, claims } = await realToken();
+      const { key, kid } = await serverKey();
+      const now = Math.floor(Date.now() / 1000);
+      const scopeless = await sign({ ...claims, scope, iat: now, exp: now + 600 }, key, { kid });
+      expectUnauthorized(await items(u, scopeless));
+      expectUnauthorized(await gql(scopeless, ME));
+    });
+
     it('expired (exp in the past, signed with the real key) → 401 ("Access token lifetime 3600 seconds")', async () => {
       const { u, claims } = await realToken();
       const { key, kid } = await serverKey();

@@ -207,6 +207,14 @@ describe.each(targets())('OAuth authorize (%s)', (db) => {
         expect(res.location!.searchParams.get('state')).toBe(state);
       });
 
+      it('a state value that reads "repeated" is an ordinary value: echoed with the code', async () => {
+        const u = await kit.user();
+        const client = await kit.register();
+        const res = await u.browser.consent(path(codeParams(client.client_id, { state: 'repeated' })), 'yes');
+        expect(res.location!.searchParams.get('code')).toEqual(expect.any(String));
+        expect(res.location!.searchParams.get('state')).toBe('repeated');
+      });
+
       it.each(['no', 'NO', 'YES', 'Yes', 'true', '1', '', 'yes ', 'allow'])('POST confirm=%j denies: 302 `{redirect_uri}?error=access_denied&state=<state>` ("anything else denies")', async (confirm) => {
         const u = await kit.user();
         const client = await kit.register();

@@ -122,6 +122,13 @@ describe.each(targets())('OAuth clients (%s)', (db) => {
       expectOauthError(await register([1, 2]), 400);
     });
 
+    it.each(['/v2/oauth/register', '/v2/oauth/clients', '/v2/oauth/login'])('malformed JSON on POST %s → 400 in the OAuth error shape {error: invalid_request, error_description}', async (path) => {
+      const u = await kit.user();
+      const res = await app.http('POST', path, { token: u.sessionToken, body: '{"client_name":' });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'invalid_request', error_description: 'Malformed JSON in the request body' });
+    });
+
     it('400 invalid_redirect_uri / invalid_client_metadata for an invalid redirect URI', async () => {
       const res = await register({ client_name: 'x', redirect_uris: ['not a uri'], grant_types: ['authorization_code'], scope: 'read' });
       expectOauthError(res, 400);

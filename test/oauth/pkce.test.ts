@@ -100,6 +100,17 @@ describe.each(targets())('PKCE (%s)', (target) => {
       expect(decode(res.body.access_token)).toMatchObject({ client_id: client.client_id, user_id: user.id });
     });
 
+    it('a public client replaying its code gets "| 400 | invalid_grant | Invalid authorization code |" and the tokens of the first exchange are revoked (single use)', async () => {
+      const { client, code, verifier } = await codeWith('S256');
+      const first = await exchange({ code, client_id: client.client_id, code_verifier: verifier });
+      expect(first.status, first.text).toBe(200);
+      const replay = await exchange({ code, client_id: client.client_id, code_verifier: verifier });
+      expect(replay.status, replay.text).toBe(400);
+      expect(replay.body).toEqual({ error: 'invalid_grant', error_description: 'Invalid authorization code' });
+      const refresh = await kit().token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id });
+      expect(refresh.body).toEqual({ error: 'invalid_grant', error_description: 'Invalid refresh token' });
+    });
+
     it('a public client with a wrong verifier: "Code verifier is invalid"', async () => {
       const { client, code } = await codeWith('S256');
       const res = await exchange({ code, client_id: client.client_id, code_verifier: pkcePair().verifier });
@@ -147,6 +158,16 @@ describe.each(targets())('PKCE (%s)', (target) => {
 
       const third = await kit().token({ grant_type: 'refresh_token', refresh_token: second.body.refresh_token, client_id: client.client_id });
       expect(third.status, third.text).toBe(200);
+    });
+
+    it('a public client revokes its refresh token without a secret: 200 {} and the token is dead; revoking it again (now unknown) is 200 {} too', async () => {
+      const { client, code, verifier } = await codeWith('S256');
+      const first = await exchange({ code, client_id: client.client_id, code_verifier: verifier });
+      const revoke = () => kit().revoke({ token: first.body.refresh_token, client_id: client.client_id });
+      expect(await revoke()).toMatchObject({ status: 200, body: {} });
+      const refresh = await kit().token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id });
+      expect(refresh.body).toEqual({ error: 'invalid_grant', error_description: 'Invalid refresh token' });
+      expect(await revoke()).toMatchObject({ status: 200, body: {} });
     });
 
     it('product decision 2: "Confidential use stays secret-authenticated" — a grant got with the secret cannot refresh without it', async () => {

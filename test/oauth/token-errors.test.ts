@@ -137,6 +137,13 @@ describe.each(targets())('token endpoint errors (%s)', (target) => {
     },
     {
       rule: ROW.invalidClient,
+      how: 'an HTTP Basic value without the client_id:client_secret colon',
+      status: 401,
+      error: 'invalid_client',
+      run: async (p) => exchange(p, { code: (await issuedCode()).code }, `Basic ${Buffer.from('no-colon-here').toString('base64')}`),
+    },
+    {
+      rule: ROW.invalidClient,
       how: 'unknown client via HTTP Basic',
       status: 401,
       error: 'invalid_client',

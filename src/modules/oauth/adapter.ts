@@ -24,11 +24,12 @@ export interface OauthAnnotations {
 export type Annotator = (kind: string, payload: AdapterPayload) => OauthAnnotations | undefined;
 
 const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
+/** Rows past their expiry plus the grace period are gone for everyone, even before cleanup deletes them. */
+const pastGrace = (row: { expiresAt: Date | null }) => !!row.expiresAt && row.expiresAt.getTime() + EXPIRED_GRACE_MS <= Date.now();
 
 export function prismaAdapterFactory(prisma: Prisma, annotate: Annotator = () => undefined): (kind: string) => Adapter {
   return (kind: string): Adapter => {
     const where = (id: string) => ({ kind_id: { kind, id } });
-    const live = (row: { expiresAt: Date | null } | null) => !!row && (!row.expiresAt || row.expiresAt.getTime() + EXPIRED_GRACE_MS > Date.now());
     const toPayload = (row: { payload: PrismaNS.JsonValue; consumedAt: Date | null }): AdapterPayload => ({
       ...(row.payload as AdapterPayload),
       ...(row.consumedAt ? { consumed: epoch(row.consumedAt) } : {}),
@@ -53,11 +54,11 @@ export function prismaAdapterFactory(prisma: Prisma, annotate: Annotator = () =>
       },
       async find(id) {
         const row = await prisma.oauthObject.findUnique({ where: where(id) });
-        return row && live(row) ? toPayload(row) : undefined;
+        return row && !pastGrace(row) ? toPayload(row) : undefined;
       },
       async findByUid(uid) {
         const row = await prisma.oauthObject.findFirst({ where: { kind, uid } });
-        return row && live(row) ? toPayload(row) : undefined;
+        return row && !pastGrace(row) ? toPayload(row) : undefined;
       },
       async findByUserCode() {
         return undefined; // the device flow is not enabled
@@ -78,7 +79,7 @@ export function prismaAdapterFactory(prisma: Prisma, annotate: Annotator = () =>
 /** Reads one stored object with our annotations (the token shim looks at codes and grants). */
 export async function findOauthObject(prisma: Prisma, kind: string, id: string) {
   const row = await prisma.oauthObject.findUnique({ where: { kind_id: { kind, id } } });
-  if (!row || (row.expiresAt && row.expiresAt.getTime() + EXPIRED_GRACE_MS <= Date.now())) return null;
+  if (!row || pastGrace(row)) return null;
   return {
     payload: row.payload as AdapterPayload,
     annotations: (row.annotations ?? {}) as OauthAnnotations,

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { createHash } from 'node:crypto';
 import type { Prisma } from '../../db/database.ts';
-import { csrfToken, csrfValid, escapeHtml, many, oauthError, page, redirectToClient, single } from './http.ts';
+import { csrfToken, csrfValid, escapeHtml, many, oauthError, page, redirectToClient, REPEATED, single } from './http.ts';
 import { normalizeResource, resourceIdentifiers, type HandoffRequest, type OauthProvider } from './provider.ts';
 import { normalizeScope, scopeWithin } from './scopes.ts';
 
@@ -35,7 +35,7 @@ export function authorizeRoute(deps: { oauth: OauthProvider; prisma: Prisma; bas
 
     const clientId = single(params.client_id);
     const redirectUri = single(params.redirect_uri);
-    if (clientId === 'repeated' || redirectUri === 'repeated') return oauthError(res, 400, 'invalid_request', 'client_id and redirect_uri may be sent only once');
+    if (clientId === REPEATED || redirectUri === REPEATED) return oauthError(res, 400, 'invalid_request', 'client_id and redirect_uri may be sent only once');
     if (!clientId || !redirectUri) {
       return oauthError(res, 400, 'invalid_request', `Missing required parameter ${!clientId ? 'client_id' : 'redirect_uri'}`);
     }
@@ -45,21 +45,21 @@ export function authorizeRoute(deps: { oauth: OauthProvider; prisma: Prisma; bas
 
     const state = single(params.state);
     const back = (error: string, description?: string) =>
-      redirectToClient(res, redirectUri, { error, error_description: description, state: state === 'repeated' ? undefined : state });
-    if (state === 'repeated') return back('invalid_request', 'state may be sent only once');
+      redirectToClient(res, redirectUri, { error, error_description: description, state: state === REPEATED ? undefined : state });
+    if (state === REPEATED) return back('invalid_request', 'state may be sent only once');
 
     if (single(params.response_type) !== 'code') return back('unsupported_response_type');
     if (!client.grantTypeAllowed('authorization_code')) return back('unauthorized_client', 'The client is not registered for the authorization_code grant');
 
     const scopeParam = single(params.scope);
-    if (scopeParam === 'repeated') return back('invalid_scope', 'scope may be sent only once');
+    if (scopeParam === REPEATED) return back('invalid_scope', 'scope may be sent only once');
     const scope = normalizeScope(scopeParam, 'read');
     if (!scope.ok) return back('invalid_scope', `Unknown scope: ${scope.unknown.join(' ')} (use read, write)`);
     if (!scopeWithin(scope.scope, client.scope)) return back('invalid_scope', `The client is registered for scope "${client.scope}"`);
 
     const challenge = single(params.code_challenge);
     const method = single(params.code_challenge_method);
-    if (challenge === 'repeated' || method === 'repeated') return back('invalid_request', 'code_challenge and code_challenge_method may be sent only once');
+    if (challenge === REPEATED || method === REPEATED) return back('invalid_request', 'code_challenge and code_challenge_method may be sent only once');
     if (method !== undefined && challenge === undefined) return back('invalid_request', 'code_challenge_method was sent without code_challenge');
     if (challenge !== undefined) {
       if (method !== undefined && method !== 'plain' && method !== 'S256') return back('invalid_request', 'code_challenge_method must be plain or S256');

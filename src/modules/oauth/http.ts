@@ -17,9 +17,12 @@ export function redirectToClient(res: Response, redirectUri: string, params: Rec
   res.redirect(302, url.href);
 }
 
-/** A single-valued parameter: undefined when absent, 'repeated' when sent more than once. */
-export function single(value: unknown): string | undefined | 'repeated' {
-  if (Array.isArray(value)) return value.length === 1 ? String(value[0]) : 'repeated';
+/** What `single` answers for a parameter sent more than once (never equal to a value a client sends). */
+export const REPEATED = Symbol('repeated');
+
+/** A single-valued parameter: undefined when absent, REPEATED when sent more than once. */
+export function single(value: unknown): string | undefined | typeof REPEATED {
+  if (Array.isArray(value)) return value.length === 1 ? String(value[0]) : REPEATED;
   return typeof value === 'string' ? value : undefined;
 }
 

@@ -1,7 +1,7 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { parseScopes, type TokenVerifier } from '../../shared/authentication.ts';
 import { publicJwks, type OauthKeys } from './keys.ts';
-import { normalizeResource } from './provider.ts';
+import { apiResourceIdentifiers, normalizeResource } from './provider.ts';
 
 /**
  * The API side of OAuth: access tokens are RS256 JWTs (typ at+jwt) from our authorization server,
@@ -11,7 +11,7 @@ import { normalizeResource } from './provider.ts';
  */
 export function jwtTokenVerifier(keys: OauthKeys, baseUrl: string): TokenVerifier {
   const keySet = createLocalJWKSet(publicJwks(keys.jwks));
-  const audiences = new Set([baseUrl, `${baseUrl}/api/v2`, `${baseUrl}/graphql`].map(normalizeResource));
+  const audiences = new Set(apiResourceIdentifiers(baseUrl).map(normalizeResource));
   return {
     accepts: (token) => token.startsWith('eyJ') && token.split('.').length === 3,
     async verify(token) {

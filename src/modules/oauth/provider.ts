@@ -37,7 +37,11 @@ export type HandoffRequest = IncomingMessage & { oauthHandoff?: AuthorizeHandoff
 
 /** The resource indicators (RFC 8707) this server issues tokens for; the first is the default audience. */
 export function resourceIdentifiers(baseUrl: string): string[] {
-  return [baseUrl, `${baseUrl}/api/v2`, `${baseUrl}/graphql`, `${baseUrl}/mcp`];
+  return [...apiResourceIdentifiers(baseUrl), `${baseUrl}/mcp`];
+}
+/** The ones the REST and GraphQL API accept as audience (the tool endpoint /mcp is another resource). */
+export function apiResourceIdentifiers(baseUrl: string): string[] {
+  return [baseUrl, `${baseUrl}/api/v2`, `${baseUrl}/graphql`];
 }
 /** Resource indicators compare without a trailing slash ("https://x/" is "https://x"). */
 export const normalizeResource = (r: string) => r.replace(/\/+$/, '');

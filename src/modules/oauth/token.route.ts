@@ -2,49 +2,85 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Prisma } from '../../db/database.ts';
 import { annotateOauthObject, findOauthObject } from './adapter.ts';
-import { many, oauthError, single } from './http.ts';
+import { many, oauthError, REPEATED, single } from './http.ts';
 import { normalizeResource, type OauthProvider } from './provider.ts';
 import { normalizeScope } from './scopes.ts';
+import type { WireError } from './token-errors.ts';
 
-/** The client credentials a token or revoke request presents (HTTP Basic or form fields). */
-interface Presented {
+/**
+ * Who a token or revoke request says it is (HTTP Basic or form fields), with the secret we hold for
+ * that client when it names a registered one.
+ */
+interface Caller {
   clientId: string | undefined;
   secret: string | undefined;
   basic: boolean;
+  storedSecret: string | undefined;
 }
 
-function presented(req: Request, body: Record<string, unknown>): Presented {
+function presented(req: Request, body: Record<string, unknown>): Omit<Caller, 'storedSecret'> {
   const m = /^Basic\s+(\S+)$/i.exec(req.get('authorization') ?? '');
   if (m) {
     const decoded = Buffer.from(m[1], 'base64').toString('utf8');
     const i = decoded.indexOf(':');
+    if (i < 0) return { clientId: undefined, secret: undefined, basic: true };
     try {
       // RFC 6749 2.3.1: both parts are form-urlencoded before base64
-      return { clientId: decodeURIComponent(decoded.slice(0, i).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, ' ')), basic: true };
+      const part = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
+      return { clientId: part(decoded.slice(0, i)), secret: part(decoded.slice(i + 1)), basic: true };
     } catch {
       return { clientId: undefined, secret: undefined, basic: true };
     }
   }
   const id = single(body.client_id);
   const secret = single(body.client_secret);
-  return { clientId: id === 'repeated' ? undefined : id, secret: secret === 'repeated' ? undefined : secret, basic: false };
+  return { clientId: id === REPEATED ? undefined : id, secret: secret === REPEATED ? undefined : secret, basic: false };
 }
 
-const sameSecret = (a: string, b: unknown) => typeof b === 'string' && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+async function caller(prisma: Prisma, req: Request, body: Record<string, unknown>): Promise<Caller> {
+  const who = presented(req, body);
+  const client = who.clientId ? await findOauthObject(prisma, 'Client', who.clientId) : null;
+  const stored = client?.payload.client_secret;
+  return { ...who, storedSecret: typeof stored === 'string' ? stored : undefined };
+}
+
+const secretMatches = ({ secret, storedSecret: stored }: Caller) =>
+  secret !== undefined && stored !== undefined && secret.length === stored.length && timingSafeEqual(Buffer.from(secret), Buffer.from(stored));
 
 /**
  * A public client (spec 000: "Public clients using PKCE send client_id and code_verifier without a
  * secret"). oidc-provider authenticates every client by its secret, so when a request qualifies we
- * add the client's stored secret before handing it over; every other check stays the library's.
- * Qualifies: no secret sent, and either a code_verifier for a code of this client that carries a PKCE
- * challenge (the grant is then marked public), or a refresh token of a grant marked public.
+ * add the client's stored secret before handing it over; every other check stays the library's
+ * (including "already consumed", which revokes the grant). Qualifies: a registered client_id in the
+ * form and no secret at all, plus a code_verifier for a code carrying a PKCE challenge (the grant is
+ * then marked public), or a refresh token of a grant marked public. A code or token that does not
+ * exist at all also qualifies: nothing can be redeemed with it, and the client hears the spec's
+ * "Invalid …" answer (or 200 {} at revoke) instead of a misleading invalid_client.
  */
-async function publicClientSecret(prisma: Prisma, who: Presented, find: () => Promise<{ clientId?: string } | null>): Promise<string | undefined> {
-  if (who.basic || who.secret !== undefined || !who.clientId) return undefined;
-  const token = await find();
-  if (!token || token.clientId !== who.clientId) return undefined;
-  const client = await findOauthObject(prisma, 'Client', who.clientId);
-  return typeof client?.payload.client_secret === 'string' ? client.payload.client_secret : undefined;
+const mayActPublic = (c: Caller) => !c.basic && c.secret === undefined && c.storedSecret !== undefined;
+
+function actAsPublic(c: Caller, body: Record<string, unknown>): true {
+  body.client_secret = c.storedSecret;
+  return true;
+}
+
+/**
+ * A stored code or refresh token issued to the caller's client, consumed or expired ones included;
+ * 'unknown' when no such token exists at all (never issued, or revoked and deleted).
+ */
+async function callersToken(prisma: Prisma, kind: 'AuthorizationCode' | 'RefreshToken', id: unknown, c: Caller) {
+  if (typeof id !== 'string' || !c.clientId) return null;
+  const token = await findOauthObject(prisma, kind, id);
+  if (!token) return 'unknown' as const;
+  return token.payload.clientId === c.clientId ? token : null;
+}
+
+type Stored = Exclude<Awaited<ReturnType<typeof callersToken>>, null | 'unknown'>;
+
+async function publicRefresh(prisma: Prisma, c: Caller, body: Record<string, unknown>, refreshToken: Stored): Promise<boolean> {
+  if (!mayActPublic(c) || !refreshToken.payload.grantId) return false;
+  const grant = await findOauthObject(prisma, 'Grant', refreshToken.payload.grantId);
+  return grant?.annotations.publicClient ? actAsPublic(c, body) : false;
 }
 
 /** Hands the (possibly amended) request to the provider's own endpoint. */
@@ -66,48 +102,20 @@ export function tokenRoute(deps: { oauth: OauthProvider; prisma: Prisma }): Requ
     if (!req.body || typeof req.body !== 'object') return delegate(oauth, req, res, '/token'); // not a form: the library answers
     const body = req.body as Record<string, unknown>;
     const grantType = single(body.grant_type);
-    const who = presented(req, body);
 
     if (grantType === 'client_credentials' || grantType === 'refresh_token') {
       const scope = single(body.scope);
-      if (scope === 'repeated') return oauthError(res, 400, 'invalid_request', 'scope may be sent only once');
+      if (scope === REPEATED) return oauthError(res, 400, 'invalid_request', 'scope may be sent only once');
       const normalized = normalizeScope(scope, grantType === 'client_credentials' ? 'read' : '');
       if (!normalized.ok) return oauthError(res, 400, 'invalid_scope', `Unknown scope: ${normalized.unknown.join(' ')} (use read, write)`);
       if (normalized.scope) body.scope = normalized.scope;
       else delete body.scope; // refresh without scope keeps the original
     }
 
-    if (grantType === 'authorization_code' && typeof body.code === 'string') {
-      const code = await findOauthObject(prisma, 'AuthorizationCode', body.code);
-      if (code && !code.consumed && !code.expired) {
-        const payload = code.payload as { clientId?: string; grantId?: string; codeChallenge?: string };
-        const injected = typeof body.code_verifier === 'string' && payload.codeChallenge ? await publicClientSecret(prisma, who, async () => payload) : undefined;
-        if (injected) {
-          body.client_secret = injected;
-          if (payload.grantId) await annotateOauthObject(prisma, 'Grant', payload.grantId, { publicClient: true });
-        }
-        const authenticated = injected !== undefined || (who.clientId === payload.clientId && (await clientSecretMatches(prisma, who)));
-        if (authenticated) {
-          const sentAtAuthorize = code.annotations.resources ?? [];
-          const sent = many(body.resource);
-          if (sentAtAuthorize.length && !sent.length) return oauthError(res, 400, 'invalid_grant', 'Resource parameter is required');
-          const problem = resourceProblem(sent, sentAtAuthorize.length ? sentAtAuthorize : many(code.payload.resource));
-          if (problem) return oauthError(res, 400, problem.error, problem.description);
-        }
-      }
-    }
-
-    if (grantType === 'refresh_token' && typeof body.refresh_token === 'string') {
-      const token = await findOauthObject(prisma, 'RefreshToken', body.refresh_token);
-      const secret = await publicRefreshSecret(prisma, who, body.refresh_token);
-      if (secret) body.client_secret = secret;
-      const payload = token?.payload as { clientId?: string; resource?: string | string[] } | undefined;
-      const authenticated = secret !== undefined || (who.clientId === payload?.clientId && (await clientSecretMatches(prisma, who)));
-      if (token && !token.consumed && !token.expired && authenticated) {
-        const problem = resourceProblem(many(body.resource), many(payload?.resource));
-        if (problem) return oauthError(res, 400, problem.error, problem.description);
-      }
-    }
+    const c = await caller(prisma, req, body);
+    const problem =
+      grantType === 'authorization_code' ? await prepareCodeExchange(prisma, c, body) : grantType === 'refresh_token' ? await prepareRefresh(prisma, c, body) : undefined;
+    if (problem) return oauthError(res, 400, problem.error, problem.description);
     return delegate(oauth, req, res, '/token');
   };
 }
@@ -117,11 +125,41 @@ export function tokenRoute(deps: { oauth: OauthProvider; prisma: Prisma }): Requ
  * here because the library checks it only after it has consumed the code or rotated the refresh
  * token: a rejected request must leave them usable.
  */
-function resourceProblem(sent: string[], granted: string[]): { error: string; description: string } | undefined {
-  if (sent.length > 1) return { error: 'invalid_request', description: 'Send one resource at the token endpoint (one audience per access token)' };
+function resourceProblem(sent: string[], granted: string[]): WireError | undefined {
+  if (sent.length > 1) return { status: 400, error: 'invalid_request', description: 'Send one resource at the token endpoint (one audience per access token)' };
   const allowed = new Set(granted.map(normalizeResource));
-  if (sent.length && !allowed.has(normalizeResource(sent[0]))) return { error: 'invalid_grant', description: 'Resource parameter mismatch' };
+  if (sent.length && !allowed.has(normalizeResource(sent[0]))) return { status: 400, error: 'invalid_grant', description: 'Resource parameter mismatch' };
   return undefined;
+}
+
+/** authorization_code: a public client's secret, then the resource rules, on a live code of an authenticated caller. */
+async function prepareCodeExchange(prisma: Prisma, c: Caller, body: Record<string, unknown>): Promise<WireError | undefined> {
+  const code = await callersToken(prisma, 'AuthorizationCode', body.code, c);
+  // an unknown code cannot be redeemed by anyone: let a public client hear "Invalid authorization code"
+  if (code === 'unknown' && mayActPublic(c) && typeof body.code_verifier === 'string') actAsPublic(c, body);
+  if (!code || code === 'unknown') return undefined;
+  const { grantId, codeChallenge } = code.payload as { grantId?: string; codeChallenge?: string };
+  let authenticated = secretMatches(c);
+  if (!authenticated && mayActPublic(c) && typeof body.code_verifier === 'string' && codeChallenge) {
+    authenticated = actAsPublic(c, body);
+    if (grantId) await annotateOauthObject(prisma, 'Grant', grantId, { publicClient: true });
+  }
+  if (!authenticated || code.consumed || code.expired) return undefined;
+  const sentAtAuthorize = code.annotations.resources ?? [];
+  const sent = many(body.resource);
+  if (sentAtAuthorize.length && !sent.length) return { status: 400, error: 'invalid_grant', description: 'Resource parameter is required' };
+  return resourceProblem(sent, sentAtAuthorize.length ? sentAtAuthorize : many(code.payload.resource));
+}
+
+/** refresh_token: a public grant's secret, then the resource rule, on a live token of an authenticated caller. */
+async function prepareRefresh(prisma: Prisma, c: Caller, body: Record<string, unknown>): Promise<WireError | undefined> {
+  const token = await callersToken(prisma, 'RefreshToken', body.refresh_token, c);
+  // a revoked (deleted) refresh token cannot be redeemed: a public client hears "Invalid refresh token"
+  if (token === 'unknown' && mayActPublic(c)) actAsPublic(c, body);
+  if (!token || token === 'unknown') return undefined;
+  const authenticated = secretMatches(c) || (await publicRefresh(prisma, c, body, token));
+  if (!authenticated || token.consumed || token.expired) return undefined;
+  return resourceProblem(many(body.resource), many(token.payload.resource));
 }
 
 /** POST /v2/oauth/revoke and /public/v2/oauth/revoke: public clients may revoke their refresh tokens. */
@@ -130,26 +168,12 @@ export function revokeRoute(deps: { oauth: OauthProvider; prisma: Prisma }): Req
   return async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : undefined;
-    if (body && typeof body.token === 'string') {
-      const secret = await publicRefreshSecret(prisma, presented(req, body), body.token);
-      if (secret) body.client_secret = secret;
+    if (body) {
+      const c = await caller(prisma, req, body);
+      const token = await callersToken(prisma, 'RefreshToken', body.token, c);
+      if (token === 'unknown' && mayActPublic(c)) actAsPublic(c, body); // unknown token: 200 {} for a public client too
+      else if (token && token !== 'unknown' && !secretMatches(c)) await publicRefresh(prisma, c, body, token);
     }
     return delegate(oauth, req, res, '/revoke');
   };
-}
-
-async function publicRefreshSecret(prisma: Prisma, who: Presented, refreshToken: string): Promise<string | undefined> {
-  return publicClientSecret(prisma, who, async () => {
-    const token = await findOauthObject(prisma, 'RefreshToken', refreshToken);
-    const grantId = (token?.payload as { grantId?: string } | undefined)?.grantId;
-    if (!token || !grantId) return null;
-    const grant = await findOauthObject(prisma, 'Grant', grantId);
-    return grant?.annotations.publicClient ? (token.payload as { clientId?: string }) : null;
-  });
-}
-
-async function clientSecretMatches(prisma: Prisma, who: Presented): Promise<boolean> {
-  if (!who.clientId || who.secret === undefined) return false;
-  const client = await findOauthObject(prisma, 'Client', who.clientId);
-  return sameSecret(who.secret, client?.payload.client_secret);
 }
