@@ -8,7 +8,10 @@ import { schema } from './schema.ts';
 import { createRestRouter } from '../rest-adapter/index.ts';
 import { Authenticator } from './shared/authentication.ts';
 import { createRequestContext, type RequestContext } from './shared/context.ts';
-import { maskError } from './shared/graphql-errors.ts';
+import { maskError, requireToken } from './shared/graphql-errors.ts';
+import { errorShapeOf, sendError } from './shared/error-renderer.ts';
+import { AppError, bearerChallenge, UnauthenticatedError } from './shared/errors.ts';
+import { ANONYMOUS } from './shared/authentication.ts';
 import { sessionTokenVerifier } from './modules/auth/sessions.service.ts';
 import { loadOauthKeys } from './modules/oauth/keys.ts';
 import { createOauthProvider, type OauthProvider } from './modules/oauth/provider.ts';
@@ -35,7 +38,6 @@ export interface App {
 
 type ContextRequest = Request & { ctx: RequestContext; requestId: string };
 
-const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Builds the HTTP application: the OAuth authorization server (/v2/oauth, /public/v2/oauth,
@@ -75,26 +77,25 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   const limits = createRateLimiters(db.prisma, { rules: rateLimits, namespace: rateLimitNamespace });
   app.use(oauthRoutes({ oauth, prisma: db.prisma, config, authenticator, limits }));
 
-  /** Bearer middleware: token -> actor -> request context; 401 without a valid token. */
-  const bearer = (options: { allowGraphiQL: boolean }) => async (req: Request, res: Response, next: NextFunction) => {
+  /**
+   * Bearer middleware: token -> actor -> request context; 401 without a valid token. On /graphql a
+   * request without a token gets an anonymous context: it may introspect the (public) schema, and
+   * anything else is refused by `requireToken` below as a GraphQL response.
+   */
+  const challenge = (entry: string, error?: string) =>
+    bearerChallenge({ realm: config.baseUrl, resourceMetadata: `${config.baseUrl}/.well-known/oauth-protected-resource${entry}`, error });
+  const bearer = (options: { graphql: boolean }) => async (req: Request, _res: Response, next: NextFunction) => {
     const r = req as ContextRequest;
-    if (options.allowGraphiQL && req.method === 'GET' && !req.get('authorization') && req.accepts(['application/json', 'text/html']) === 'text/html') {
-      return next(); // GraphiQL page itself; its requests carry the token
+    const authorization = req.get('authorization');
+    const entry = options.graphql ? '/graphql' : '';
+    if (options.graphql && req.method === 'GET' && !authorization && req.accepts(['application/json', 'text/html']) === 'text/html') {
+      return next(); // the GraphiQL page itself is public; its requests carry the token
     }
     try {
-      const actor = await authenticator.authenticate(req.get('authorization'), db.prisma);
-      if (!actor || actor.scopes.size === 0) {
-        res.setHeader(
-          'WWW-Authenticate',
-          `Bearer realm="${config.baseUrl}", resource_metadata="${config.baseUrl}/.well-known/oauth-protected-resource"${req.get('authorization') ? ', error="invalid_token"' : ''}`,
-        );
-        return res.status(401).json({ error: actor ? 'The token grants no scope' : 'A valid bearer token is required', status: 401 });
-      }
-      const isRest = req.baseUrl === '/api/v2';
-      if (isRest && WRITE_METHODS.has(req.method) && !actor.scopes.has('write')) {
-        res.setHeader('WWW-Authenticate', 'Bearer error="insufficient_scope", scope="write", error_description="The token lacks the write scope"');
-        return res.status(403).json({ error: 'This operation requires the write scope', status: 403 });
-      }
+      let actor = await authenticator.authenticate(authorization, db.prisma);
+      if (!actor && !authorization && options.graphql) actor = ANONYMOUS;
+      if (!actor) throw new UnauthenticatedError('A valid bearer token is required', challenge(entry, authorization ? 'invalid_token' : undefined));
+      if (actor !== ANONYMOUS && actor.scopes.size === 0) throw new UnauthenticatedError('The token grants no scope', challenge(entry, 'invalid_token'));
       r.ctx = createRequestContext({
         prisma: db.prisma,
         actor,
@@ -109,7 +110,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
 
   // JSON bodies whatever the content type (legacy clients often omit it); uploads will be multipart.
   const json = express.json({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/') });
-  app.use('/api/v2', bearer({ allowGraphiQL: false }), json, createRestRouter(schema));
+  app.use('/api/v2', bearer({ graphql: false }), json, createRestRouter(schema));
 
   const yoga: YogaServerInstance<{ req: ContextRequest; res: Response }, RequestContext> = createYoga({
     schema,
@@ -120,25 +121,17 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     renderGraphiQL: (options) => renderGraphiQLWithSignIn(options, config.baseUrl),
     logging: false,
     landingPage: false,
+    plugins: [requireToken(challenge('/graphql'))],
   });
-  app.use('/graphql', bearer({ allowGraphiQL: true }), (req, res) => yoga(req as ContextRequest, res));
+  app.use('/graphql', bearer({ graphql: true }), (req, res) => yoga(req as ContextRequest, res));
 
-  app.use((req, res) => {
-    res.status(404).json({ error: `No such endpoint: ${req.method} ${req.path}`, status: 404 });
+  app.use((req, _res, next) => {
+    next(new AppError(`No such endpoint: ${req.method} ${req.path}`, 404, 'common.not_found'));
   });
 
-  // Last: JSON for everything that escaped (express' own handler would answer HTML with a stack), in
-  // the OAuth shape {error, error_description} on the OAuth paths and {error, status} elsewhere.
+  // Last: every error that escaped, in the entry point's shape (express' own handler would answer HTML).
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const e = err as { type?: string; status?: number; statusCode?: number; message?: string };
-    const status = e.type === 'entity.parse.failed' ? 400 : (e.status ?? e.statusCode ?? 500);
-    const message = e.type === 'entity.parse.failed' ? 'Malformed JSON in the request body' : status < 500 ? (e.message ?? 'Bad request') : 'Internal server error';
-    if (status >= 500) logger.error({ err, requestId: (req as ContextRequest).requestId }, 'unhandled error');
-    const code = status >= 500 ? 500 : status;
-    if (/^\/(public\/)?v2\/oauth\//.test(req.path)) {
-      return res.status(code).json({ error: code === 500 ? 'server_error' : 'invalid_request', error_description: message });
-    }
-    res.status(code).json({ error: message, status: code });
+    sendError(res, err, errorShapeOf(req, res), (req as ContextRequest).requestId, logger);
   });
 
   return { express: app, authenticator, oauth };

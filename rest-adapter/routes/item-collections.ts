@@ -1,6 +1,4 @@
-import { ValidationError } from '../../src/shared/errors.ts';
-import { defineRoute, withVariable, type RouteDefinition } from '../define-route.ts';
-import { bodyInput, pathId } from '../params.ts';
+import { defineOperations, withVariable } from '../operation.ts';
 import { TAX_CODE_FIELDS } from './tax-codes.ts';
 import { ITEM_SCALAR_FIELDS } from './items.ts';
 import { UNIT_FIELDS } from './units.ts';
@@ -102,72 +100,54 @@ const COLLECTION_FIELDS = /* GraphQL */ `
   }
   ${entryFields('CollectionEntryFields', 'entries.')}`;
 
-const variablesOf = (relations: readonly string[]) => relations.map((r) => `$${withVariable(r)}: Boolean = false`).join(', ');
-
 const COLLECTION_RELATIONS = ['entries', ...ENTRY_RELATIONS.map((r) => `entries.${r}`)] as const;
-const COLLECTION_WITH = variablesOf(COLLECTION_RELATIONS);
-const ENTRY_WITH = variablesOf(ENTRY_RELATIONS);
 
 /** GET /item-collections/{id} embeds the entries unless `with` says otherwise; POST answers the same shape. */
 const collectionWith = { allowed: COLLECTION_RELATIONS, default: ['entries'] } as const;
 const entryWith = { allowed: ENTRY_RELATIONS } as const;
 
-/** Fields a client may echo back from a GET in a PUT body; they are ignored. */
-const ENTRY_READ_ONLY = ['id', 'created_at', 'created_by_id', 'updated_at', 'updated_by_id', ...ENTRY_RELATIONS];
-
-export const itemCollectionRoutes: RouteDefinition[] = [
-  defineRoute({
+export const itemCollectionOperations = defineOperations([
+  {
     method: 'GET',
     path: '/item-collections',
+    summary: 'List the item collections (templates, carts, orders) of a client account, filtered by type and name, paged.',
     document: /* GraphQL */ `
-      query ItemCollections($clientAccountId: Int!, $collectionTypes: [CollectionType!], $name: String,
-                            $page: Int, $perPage: Int, ${COLLECTION_WITH}) {
-        itemCollections(clientAccountId: $clientAccountId, collectionTypes: $collectionTypes, name: $name,
-                        page: $page, perPage: $perPage) {
+      query ListItemCollections($clientAccountId: Int!, $collectionTypes: [CollectionType!], $name: String, $page: Int, $perPage: Int) {
+        itemCollections(clientAccountId: $clientAccountId, collectionTypes: $collectionTypes, name: $name, page: $page, perPage: $perPage) {
           data: nodes { ...CollectionFields }
           meta { page pages per_page: perPage records }
         }
       }
       ${COLLECTION_FIELDS}`,
-    variables: ({ query }) => ({
-      clientAccountId: query.requiredInt('client_account_id'),
-      collectionTypes: query.enumList('collection_type', ['TEMPLATE', 'CART', 'ORDER']),
-      name: query.string('name'),
-      page: query.int('page'),
-      perPage: query.int('per_page'),
-    }),
-    result: 'itemCollections',
+    names: { collectionTypes: 'collection_type' },
     with: { allowed: COLLECTION_RELATIONS },
-  }),
-  defineRoute({
+  },
+  {
     method: 'GET',
     path: '/item-collections/:id',
+    summary: 'Get one item collection; its entries are included unless with says otherwise.',
     document: /* GraphQL */ `
-      query ItemCollection($id: Int!, ${COLLECTION_WITH}) { itemCollection(id: $id) { ...CollectionFields } }
+      query GetItemCollection($id: Int!) { itemCollection(id: $id) { ...CollectionFields } }
       ${COLLECTION_FIELDS}`,
-    variables: ({ params }) => ({ id: pathId(params) }),
-    result: 'itemCollection',
     with: collectionWith,
-  }),
-  defineRoute({
+  },
+  {
     method: 'POST',
     path: '/item-collections',
+    summary: 'Create an item collection (TEMPLATE, CART or ORDER) in a client account.',
     document: /* GraphQL */ `
-      mutation CreateItemCollection($input: CreateItemCollectionInput!, ${COLLECTION_WITH}) {
-        createItemCollection(input: $input) { ...CollectionFields }
-      }
+      mutation CreateItemCollection($input: CreateItemCollectionInput!) { createItemCollection(input: $input) { ...CollectionFields } }
       ${COLLECTION_FIELDS}`,
-    variables: ({ body }) => ({ input: bodyInput(body) }),
-    result: 'createItemCollection',
     status: 201,
     with: collectionWith,
-  }),
-  defineRoute({
+  },
+  {
     method: 'GET',
     path: '/item-collections/:id/entries',
+    summary: "List a collection's entries, filtered by items and projects; entries a document has used are left out unless include_used.",
     document: /* GraphQL */ `
-      query ItemCollectionEntries($itemCollectionId: Int!, $itemIds: [Int!], $projectIds: [Int!], $includeUsed: Boolean = false,
-                                  $orderBy: [String!], $page: Int, $perPage: Int, ${ENTRY_WITH}) {
+      query ListItemCollectionEntries($itemCollectionId: Int!, $itemIds: [Int!], $projectIds: [Int!], $includeUsed: Boolean,
+                                      $orderBy: [String!], $page: Int, $perPage: Int) {
         itemCollectionEntries(itemCollectionId: $itemCollectionId, itemIds: $itemIds, projectIds: $projectIds,
                               includeUsed: $includeUsed, orderBy: $orderBy, page: $page, perPage: $perPage) {
           data: nodes { ...EntryFields }
@@ -175,66 +155,43 @@ export const itemCollectionRoutes: RouteDefinition[] = [
         }
       }
       ${ENTRY_FIELDS}`,
-    variables: ({ params, query }) => ({
-      itemCollectionId: pathId(params),
-      itemIds: query.intList('item_id'),
-      projectIds: query.intList('project_id'),
-      includeUsed: query.bool('include_used'),
-      orderBy: query.list('order_by'),
-      page: query.int('page'),
-      perPage: query.int('per_page'),
-    }),
-    result: 'itemCollectionEntries',
+    names: { itemCollectionId: 'id', itemIds: 'item_id', projectIds: 'project_id' },
     with: entryWith,
-  }),
-  defineRoute({
+  },
+  {
     method: 'POST',
     path: '/item-collections/:id/entries',
+    summary: 'Add an entry (an item line with optional recurring terms) to a collection.',
     document: /* GraphQL */ `
-      mutation CreateItemCollectionEntry($input: CreateItemCollectionEntryInput!, ${ENTRY_WITH}) {
-        createItemCollectionEntry(input: $input) { ...EntryFields }
-      }
+      mutation CreateItemCollectionEntry($input: CreateItemCollectionEntryInput!) { createItemCollectionEntry(input: $input) { ...EntryFields } }
       ${ENTRY_FIELDS}`,
-    variables: ({ params, body }) => {
-      const itemCollectionId = pathId(params);
-      const input = bodyInput(body);
-      // the collection is the path's; a body may repeat it but not name another
-      if (input.itemCollectionId !== undefined && input.itemCollectionId !== itemCollectionId) {
-        throw ValidationError.field('itemCollectionId', `must be the collection of the path (${itemCollectionId}) when given`);
-      }
-      return { input: { ...input, itemCollectionId } };
-    },
-    result: 'createItemCollectionEntry',
+    names: { 'input.itemCollectionId': 'id' },
     status: 201,
     with: entryWith,
-  }),
-  defineRoute({
+  },
+  {
     method: 'PUT',
     path: '/item-collections/:id/entries/:entry_id',
+    summary: 'Update an entry of a collection: only the fields sent change; item_collection_id cannot change.',
     document: /* GraphQL */ `
-      mutation UpdateItemCollectionEntry($id: Int!, $itemCollectionId: Int!, $input: UpdateItemCollectionEntryInput!, ${ENTRY_WITH}) {
+      mutation UpdateItemCollectionEntry($id: Int!, $itemCollectionId: Int!, $input: UpdateItemCollectionEntryInput!) {
         updateItemCollectionEntry(id: $id, itemCollectionId: $itemCollectionId, input: $input) { ...EntryFields }
       }
       ${ENTRY_FIELDS}`,
-    variables: ({ params, body }) => ({
-      id: pathId(params, 'entry_id'),
-      itemCollectionId: pathId(params),
-      input: bodyInput(body, { readOnly: ENTRY_READ_ONLY }),
-    }),
-    result: 'updateItemCollectionEntry',
+    names: { id: 'entry_id', itemCollectionId: 'id' },
     status: 202,
     with: entryWith,
-  }),
-  defineRoute({
+  },
+  {
     method: 'DELETE',
     path: '/item-collections/:id/entries/:entry_id',
+    summary: 'Delete an entry of a collection permanently; answers the entry as it was.',
     document: /* GraphQL */ `
-      mutation DeleteItemCollectionEntry($id: Int!, $itemCollectionId: Int!, ${ENTRY_WITH}) {
+      mutation DeleteItemCollectionEntry($id: Int!, $itemCollectionId: Int!) {
         deleteItemCollectionEntry(id: $id, itemCollectionId: $itemCollectionId) { ...EntryFields }
       }
       ${ENTRY_FIELDS}`,
-    variables: ({ params }) => ({ id: pathId(params, 'entry_id'), itemCollectionId: pathId(params) }),
-    result: 'deleteItemCollectionEntry',
+    names: { id: 'entry_id', itemCollectionId: 'id' },
     with: entryWith,
-  }),
-];
+  },
+]);

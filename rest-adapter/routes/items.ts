@@ -1,5 +1,4 @@
-import { defineRoute } from '../define-route.ts';
-import { bodyInput, pathId } from '../params.ts';
+import { defineOperations } from '../operation.ts';
 import { UNIT_FIELDS } from './units.ts';
 import { TAX_CODE_FIELDS } from './tax-codes.ts';
 
@@ -36,19 +35,16 @@ const ITEM_FIELDS = /* GraphQL */ `
   ${UNIT_FIELDS}
   ${TAX_CODE_FIELDS}`;
 
-const WITH = '$with_sales_unit: Boolean = false, $with_stock_unit: Boolean = false, $with_tax_code: Boolean = false';
-const with_ = { allowed: ['sales_unit', 'stock_unit', 'tax_code'] } as const;
+const WITH = { allowed: ['sales_unit', 'stock_unit', 'tax_code'] } as const;
 
-/** Fields a client may echo back from a GET in a PUT body; they are ignored. */
-const READ_ONLY = ['id', 'created_at', 'created_by_id', 'updated_at', 'updated_by_id', 'sales_unit', 'stock_unit', 'tax_code'];
-
-export const itemRoutes = [
-  defineRoute({
+export const itemOperations = defineOperations([
+  {
     method: 'GET',
     path: '/items',
+    summary: 'List the items of a client account (active only unless is_active says otherwise), filtered by type and free text, paged.',
     document: /* GraphQL */ `
-      query Items($clientAccountId: Int!, $itemType: ItemType, $isActive: Boolean = true, $freeText: String,
-                  $orderBy: [String!], $page: Int, $perPage: Int, ${WITH}) {
+      query ListItems($clientAccountId: Int!, $itemType: ItemType, $isActive: Boolean, $freeText: String,
+                      $orderBy: [String!], $page: Int, $perPage: Int) {
         items(clientAccountId: $clientAccountId, itemType: $itemType, isActive: $isActive, freeText: $freeText,
               orderBy: $orderBy, page: $page, perPage: $perPage) {
           data: nodes { ...ItemFields }
@@ -56,57 +52,43 @@ export const itemRoutes = [
         }
       }
       ${ITEM_FIELDS}`,
-    variables: ({ query }) => ({
-      clientAccountId: query.requiredInt('client_account_id'),
-      itemType: query.enumValue('item_type', ['ITEM', 'SERVICE']),
-      isActive: query.nullableBool('is_active'),
-      freeText: query.string('free_text'),
-      orderBy: query.list('order_by'),
-      page: query.int('page'),
-      perPage: query.int('per_page'),
-    }),
-    result: 'items',
-    with: with_,
-  }),
-  defineRoute({
+    with: WITH,
+  },
+  {
     method: 'GET',
     path: '/items/:id',
+    summary: 'Get one item.',
     document: /* GraphQL */ `
-      query Item($id: Int!, ${WITH}) { item(id: $id) { ...ItemFields } }
+      query GetItem($id: Int!) { item(id: $id) { ...ItemFields } }
       ${ITEM_FIELDS}`,
-    variables: ({ params }) => ({ id: pathId(params) }),
-    result: 'item',
-    with: with_,
-  }),
-  defineRoute({
+    with: WITH,
+  },
+  {
     method: 'POST',
     path: '/items',
+    summary: 'Create an item (a product or service) in a client account.',
     document: /* GraphQL */ `
-      mutation CreateItem($input: CreateItemInput!, ${WITH}) { createItem(input: $input) { ...ItemFields } }
+      mutation CreateItem($input: CreateItemInput!) { createItem(input: $input) { ...ItemFields } }
       ${ITEM_FIELDS}`,
-    variables: ({ body }) => ({ input: bodyInput(body) }),
-    result: 'createItem',
     status: 201,
-    with: with_,
-  }),
-  defineRoute({
+    with: WITH,
+  },
+  {
     method: 'PUT',
     path: '/items/:id',
+    summary: 'Update an item: only the fields sent change; client_account_id cannot change.',
     document: /* GraphQL */ `
-      mutation UpdateItem($id: Int!, $input: UpdateItemInput!, ${WITH}) { updateItem(id: $id, input: $input) { ...ItemFields } }
+      mutation UpdateItem($id: Int!, $input: UpdateItemInput!) { updateItem(id: $id, input: $input) { ...ItemFields } }
       ${ITEM_FIELDS}`,
-    variables: ({ params, body }) => ({ id: pathId(params), input: bodyInput(body, { readOnly: READ_ONLY }) }),
-    result: 'updateItem',
-    with: with_,
-  }),
-  defineRoute({
+    with: WITH,
+  },
+  {
     method: 'DELETE',
     path: '/items/:id',
+    summary: 'Delete an item: it is deactivated (is_active false) and kept for the records that refer to it.',
     document: /* GraphQL */ `
-      mutation DeactivateItem($id: Int!, ${WITH}) { deactivateItem(id: $id) { ...ItemFields } }
+      mutation DeactivateItem($id: Int!) { deactivateItem(id: $id) { ...ItemFields } }
       ${ITEM_FIELDS}`,
-    variables: ({ params }) => ({ id: pathId(params) }),
-    result: 'deactivateItem',
-    with: with_,
-  }),
-];
+    with: WITH,
+  },
+]);

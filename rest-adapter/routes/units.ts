@@ -1,5 +1,4 @@
-import { defineRoute } from '../define-route.ts';
-import { pathId } from '../params.ts';
+import { defineOperations } from '../operation.ts';
 
 // spec 001, "Items and units": GET /units, GET /units/{id}
 const UNIT_FIELDS = /* GraphQL */ `
@@ -11,30 +10,28 @@ const UNIT_FIELDS = /* GraphQL */ `
     description
   }`;
 
-export const unitRoutes = [
-  defineRoute({
+export const unitOperations = defineOperations([
+  {
     method: 'GET',
     path: '/units',
+    summary: 'List the units of measure (UN/ECE Recommendation 20 and 21), paged.',
     document: /* GraphQL */ `
-      query Units($orderBy: [String!], $page: Int, $perPage: Int) {
+      query ListUnits($orderBy: [String!], $page: Int, $perPage: Int) {
         units(orderBy: $orderBy, page: $page, perPage: $perPage) {
           data: nodes { ...UnitFields }
           meta { page pages per_page: perPage records }
         }
       }
       ${UNIT_FIELDS}`,
-    variables: ({ query }) => ({ orderBy: query.list('order_by'), page: query.int('page'), perPage: query.int('per_page') }),
-    result: 'units',
-  }),
-  defineRoute({
+  },
+  {
     method: 'GET',
     path: '/units/:id',
+    summary: 'Get one unit of measure.',
     document: /* GraphQL */ `
-      query Unit($id: Int!) { unit(id: $id) { ...UnitFields } }
+      query GetUnit($id: Int!) { unit(id: $id) { ...UnitFields } }
       ${UNIT_FIELDS}`,
-    variables: ({ params }) => ({ id: pathId(params) }),
-    result: 'unit',
-  }),
-];
+  },
+]);
 
 export { UNIT_FIELDS };

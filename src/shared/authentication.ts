@@ -38,3 +38,9 @@ export function parseScopes(scope: string | undefined | null): Set<'read' | 'wri
   }
   return out;
 }
+
+/**
+ * The caller of a /graphql request without a token: no user, no scope. It may introspect the public
+ * schema and nothing else (src/shared/graphql-errors.ts, `requireToken`).
+ */
+export const ANONYMOUS: Actor = Object.freeze({ userId: 0, scopes: new Set<never>(), clientId: null, tokenKind: 'anonymous', sessionId: null });

@@ -11,7 +11,7 @@ export interface Actor {
   scopes: ReadonlySet<Scope>;
   /** OAuth client the token was issued to; null for session tokens */
   clientId: string | null;
-  tokenKind: 'session' | 'jwt';
+  tokenKind: 'session' | 'jwt' | 'anonymous';
   /** the session row behind a session token (null for other tokens) */
   sessionId: number | null;
 }

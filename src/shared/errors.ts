@@ -10,6 +10,8 @@ export interface FieldIssue {
 }
 
 export class AppError extends Error {
+  /** response headers that belong to the error (WWW-Authenticate, Retry-After) */
+  headers: Record<string, string> = {};
   constructor(
     message: string,
     readonly status: number,
@@ -32,8 +34,10 @@ export class ValidationError extends AppError {
 }
 
 export class UnauthenticatedError extends AppError {
-  constructor(message = 'Authentication required') {
+  /** `challenge`: the WWW-Authenticate value (src/shared/error-renderer.ts builds it) */
+  constructor(message = 'Authentication required', challenge?: string) {
     super(message, 401, 'common.unauthenticated');
+    if (challenge) this.headers = { 'WWW-Authenticate': challenge };
   }
 }
 
@@ -47,6 +51,9 @@ export class ForbiddenError extends AppError {
 export class InsufficientScopeError extends AppError {
   constructor(readonly requiredScope: string) {
     super(`This operation requires the '${requiredScope}' scope`, 403, 'insufficient_scope');
+    this.headers = {
+      'WWW-Authenticate': bearerChallenge({ error: 'insufficient_scope', scope: requiredScope, description: `The token lacks the ${requiredScope} scope` }),
+    };
   }
 }
 
@@ -71,5 +78,37 @@ export class ConflictError extends AppError {
 export class RateLimitedError extends AppError {
   constructor(readonly retryAfterSeconds: number) {
     super('Too many requests', 429, 'common.rate_limited');
+    this.headers = { 'Retry-After': String(retryAfterSeconds) };
   }
+}
+
+/** 405 for a known path with another method; `allow` lists the methods it has. */
+export class MethodNotAllowedError extends AppError {
+  constructor(message: string, allow: readonly string[]) {
+    super(message, 405, 'common.method_not_allowed');
+    this.headers = { Allow: allow.join(', ') };
+  }
+}
+
+/** 413 and 415 and the like: the request itself could not be read. */
+export class BadRequestBodyError extends AppError {
+  constructor(message: string, status = 400) {
+    super(message, status, status === 400 ? 'common.validation_error' : 'common.bad_request');
+  }
+}
+
+/**
+ * The one builder of RFC 6750 `WWW-Authenticate: Bearer …` challenges (401 and insufficient scope),
+ * with the RFC 9728 `resource_metadata` link where the caller knows it.
+ */
+export function bearerChallenge(p: { realm?: string; resourceMetadata?: string; error?: string; description?: string; scope?: string }): string {
+  const params: [string, string | undefined][] = [
+    ['realm', p.realm],
+    ['resource_metadata', p.resourceMetadata],
+    ['error', p.error],
+    ['scope', p.scope],
+    ['error_description', p.description],
+  ];
+  const parts = params.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}="${v!.replace(/["\\]/g, '')}"`);
+  return parts.length ? `Bearer ${parts.join(', ')}` : 'Bearer';
 }

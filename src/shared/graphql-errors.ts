@@ -1,6 +1,8 @@
-import { GraphQLError } from 'graphql';
+import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { RequestContext } from './context.ts';
 import type { Logger } from 'pino';
-import { AppError, ConflictError, InsufficientScopeError, NotFoundError, ValidationError } from './errors.ts';
+import { AppError, ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from './errors.ts';
 
 /** Prisma's known request errors that bad input can cause, as AppErrors. */
 export function fromPrismaError(e: unknown): AppError | null {
@@ -21,15 +23,45 @@ export function fromPrismaError(e: unknown): AppError | null {
   }
 }
 
-/** Status (and, for a missing scope, the RFC 6750 challenge) yoga puts on the HTTP response. */
+/** Status and headers (WWW-Authenticate, Retry-After) yoga puts on the HTTP response. */
 function httpOf(app: AppError): { status: number; headers?: Record<string, string> } {
-  if (app instanceof InsufficientScopeError) {
-    return {
-      status: app.status,
-      headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${app.requiredScope}", error_description="The token lacks the ${app.requiredScope} scope"` },
-    };
-  }
-  return { status: app.status };
+  return Object.keys(app.headers).length ? { status: app.status, headers: app.headers } : { status: app.status };
+}
+
+/** Does the operation select only introspection fields (__schema, __type, __typename)? */
+function introspectionOnly(document: DocumentNode, operationName: string | null | undefined): boolean {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const ops = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const op = operationName ? ops.find((o) => o.name?.value === operationName) : ops.length === 1 ? ops[0] : undefined;
+  if (!op || op.operation !== 'query') return false;
+  const seen = new Set<string>();
+  const only = (set: SelectionSetNode): boolean =>
+    set.selections.every((s) => {
+      if (s.kind === Kind.FIELD) return s.name.value.startsWith('__');
+      if (s.kind === Kind.INLINE_FRAGMENT) return only(s.selectionSet);
+      if (seen.has(s.name.value)) return true;
+      seen.add(s.name.value);
+      const f = fragments.get(s.name.value);
+      return !!f && only(f.selectionSet);
+    });
+  return only(op.selectionSet);
+}
+
+/**
+ * /graphql without a token: the schema is public (schema.graphql ships in the repository), so
+ * introspection runs and GraphiQL's docs load before sign-in; every other operation is answered 401
+ * as a GraphQL response, with the bearer challenge.
+ */
+export function requireToken(challenge: string): Plugin<RequestContext> {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const ctx = args.contextValue as RequestContext;
+      if (ctx.actor.tokenKind !== 'anonymous' || introspectionOnly(args.document, args.operationName)) return;
+      const error = new UnauthenticatedError('A valid bearer token is required', challenge);
+      setResultAndStopExecution({ errors: [new GraphQLError(error.message, { originalError: error, extensions: { code: error.code, http: httpOf(error) } })] });
+    },
+  };
 }
 
 /**

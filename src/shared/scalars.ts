@@ -5,8 +5,22 @@ export { Decimal };
 
 const DECIMAL_RE = /^-?\d{1,20}(\.\d{1,12})?$/;
 
+/**
+ * A JSON number is taken only when it is exactly what the client wrote: no exponent and at most 15
+ * significant digits (a double holds 15 exactly). Anything longer may already have been rounded by
+ * the JSON parser, so it is refused with a hint to send a string.
+ */
+function fromJsonNumber(value: number): string {
+  const text = String(value);
+  const digits = text.replace(/^-/, '').replace('.', '').replace(/^0+/, '');
+  if (!Number.isFinite(value) || /e/i.test(text) || digits.length > 15) {
+    throw new GraphQLError(`Decimal ${text} cannot be taken exactly from a JSON number (at most 15 significant digits, no exponent): send it as a string, e.g. "1250.50"`);
+  }
+  return text;
+}
+
 function parseDecimal(value: unknown): Decimal {
-  if (typeof value === 'number' && Number.isFinite(value)) value = String(value);
+  if (typeof value === 'number') value = fromJsonNumber(value);
   if (typeof value !== 'string' || !DECIMAL_RE.test(value.trim())) {
     throw new GraphQLError(`Decimal must be a decimal number written as a string, e.g. "1250.50"; got ${JSON.stringify(value)}`);
   }

@@ -47,7 +47,7 @@ describe.each(targets())('login and bearer middleware (%s)', (target) => {
 
   it('/graphql: 401 without a token for API requests; GraphiQL page for a browser GET', async () => {
     const res = await app.http('POST', '/graphql', { body: { query: '{ me { scopes } }' } });
-    expect(res).toMatchObject({ status: 401, body: { status: 401 } });
+    expect(res).toMatchObject({ status: 401, body: { errors: [{ extensions: { code: 'common.unauthenticated' } }] } });
     const page = await app.http('GET', '/graphql', { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     expect(page.text).toContain('<html');

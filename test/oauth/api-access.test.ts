@@ -106,15 +106,19 @@ describe.each(targets())('OAuth tokens on the API (%s)', (db) => {
       expect(await app.db.prisma.item.count({ where: { clientAccountId: u.clientAccountId } })).toBe(0);
     });
 
-    it('scope read: PUT, PATCH and DELETE on /api/v2/items/{id} → 403 insufficient_scope; the item is unchanged', async () => {
+    it('scope read: PUT and DELETE on /api/v2/items/{id} → 403 insufficient_scope (they are mutations), even with a malformed body; PATCH is no operation of the path (405); the item is unchanged', async () => {
       const u = await kit.user();
       const writer = await accessToken('authorization_code', u, 'write');
       const created = await app.http('POST', '/api/v2/items', { token: writer, body: await itemBody(u) });
       expect(created.status).toBe(201);
       const reader = await accessToken('authorization_code', u, 'read');
-      for (const method of ['PUT', 'PATCH', 'DELETE']) {
+      for (const method of ['PUT', 'DELETE']) {
         expectInsufficientScope(await app.http(method, `/api/v2/items/${created.body.id}`, { token: reader, body: method === 'DELETE' ? undefined : { name: 'Changed' } }));
       }
+      expectInsufficientScope(await app.http('PUT', `/api/v2/items/${created.body.id}`, { token: reader, body: { name: 7, colour: 'red' } }));
+      const patch = await app.http('PATCH', `/api/v2/items/${created.body.id}`, { token: reader, body: { name: 'Changed' } });
+      expect(patch).toMatchObject({ status: 405, body: { error: expect.stringContaining('PATCH'), status: 405 } });
+      expect(patch.headers.get('allow')).toBe('GET, PUT, DELETE');
       const after = await app.http('GET', `/api/v2/items/${created.body.id}`, { token: reader });
       expect(after.status).toBe(200);
       expect(after.body.name).toBe('Kaffe');

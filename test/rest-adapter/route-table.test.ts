@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { compileRoute, routes } from '../../rest-adapter/index.ts';
+import { buildSchema } from 'graphql';
+import { compiledOperations, operations } from '../../rest-adapter/index.ts';
+import { compileOperation } from '../../rest-adapter/compile.ts';
+import { operationVariables } from '../../rest-adapter/variables.ts';
+import type { Operation } from '../../rest-adapter/operation.ts';
+import { ValidationError } from '../../src/shared/errors.ts';
 import { schema } from '../../src/schema.ts';
 
 /** Every documented method + path of the modules built so far (spec 001). */
@@ -11,14 +16,137 @@ const DOCUMENTED = [
   'PUT /item-collections/:id/entries/:entry_id', 'DELETE /item-collections/:id/entries/:entry_id',
 ];
 
-describe('REST route table', () => {
+describe('operation table', () => {
   it('has exactly one entry for every documented method and path', () => {
-    const table = routes.map((r) => `${r.method} ${r.path}`);
+    const table = operations.map((r) => `${r.method} ${r.path}`);
     expect(new Set(table).size).toBe(table.length);
     expect([...table].sort()).toEqual([...DOCUMENTED].sort());
   });
 
-  it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: its GraphQL document validates against the schema', (_name, route) => {
-    expect(() => compileRoute(schema, route)).not.toThrow();
+  it.each(operations.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: its GraphQL document validates against the schema', (_name, op) => {
+    expect(() => compileOperation(schema, op)).not.toThrow();
+  });
+
+  it('tool names are unique snake_case verbs', () => {
+    const names = compiledOperations(schema).map((c) => c.toolName);
+    expect(new Set(names).size).toBe(names.length);
+    for (const n of names) expect(n).toMatch(/^(list|get|create|update|delete|deactivate)_[a-z_]+$/);
+  });
+
+  it('a mutation is marked as one whatever its method', () => {
+    for (const c of compiledOperations(schema)) expect(c.isMutation).toBe(c.op.method !== 'GET');
+  });
+});
+
+// A schema of its own, so the derivation is tested on shapes the modules do not have yet.
+const testSchema = buildSchema(/* GraphQL */ `
+  scalar Date
+  scalar JSON
+  enum Kind { DRAFT POSTED }
+  input LineInput { accountId: Int!, postingDate: Date, amount: String!, dimensions: [DimensionInput!] }
+  input DimensionInput { relationType: String!, relationId: Int! }
+  input EntryInput { clientAccountId: Int!, kind: Kind, lines: [LineInput!]!, metadata: JSON, parentId: Int }
+  type Entry { id: Int!, clientAccountId: Int!, createdAt: String!, lines: [Int!]! }
+  type Query { entries(clientAccountId: Int!, kinds: [Kind!], isActive: Boolean = true, page: Int): [Entry!]! }
+  type Mutation { createEntry(parentId: Int!, input: EntryInput!, dryRun: Boolean): Entry!, replaceEntry(id: Int!, input: EntryInput!): Entry! }
+`);
+
+const op = (o: Partial<Operation>): Operation => ({ method: 'GET', path: '/x', summary: 'test', document: '', ...o });
+const list = compileOperation(
+  testSchema,
+  op({ document: 'query ListEntries($clientAccountId: Int!, $kinds: [Kind!], $isActive: Boolean, $page: Int) { entries(clientAccountId: $clientAccountId, kinds: $kinds, isActive: $isActive, page: $page) { id } }', names: { kinds: 'kind' } }),
+);
+const create = compileOperation(
+  testSchema,
+  op({ method: 'POST', path: '/parents/:parent_id/entries', document: 'mutation CreateEntry($parentId: Int!, $input: EntryInput!, $dryRun: Boolean) { createEntry(parentId: $parentId, input: $input, dryRun: $dryRun) { id } }', names: { 'input.parentId': 'parent_id' } }),
+);
+const replace = compileOperation(
+  testSchema,
+  op({ method: 'PUT', path: '/entries/:id', document: 'mutation ReplaceEntry($id: Int!, $input: EntryInput!) { replaceEntry(id: $id, input: $input) { id client_account_id: clientAccountId created_at: createdAt lines } }' }),
+);
+
+function issuesOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ValidationError) return e.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw e;
+  }
+  throw new Error('expected a ValidationError');
+}
+
+describe('variables derived from the operation', () => {
+  it('query parameters are parsed by their GraphQL type: Int, Boolean, enum lists in the comma/semicolon/space form', () => {
+    const v = operationVariables(list, { params: {}, query: { client_account_id: '7', kind: 'draft;POSTED posted', is_active: 'false', page: '2' }, body: undefined });
+    expect(v).toEqual({ clientAccountId: 7, kinds: ['DRAFT', 'POSTED', 'POSTED'], isActive: false, page: 2 });
+  });
+
+  it('an omitted parameter is left out so the schema default applies; null means null', () => {
+    expect(operationVariables(list, { params: {}, query: { client_account_id: '7' }, body: undefined })).toEqual({ clientAccountId: 7 });
+    expect(operationVariables(list, { params: {}, query: { client_account_id: '7', is_active: 'null' }, body: undefined })).toMatchObject({ isActive: null });
+  });
+
+  it('a required parameter that is missing, a bad integer and an unknown enum value are all reported at once', () => {
+    const issues = issuesOf(() => operationVariables(list, { params: {}, query: { kind: 'BOGUS', page: 'x' }, body: undefined }));
+    expect(issues).toEqual(['client_account_id: is required', "page: must be an integer; got 'x'", expect.stringMatching(/^kind\.0: Value "BOGUS" does not exist/)]);
+  });
+
+  it('a nested body is converted snake_case → camelCase recursively, JSON values untouched', () => {
+    const body = {
+      client_account_id: 3,
+      kind: 'DRAFT',
+      metadata: { some_key: { deeper_key: 1 } },
+      lines: [{ account_id: 1, posting_date: '2026-01-31', amount: '10.00', dimensions: [{ relation_type: 'PROJECT', relation_id: 4 }] }],
+    };
+    const v = operationVariables(create, { params: { parent_id: '9' }, query: { dry_run: 'true' }, body });
+    expect(v).toEqual({
+      parentId: 9,
+      dryRun: true,
+      input: {
+        clientAccountId: 3,
+        kind: 'DRAFT',
+        parentId: 9,
+        metadata: { some_key: { deeper_key: 1 } },
+        lines: [{ accountId: 1, postingDate: '2026-01-31', amount: '10.00', dimensions: [{ relationType: 'PROJECT', relationId: 4 }] }],
+      },
+    });
+  });
+
+  it('unknown fields at any depth → 400 naming the field by its path', () => {
+    const body = { client_account_id: 3, colour: 'red', lines: [{ account_id: 1, amount: '1', dimensions: [{ relation_type: 'P', relation_id: 1, extra: 1 }] }] };
+    expect(issuesOf(() => operationVariables(create, { params: { parent_id: '9' }, query: {}, body }))).toEqual([
+      'colour: is not a known field',
+      'lines.0.dimensions.0.extra: is not a known field',
+    ]);
+  });
+
+  it('missing nested required fields and wrong types are named with their path', () => {
+    const body = { client_account_id: 'three', lines: [{ amount: '1' }] };
+    expect(issuesOf(() => operationVariables(create, { params: { parent_id: '9' }, query: {}, body }))).toEqual([
+      expect.stringMatching(/^client_account_id: Int cannot represent/),
+      'lines.0.account_id: is required',
+    ]);
+  });
+
+  it('a body field bound to a path parameter may repeat it but not contradict it', () => {
+    const body = { client_account_id: 3, parent_id: 9, lines: [] };
+    expect(operationVariables(create, { params: { parent_id: '9' }, query: {}, body })).toMatchObject({ input: { parentId: 9 } });
+    expect(issuesOf(() => operationVariables(create, { params: { parent_id: '9' }, query: {}, body: { ...body, parent_id: 8 } }))).toEqual([
+      "parent_id: must be the path's parent_id (9) when given",
+    ]);
+  });
+
+  it('PUT ignores read-only fields a client echoes back from a GET, and nothing else', () => {
+    const echoed = { id: 5, created_at: '2026-01-01T00:00:00Z', client_account_id: 3, lines: [] };
+    expect(operationVariables(replace, { params: { id: '5' }, query: {}, body: echoed })).toEqual({ id: 5, input: { clientAccountId: 3, lines: [] } });
+    expect(issuesOf(() => operationVariables(replace, { params: { id: '5' }, query: {}, body: { ...echoed, colour: 1 } }))).toEqual(['colour: is not a known field']);
+  });
+
+  it('a body that is not an object is a 400', () => {
+    expect(() => operationVariables(create, { params: { parent_id: '1' }, query: {}, body: [1] })).toThrow(ValidationError);
+  });
+
+  it('a route whose path parameter no variable reads does not compile', () => {
+    expect(() => compileOperation(testSchema, op({ path: '/x/:other', document: list.op.document }))).toThrow(/:other/);
   });
 });

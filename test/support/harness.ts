@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
-import { createLogger } from '../../src/shared/logger.ts';
+import { createLogger, type Logger } from '../../src/shared/logger.ts';
 import { OAUTH_RATE_LIMITS, type RateLimitName, type RateLimitRule } from '../../src/shared/rate-limit.ts';
 import { createSeed, type Seed } from './seed.ts';
 
@@ -63,6 +63,8 @@ export interface StartOptions {
   log?: ('query' | 'info' | 'warn' | 'error')[];
   /** 'spec' applies spec 000's rate limits; by default they are out of reach */
   rateLimits?: 'spec' | 'relaxed';
+  /** the app's logger (default: silent, or TEST_LOG_LEVEL) */
+  logger?: Logger;
 }
 
 /**
@@ -80,7 +82,7 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
   const { express } = await createApp({
     config,
     db,
-    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    logger: options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     rateLimits: options.rateLimits === 'spec' ? OAUTH_RATE_LIMITS : RELAXED_LIMITS,
     rateLimitNamespace: `test-${randomUUID()}:`,
   });

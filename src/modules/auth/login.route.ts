@@ -1,3 +1,4 @@
+import { bearerChallenge } from '../../shared/errors.ts';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../../config.ts';
 import type { Prisma } from '../../db/database.ts';
@@ -17,7 +18,7 @@ export function loginRoute(prisma: Prisma, config: Config): RequestHandler {
     }
     const session = await login(prisma, body.email, body.password, config.sessionTtlSeconds);
     if (!session) {
-      res.setHeader('WWW-Authenticate', 'Bearer');
+      res.setHeader('WWW-Authenticate', bearerChallenge({}));
       return res.status(401).json({ error: 'invalid_grant', error_description: 'Invalid email or password' });
     }
     res.json({ access_token: session.accessToken, token_type: 'Bearer', expires_in: session.expiresIn });

@@ -1,3 +1,4 @@
+import { bearerChallenge } from '../../shared/errors.ts';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Prisma } from '../../db/database.ts';
 import type { Authenticator } from '../../shared/authentication.ts';
@@ -74,7 +75,7 @@ export function clientsRouter(deps: { oauth: OauthProvider; prisma: Prisma; auth
     res.setHeader('Cache-Control', 'no-store');
     const actor = await authenticator.authenticate(req.get('authorization'), prisma);
     if (actor?.tokenKind === 'session') return actor.userId;
-    res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
+    res.setHeader('WWW-Authenticate', bearerChallenge({ error: 'invalid_token' }));
     oauthError(res, 401, 'invalid_token', 'A session token from POST /v2/oauth/login is required');
     return undefined;
   };

@@ -1,0 +1,167 @@
+import {
+  getNamedType,
+  isInputObjectType,
+  isNonNullType,
+  Kind,
+  parse,
+  typeFromAST,
+  validate,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLInputObjectType,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type VariableDefinitionNode,
+} from 'graphql';
+import { toSnake } from '../src/shared/naming.ts';
+import { withVariable, type Operation } from './operation.ts';
+
+/** Where a variable's value comes from on the wire. */
+export type VariableSource = 'path' | 'query' | 'body' | 'body-field';
+
+export interface VariableSpec {
+  /** GraphQL variable name (camelCase) */
+  name: string;
+  /** wire name (snake_case), the path/query parameter or body field */
+  wire: string;
+  source: VariableSource;
+  type: GraphQLInputType;
+  required: boolean;
+}
+
+export interface CompiledOperation {
+  op: Operation;
+  /** the document with the `$with_*` variables declared and shared fragments de-duplicated */
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  fragments: Record<string, FragmentDefinitionNode>;
+  isMutation: boolean;
+  /** MCP tool name: the operation's name in snake_case (ListItems -> list_items) */
+  toolName: string;
+  /** response key of the single top-level field: its value is the response body */
+  resultKey: string;
+  variables: VariableSpec[];
+  /** the variable that takes the whole JSON body, if any */
+  bodyVariable?: VariableSpec;
+  /** fields of the body's input object that a path parameter gives (`names: {'input.x': 'id'}`) */
+  boundFields: { field: string; wire: string; type: GraphQLInputType }[];
+  /** `with` relations as their variable names */
+  withVariables: Map<string, string>;
+  /**
+   * PUT/PATCH: response fields a client may echo back from a GET (id, created_at, embedded
+   * relations …) that are no input field: ignored in the body instead of rejected.
+   */
+  echoIgnored: ReadonlySet<string>;
+}
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH']);
+
+/** The response keys directly under a selection set, fragments included. */
+function responseKeys(set: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>, out = new Set<string>()): Set<string> {
+  for (const s of set.selections) {
+    if (s.kind === Kind.FIELD) out.add(s.alias?.value ?? s.name.value);
+    else if (s.kind === Kind.INLINE_FRAGMENT) responseKeys(s.selectionSet, fragments, out);
+    else if (fragments[s.name.value]) responseKeys(fragments[s.name.value].selectionSet, fragments, out);
+  }
+  return out;
+}
+
+function withDefinition(name: string): VariableDefinitionNode {
+  return {
+    kind: Kind.VARIABLE_DEFINITION,
+    variable: { kind: Kind.VARIABLE, name: { kind: Kind.NAME, value: name } },
+    type: { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: 'Boolean' } },
+    defaultValue: { kind: Kind.BOOLEAN, value: false },
+  };
+}
+
+/**
+ * Parses and validates an operation's document against the schema and derives everything the REST
+ * route, the MCP tool and the OpenAPI description need from its variable definitions. Throws with
+ * the operation named when anything does not fit.
+ */
+export function compileOperation(schema: GraphQLSchema, op: Operation): CompiledOperation {
+  const where = `${op.method} ${op.path}`;
+  const parsed = parse(op.document);
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  const ops: OperationDefinitionNode[] = [];
+  for (const d of parsed.definitions) {
+    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] ??= d;
+    else if (d.kind === Kind.OPERATION_DEFINITION) ops.push(d);
+  }
+  if (ops.length !== 1 || !ops[0].name) throw new Error(`operation ${where}: the document must have exactly one named operation`);
+  const withVariables = new Map((op.with?.allowed ?? []).map((r) => [r, withVariable(r)]));
+  for (const r of op.with?.default ?? []) if (!withVariables.has(r)) throw new Error(`operation ${where}: default relation ${r} is not allowed`);
+  const declared = new Set((ops[0].variableDefinitions ?? []).map((v) => v.variable.name.value));
+  const operation: OperationDefinitionNode = {
+    ...ops[0],
+    variableDefinitions: [
+      ...(ops[0].variableDefinitions ?? []),
+      ...[...withVariables.values()].filter((v) => !declared.has(v)).map(withDefinition),
+    ],
+  };
+  const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [operation, ...Object.values(fragments)] };
+  const errors = validate(schema, document);
+  if (errors.length) throw new Error(`operation ${where}: ${errors.map((e) => e.message).join('; ')}`);
+
+  const top = operation.selectionSet.selections;
+  if (top.length !== 1 || top[0].kind !== Kind.FIELD) throw new Error(`operation ${where}: select exactly one top-level field`);
+  const resultField = top[0];
+
+  const pathParams = new Set([...op.path.matchAll(/:(\w+)/g)].map((m) => m[1]));
+  const isWrite = WRITES.has(op.method);
+  const variables: VariableSpec[] = [];
+  let bodyVariable: VariableSpec | undefined;
+  const withNames = new Set(withVariables.values());
+  for (const def of operation.variableDefinitions ?? []) {
+    const name = def.variable.name.value;
+    if (withNames.has(name)) continue;
+    if (name.startsWith('with_')) throw new Error(`operation ${where}: $${name} is not declared by its with list`);
+    const type = typeFromAST(schema, def.type as never) as GraphQLInputType;
+    const wire = op.names?.[name] ?? toSnake(name);
+    const required = isNonNullType(type) && !def.defaultValue;
+    const spec: VariableSpec = { name, wire, type, required, source: 'query' };
+    if (pathParams.has(wire)) spec.source = 'path';
+    else if (isWrite && isInputObjectType(getNamedType(type)) && !bodyVariable) {
+      spec.source = 'body';
+      bodyVariable = spec;
+    } else if (isWrite) spec.source = 'body-field';
+    variables.push(spec);
+  }
+  const boundFields: CompiledOperation['boundFields'] = [];
+  for (const [key, wire] of Object.entries(op.names ?? {})) {
+    const [variable, field, ...rest] = key.split('.');
+    if (field === undefined) continue;
+    const type = bodyVariable?.name === variable && !rest.length && pathParams.has(wire) ? (getNamedType(bodyVariable.type) as GraphQLInputObjectType).getFields()[field]?.type : undefined;
+    if (!type) throw new Error(`operation ${where}: names['${key}'] must bind a field of the body's input object to a path parameter`);
+    boundFields.push({ field, wire, type });
+  }
+  for (const p of pathParams) {
+    if (!variables.some((v) => v.source === 'path' && v.wire === p) && !boundFields.some((b) => b.wire === p)) throw new Error(`operation ${where}: no variable reads the path parameter :${p}`);
+  }
+  // a body taken whole leaves the other non-path variables to the query string
+  if (bodyVariable) for (const v of variables) if (v.source === 'body-field') v.source = 'query';
+
+  let echoIgnored = new Set<string>();
+  if (bodyVariable && (op.method === 'PUT' || op.method === 'PATCH') && resultField.selectionSet) {
+    const inputFields = new Set(Object.keys((getNamedType(bodyVariable.type) as { getFields(): object }).getFields()).map(toSnake));
+    echoIgnored = new Set([...responseKeys(resultField.selectionSet, fragments)].filter((k) => !inputFields.has(k)));
+  }
+
+  return {
+    op,
+    document,
+    operation,
+    fragments,
+    isMutation: operation.operation === 'mutation',
+    toolName: toSnake(ops[0].name.value).replace(/^_/, ''),
+    resultKey: resultField.alias?.value ?? resultField.name.value,
+    variables,
+    bodyVariable,
+    boundFields,
+    withVariables,
+    echoIgnored,
+  };
+}

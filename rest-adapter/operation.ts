@@ -1,0 +1,43 @@
+import type { ErrorShape } from '../src/shared/error-renderer.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * One documented operation: a REST entry (method + path) with one static GraphQL document. The
+ * REST route, the MCP tool and the OpenAPI description are all derived from it:
+ *
+ * - each variable `$fooBar` of the document is read from the path parameter, query parameter or body
+ *   field `foo_bar` and parsed by its GraphQL type; a variable of an input-object type on a write
+ *   takes the whole JSON body (keys snake_case, converted recursively); `names` is needed only where
+ *   the spec's wire name is not the snake_case of the variable;
+ * - `$with_*` variables are declared from `with`: `with=entries.item` sets `$with_entries` and
+ *   `$with_entries_item` (the document only uses them in `@include(if: …)`);
+ * - the response body is the value of the operation's single top-level field;
+ * - a mutation needs the `write` scope (REST, MCP and GraphQL alike).
+ */
+export interface Operation {
+  method: HttpMethod;
+  /** express path relative to /api/v2, e.g. /items/:id */
+  path: string;
+  /** a GraphQL document with exactly one operation, named verb-first (ListItems, CreateItem): the MCP tool is its snake_case */
+  document: string;
+  /** what the operation does, in the spec's words (MCP tool and OpenAPI summary) */
+  summary: string;
+  /** success status: 200 unless given */
+  status?: number;
+  /** error body shape: {error, status} unless given */
+  errorShape?: Extract<ErrorShape, 'simple' | 'envelope'>;
+  /** relations `with` may embed; `default` applies when the request has no `with` */
+  with?: { allowed: readonly string[]; default?: readonly string[] };
+  /**
+   * variable → wire name, only where it is not the variable's snake_case (e.g. itemIds: 'item_id').
+   * A field of the body's input object may be bound to a path parameter (`'input.itemCollectionId':
+   * 'id'`): the path gives it, and a body that repeats it must agree.
+   */
+  names?: Readonly<Record<string, string>>;
+}
+
+export const defineOperations = (operations: Operation[]): Operation[] => operations;
+
+/** The variable a `with` relation turns into: entries.item -> with_entries_item */
+export const withVariable = (relation: string): string => `with_${relation.replace(/\./g, '_')}`;

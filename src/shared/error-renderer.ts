@@ -1,0 +1,108 @@
+import type { Request, Response } from 'express';
+import { GraphQLError } from 'graphql';
+import type { Logger } from 'pino';
+import { AppError, type FieldIssue } from './errors.ts';
+import { fromPrismaError } from './graphql-errors.ts';
+import { toSnake } from './naming.ts';
+
+/**
+ * The one renderer of every non-2xx answer of every entry point. An error (an AppError from a
+ * service or middleware, a GraphQL error, a Prisma error bad input caused, a body-parser error, or
+ * anything unexpected, which is masked) becomes status + code + message + headers once, and is then
+ * written in the shape of the entry point:
+ *   simple   {error: <text>, status: <integer>}                  most /api/v2 endpoints (spec 000)
+ *   envelope {error: {code, message, request_id}}                 reports, voucher delete (spec 000)
+ *   oauth    {error: <oauth_code>, error_description: <text>}      OAuth endpoints, /mcp's 401
+ *   graphql  {errors: [{message, extensions: {code}}]}            /graphql
+ */
+export type ErrorShape = 'simple' | 'envelope' | 'oauth' | 'graphql';
+
+export interface WireError {
+  status: number;
+  code: string;
+  /** REST text: field paths snake_cased ("item_no: too long") */
+  message: string;
+  headers: Record<string, string>;
+  issues: FieldIssue[];
+}
+
+const INTERNAL: WireError = { status: 500, code: 'common.internal_error', message: 'Internal server error', headers: {}, issues: [] };
+
+/** "itemNo: too long" becomes "item_no: too long"; list indexes stay numbers. */
+function restMessage(message: string, issues: FieldIssue[]): string {
+  if (!issues.length) return message;
+  return issues
+    .map((i) => (i.path.length ? `${i.path.map((p) => (/^\d+$/.test(p) ? p : toSnake(p))).join('.')}: ${i.message}` : i.message))
+    .join('; ');
+}
+
+/** express / body-parser / http-errors errors carry a status and a type. */
+function fromHttpError(err: unknown): WireError | null {
+  const e = err as { type?: string; status?: number; statusCode?: number; expose?: boolean; message?: string } | null;
+  const status = e?.status ?? e?.statusCode;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return null;
+  const message =
+    e!.type === 'entity.parse.failed'
+      ? 'Malformed JSON in the request body'
+      : e!.type === 'entity.too.large'
+        ? 'The request body is too large'
+        : e!.expose !== false && e!.message
+          ? e!.message
+          : 'Bad request';
+  return { status, code: status === 400 ? 'common.validation_error' : 'common.bad_request', message, headers: {}, issues: [] };
+}
+
+/** An error of any kind as status + code + text (+ headers); unexpected errors become a bare 500. */
+export function toWireError(err: unknown): WireError {
+  const raw = err instanceof GraphQLError && err.originalError ? err.originalError : err;
+  const app = raw instanceof AppError ? raw : fromPrismaError(raw);
+  if (app) return { status: app.status, code: app.code, message: restMessage(app.message, app.issues), headers: app.headers, issues: app.issues };
+  if (err instanceof GraphQLError) {
+    const ext = err.extensions as { code?: string; http?: { status?: number; headers?: Record<string, string> }; issues?: FieldIssue[] };
+    // GraphQL's own parse, validation and variable-coercion errors are the client's
+    if (!err.originalError || err.originalError instanceof GraphQLError || (ext?.http?.status && ext.http.status < 500)) {
+      const issues = ext?.issues ?? [];
+      return { status: ext?.http?.status ?? 400, code: ext?.code ?? 'common.validation_error', message: restMessage(err.message, issues), headers: ext?.http?.headers ?? {}, issues };
+    }
+  }
+  return fromHttpError(raw) ?? INTERNAL;
+}
+
+/** OAuth error codes (RFC 6749 / 6750) for statuses outside the OAuth endpoints' own tables. */
+const OAUTH_CODES: Record<number, string> = { 400: 'invalid_request', 401: 'invalid_token', 403: 'insufficient_scope', 429: 'rate_limit_exceeded', 500: 'server_error' };
+
+export function errorBody(err: WireError, shape: ErrorShape, requestId: string): unknown {
+  switch (shape) {
+    case 'envelope':
+      return { error: { code: err.code, message: err.message, request_id: requestId } };
+    case 'oauth':
+      return { error: OAUTH_CODES[err.status] ?? (err.status >= 500 ? 'server_error' : 'invalid_request'), error_description: err.message };
+    case 'graphql':
+      return { errors: [{ message: err.message, extensions: { code: err.code, ...(err.issues.length ? { issues: err.issues } : {}) } }] };
+    default:
+      return { error: err.message, status: err.status };
+  }
+}
+
+/** The entry point's shape when no route chose one: by path. */
+export function errorShapeOf(req: Request, res: Response): ErrorShape {
+  const chosen = res.locals.errorShape as ErrorShape | undefined;
+  if (chosen) return chosen;
+  const path = req.originalUrl.split('?')[0];
+  if (path === '/graphql' || path.startsWith('/graphql/')) return 'graphql';
+  if (/^\/(public\/)?v2\/oauth(\/|$)/.test(path) || path === '/mcp') return 'oauth';
+  return 'simple';
+}
+
+/**
+ * Writes the error in the shape, with its headers; a 500 is logged with the request id and shows
+ * nothing of its cause.
+ */
+export function sendError(res: Response, err: unknown, shape: ErrorShape, requestId: string, logger: Logger): void {
+  const wire = toWireError(err);
+  if (wire.status >= 500) logger.error({ err, requestId }, 'unexpected error');
+  if (res.headersSent) return void res.end();
+  for (const [name, value] of Object.entries(wire.headers)) res.setHeader(name, value);
+  if (shape === 'oauth') res.setHeader('Cache-Control', 'no-store');
+  res.status(wire.status).json(errorBody(wire, shape, requestId));
+}

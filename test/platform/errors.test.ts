@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { getIntrospectionQuery } from 'graphql';
+import { pino } from 'pino';
+import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import type { Tenant } from '../support/seed.ts';
+
+// One error renderer for every entry point (issue "Platform v2", 3).
+
+/** A page size no client sends: the list code throws an unexpected error for it. */
+const BOOM = 4242;
+vi.mock('../../src/shared/pagination.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/shared/pagination.ts')>();
+  return {
+    ...original,
+    pageWindow: (args: { perPage?: number | null }, limits: never) => {
+      if (args.perPage === BOOM) throw new TypeError('secret detail: connection to db-7.internal refused');
+      return original.pageWindow(args as never, limits);
+    },
+  };
+});
+
+describe.each(targets())('errors on every entry point (%s)', (target) => {
+  let app: TestApp;
+  let t: Tenant;
+  const logged: Record<string, unknown>[] = [];
+
+  beforeAll(async () => {
+    const logger = pino({ level: 'error' }, { write: (line: string) => void logged.push(JSON.parse(line)) });
+    app = await startTestApp(target, { logger });
+    t = await app.seed.tenant();
+  });
+  afterAll(() => app?.close());
+
+  describe('unexpected errors are masked: 500, nothing of the cause, logged with the request id', () => {
+    it('REST: {error, status} 500', async () => {
+      const res = await app.http('GET', `/api/v2/items?client_account_id=${t.account.id}&per_page=${BOOM}`, { token: t.user.token });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ error: 'Internal server error', status: 500 });
+      expect(res.text).not.toMatch(/secret|db-7|TypeError|at /);
+      const requestId = res.headers.get('x-request-id');
+      expect(logged.some((l) => l.requestId === requestId && JSON.stringify(l).includes('secret detail'))).toBe(true);
+    });
+
+    it('GraphQL: an error in the GraphQL shape, masked', async () => {
+      const res = await app.http('POST', '/graphql', { token: t.user.token, body: { query: `{ items(clientAccountId: ${t.account.id}, perPage: ${BOOM}) { meta { records } } }` } });
+      expect(res.body.errors).toHaveLength(1);
+      expect(res.body.errors[0].message).toBe('Unexpected error.');
+      expect(res.text).not.toMatch(/secret|db-7|TypeError/);
+      expect(JSON.stringify(logged)).toContain('secret detail');
+    });
+  });
+
+  describe('401 on /graphql is a GraphQL response; introspection needs no token', () => {
+    it('no token: introspection answers the schema (GraphiQL loads its docs before sign-in)', async () => {
+      const res = await app.http('POST', '/graphql', { body: { query: getIntrospectionQuery() } });
+      expect(res.status).toBe(200);
+      expect(res.body.data.__schema.queryType.name).toBe('Query');
+    });
+
+    it('no token: any other operation → 401 {errors: [{message, extensions: {code}}]} with the bearer challenge', async () => {
+      const res = await app.http('POST', '/graphql', { body: { query: '{ __typename items(clientAccountId: 1) { meta { records } } }' } });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ errors: [{ message: 'A valid bearer token is required', extensions: { code: 'common.unauthenticated' } }] });
+      expect(res.headers.get('www-authenticate')).toBe(`Bearer realm="${app.url}", resource_metadata="${app.url}/.well-known/oauth-protected-resource/graphql"`);
+    });
+
+    it('a mutation hidden behind an introspection-looking fragment is refused too', async () => {
+      const query = 'mutation M { ...F } fragment F on Mutation { __typename deactivateItem(id: 1) { id } }';
+      const res = await app.http('POST', '/graphql', { body: { query } });
+      expect(res.status).toBe(401);
+    });
+
+    it('an invalid token → 401 in the GraphQL shape with error="invalid_token"', async () => {
+      const res = await app.http('POST', '/graphql', { token: 'not-a-token', body: { query: '{ __typename }' } });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ errors: [{ message: 'A valid bearer token is required', extensions: { code: 'common.unauthenticated' } }] });
+      expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    });
+
+    it('the GraphiQL page itself opens without a token', async () => {
+      const res = await app.http('GET', '/graphql', { headers: { accept: 'text/html' } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/html');
+    });
+  });
+
+  describe('REST: the route shape for the middleware and the router too', () => {
+    it('no token → 401 {error, status} with the bearer challenge', async () => {
+      const res = await app.http('GET', '/api/v2/units');
+      expect(res).toMatchObject({ status: 401, body: { error: 'A valid bearer token is required', status: 401 } });
+      expect(res.headers.get('www-authenticate')).toBe(`Bearer realm="${app.url}", resource_metadata="${app.url}/.well-known/oauth-protected-resource"`);
+    });
+
+    it('unknown path → 404, known path with another method → 405 with Allow, malformed JSON → 400: all {error, status}', async () => {
+      const missing = await app.http('GET', '/api/v2/nowhere', { token: t.user.token });
+      expect(missing).toMatchObject({ status: 404, body: { error: 'No such endpoint: GET /api/v2/nowhere', status: 404 } });
+      const method = await app.http('POST', '/api/v2/units', { token: t.user.token, body: {} });
+      expect(method).toMatchObject({ status: 405, body: { status: 405 } });
+      expect(method.headers.get('allow')).toBe('GET');
+      const json = await app.http('POST', '/api/v2/items', { token: t.user.token, body: '{"item_no": ' });
+      expect(json).toMatchObject({ status: 400, body: { error: 'Malformed JSON in the request body', status: 400 } });
+    });
+
+    it('a path outside every entry point → 404 {error, status}', async () => {
+      expect(await app.http('GET', '/nowhere')).toMatchObject({ status: 404, body: { status: 404 } });
+    });
+  });
+
+  describe('Decimal input: strings; a JSON number only when it is exact', () => {
+    let vat: number;
+    beforeAll(async () => {
+      vat = await t.taxCode('3');
+    });
+    const item = (price: unknown) => ({ client_account_id: t.account.id, item_no: `P-${Math.random()}`, sales_unit_id: 1, tax_code_id: vat, price });
+
+    it.each([
+      ['a string', '1234567890.123456', '1234567890.123456'],
+      ['a JSON number of at most 15 significant digits', 12.5, '12.500000'],
+      ['a negative JSON number', -0.25, '-0.250000'],
+      ['an integer JSON number', 100, '100.000000'],
+      ['a JSON number written with an exponent that is exactly an integer (JSON.parse cannot tell)', 1.5e3, '1500.000000'],
+    ])('%s is taken exactly', async (_name, price, stored) => {
+      const res = await app.http('POST', '/api/v2/items', { token: t.user.token, body: item(price) });
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.price).toBe(stored);
+    });
+
+    it.each([
+      ['more than 15 significant digits', '{"price": 1234567890.12345678}'],
+      ['an exponent it cannot drop', '{"price": 1.5e-7}'],
+      ['a huge number', '{"price": 1e300}'],
+    ])('a JSON number with %s → 400 telling the client to send a string', async (_name, json) => {
+      const body = JSON.stringify(item(0)).replace('"price":0', json.slice(1, -1));
+      const res = await app.http('POST', '/api/v2/items', { token: t.user.token, body });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(/^price: .*send it as a string/);
+    });
+
+    it('the same rule holds for GraphQL variables', async () => {
+      const res = await app.gql(t.user.token, 'mutation($input: CreateItemInput!) { createItem(input: $input) { price } }', {
+        input: { clientAccountId: t.account.id, itemNo: 'G-1', salesUnitId: 1, taxCodeId: vat, price: 12345678901234567 },
+      });
+      expect(res.errors?.[0].message).toMatch(/send it as a string/);
+    });
+  });
+});
