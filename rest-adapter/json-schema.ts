@@ -1,0 +1,159 @@
+import {
+  getNamedType,
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLString,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  Kind,
+  type FragmentDefinitionNode,
+  type GraphQLInputType,
+  type GraphQLNamedType,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
+  type SelectionSetNode,
+} from 'graphql';
+import { toSnake } from '../src/shared/naming.ts';
+import type { CompiledOperation } from './compile.ts';
+
+/**
+ * JSON Schema (2020-12, as OpenAPI 3.1 uses it) of the wire shapes, derived from the GraphQL types:
+ * request bodies and parameters from an operation's variables, responses from its selection set. The
+ * OpenAPI document and the MCP tools' input schemas are both built from these.
+ */
+export type JsonSchema = Record<string, unknown>;
+
+const INT32 = { type: 'integer', minimum: -2147483648, maximum: 2147483647 };
+
+/** The wire form of a scalar (input and output agree, except Decimal, which accepts exact JSON numbers). */
+function scalarSchema(type: GraphQLNamedType, direction: 'input' | 'output'): JsonSchema {
+  if (type === GraphQLInt) return { ...INT32 };
+  if (type === GraphQLFloat) return { type: 'number' };
+  if (type === GraphQLBoolean) return { type: 'boolean' };
+  if (type === GraphQLString || type === GraphQLID) return { type: 'string' };
+  switch (type.name) {
+    case 'Decimal':
+      return direction === 'output'
+        ? { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', description: 'decimal as a string, with the scale of its column' }
+        : { type: ['string', 'number'], description: 'decimal as a string, e.g. "1250.50" (a JSON number only if it has at most 15 significant digits)' };
+    case 'Date':
+      return { type: 'string', format: 'date' };
+    case 'DateTime':
+      return { type: 'string', format: 'date-time' };
+    case 'JSON':
+      return {};
+    default:
+      if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((v) => v.value as string) };
+      return { type: 'string' };
+  }
+}
+
+/** Allows null too. */
+export function orNull(schema: JsonSchema): JsonSchema {
+  if (!Object.keys(schema).length) return schema; // JSON: anything
+  if (typeof schema.type === 'string') {
+    const out: JsonSchema = { ...schema, type: [schema.type, 'null'] };
+    if (Array.isArray(schema.enum)) out.enum = [...schema.enum, null];
+    return out;
+  }
+  if (Array.isArray(schema.type)) return { ...schema, type: [...new Set([...schema.type, 'null'])] };
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
+function describe(schema: JsonSchema, description: string | null | undefined): JsonSchema {
+  return description ? { ...schema, description: schema.description ? `${description} (${schema.description})` : description } : schema;
+}
+
+/** The JSON Schema of a GraphQL input type on the wire (object keys snake_case). */
+export function inputSchema(type: GraphQLInputType, options: { omit?: ReadonlySet<string>; optional?: ReadonlySet<string> } = {}): JsonSchema {
+  const nonNull = isNonNullType(type);
+  const inner = nonNull ? type.ofType : type;
+  let schema: JsonSchema;
+  if (isListType(inner)) schema = { type: 'array', items: inputSchema(inner.ofType) };
+  else if (isInputObjectType(inner)) {
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    for (const field of Object.values(inner.getFields())) {
+      const wire = toSnake(field.name);
+      if (options.omit?.has(field.name)) continue;
+      properties[wire] = describe(inputSchema(field.type), field.description);
+      if (isNonNullType(field.type) && field.defaultValue === undefined && !options.optional?.has(field.name)) required.push(wire);
+    }
+    schema = { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+  } else schema = scalarSchema(inner, 'input');
+  return nonNull ? schema : orNull(schema);
+}
+
+/** The JSON Schema of the response a selection set produces on an object type. */
+export function selectionSchema(parent: GraphQLObjectType, set: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required = new Set<string>();
+  const visit = (s: SelectionSetNode, on: GraphQLObjectType) => {
+    for (const sel of s.selections) {
+      if (sel.kind === Kind.FRAGMENT_SPREAD) {
+        const f = fragments[sel.name.value];
+        if (f) visit(f.selectionSet, on);
+        continue;
+      }
+      if (sel.kind === Kind.INLINE_FRAGMENT) {
+        visit(sel.selectionSet, on);
+        continue;
+      }
+      const key = sel.alias?.value ?? sel.name.value;
+      if (sel.name.value === '__typename') {
+        properties[key] = { type: 'string' };
+        required.add(key);
+        continue;
+      }
+      const field = on.getFields()[sel.name.value];
+      properties[key] = describe(outputSchema(field.type, sel.selectionSet, fragments), field.description);
+      if (!sel.directives?.some((d) => d.name.value === 'include' || d.name.value === 'skip')) required.add(key);
+    }
+  };
+  visit(set, parent);
+  return { type: 'object', properties, required: [...required], additionalProperties: false };
+}
+
+function outputSchema(type: GraphQLOutputType, set: SelectionSetNode | undefined, fragments: Record<string, FragmentDefinitionNode>): JsonSchema {
+  const nonNull = isNonNullType(type);
+  const inner = nonNull ? type.ofType : type;
+  let schema: JsonSchema;
+  if (isListType(inner)) schema = { type: 'array', items: outputSchema(inner.ofType, set, fragments) };
+  else if (isObjectType(inner) && set) schema = selectionSchema(inner, set, fragments);
+  else schema = scalarSchema(getNamedType(inner), 'output');
+  return nonNull ? schema : orNull(schema);
+}
+
+/** The response body of an operation: the schema of its single top-level field. */
+export function responseSchema(compiled: CompiledOperation, root: GraphQLObjectType): JsonSchema {
+  const full = selectionSchema(root, compiled.operation.selectionSet, compiled.fragments);
+  return (full.properties as Record<string, JsonSchema>)[compiled.resultKey];
+}
+
+/** The request body of an operation: its body variable's input object, fields the path binds optional. */
+export function requestBodySchema(compiled: CompiledOperation): JsonSchema | undefined {
+  if (compiled.bodyVariable) {
+    const optional = new Set(compiled.boundFields.map((b) => b.field));
+    const schema = inputSchema(compiled.bodyVariable.type, { optional });
+    if (compiled.echoIgnored.size) {
+      // PUT: fields a client echoes back from a GET are accepted and ignored
+      const props = { ...(schema.properties as Record<string, JsonSchema>) };
+      for (const key of compiled.echoIgnored) props[key] = { description: 'read-only: ignored when sent back' };
+      return { ...schema, properties: props };
+    }
+    return schema;
+  }
+  const fields = compiled.variables.filter((v) => v.source === 'body-field');
+  if (!fields.length) return undefined;
+  return {
+    type: 'object',
+    properties: Object.fromEntries(fields.map((v) => [v.wire, inputSchema(v.type)])),
+    required: fields.filter((v) => v.required).map((v) => v.wire),
+    additionalProperties: false,
+  };
+}
