@@ -6,11 +6,15 @@ import type { Database } from './db/database.ts';
 import type { Logger } from './shared/logger.ts';
 import { schema } from './schema.ts';
 import { createRestRouter } from '../rest-adapter/index.ts';
+import { docsRoutes } from '../rest-adapter/docs-route.ts';
 import { Authenticator } from './shared/authentication.ts';
 import { createRequestContext, type RequestContext } from './shared/context.ts';
 import { maskError, requireToken } from './shared/graphql-errors.ts';
 import { errorShapeOf, sendError } from './shared/error-renderer.ts';
-import { AppError, bearerChallenge, UnauthenticatedError } from './shared/errors.ts';
+import { AppError, bearerChallenge, MethodNotAllowedError, UnauthenticatedError } from './shared/errors.ts';
+import { createMcpHandler } from '../rest-adapter/mcp.ts';
+import { apiResourceIdentifiers, normalizeResource } from './modules/oauth/provider.ts';
+import { PACKAGE_VERSION } from './version.ts';
 import { ANONYMOUS } from './shared/authentication.ts';
 import { sessionTokenVerifier } from './modules/auth/sessions.service.ts';
 import { loadOauthKeys } from './modules/oauth/keys.ts';
@@ -37,6 +41,8 @@ export interface App {
 }
 
 type ContextRequest = Request & { ctx: RequestContext; requestId: string };
+/** the entry points that take bearer tokens */
+type Entry = 'api' | 'graphql' | 'mcp';
 
 
 /**
@@ -82,18 +88,24 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
    * request without a token gets an anonymous context: it may introspect the (public) schema, and
    * anything else is refused by `requireToken` below as a GraphQL response.
    */
-  const challenge = (entry: string, error?: string) =>
-    bearerChallenge({ realm: config.baseUrl, resourceMetadata: `${config.baseUrl}/.well-known/oauth-protected-resource${entry}`, error });
-  const bearer = (options: { graphql: boolean }) => async (req: Request, _res: Response, next: NextFunction) => {
+  const challenge = (entry: Entry, error?: string) =>
+    bearerChallenge({ realm: config.baseUrl, resourceMetadata: `${config.baseUrl}/.well-known/oauth-protected-resource${entry === 'api' ? '' : `/${entry}`}`, error });
+  /** the audiences each entry point accepts (a JWT bound to /mcp is no token for /api/v2, and the reverse) */
+  const audiences: Record<Entry, ReadonlySet<string>> = {
+    api: new Set(apiResourceIdentifiers(config.baseUrl).map(normalizeResource)),
+    graphql: new Set(apiResourceIdentifiers(config.baseUrl).map(normalizeResource)),
+    mcp: new Set([config.baseUrl, `${config.baseUrl}/mcp`].map(normalizeResource)),
+  };
+  const bearer = (entry: Entry) => async (req: Request, _res: Response, next: NextFunction) => {
     const r = req as ContextRequest;
     const authorization = req.get('authorization');
-    const entry = options.graphql ? '/graphql' : '';
-    if (options.graphql && req.method === 'GET' && !authorization && req.accepts(['application/json', 'text/html']) === 'text/html') {
+    if (entry === 'graphql' && req.method === 'GET' && !authorization && req.accepts(['application/json', 'text/html']) === 'text/html') {
       return next(); // the GraphiQL page itself is public; its requests carry the token
     }
     try {
       let actor = await authenticator.authenticate(authorization, db.prisma);
-      if (!actor && !authorization && options.graphql) actor = ANONYMOUS;
+      if (actor?.audience && !actor.audience.some((a) => audiences[entry].has(a))) actor = null;
+      if (!actor && !authorization && entry === 'graphql') actor = ANONYMOUS;
       if (!actor) throw new UnauthenticatedError('A valid bearer token is required', challenge(entry, authorization ? 'invalid_token' : undefined));
       if (actor !== ANONYMOUS && actor.scopes.size === 0) throw new UnauthenticatedError('The token grants no scope', challenge(entry, 'invalid_token'));
       r.ctx = createRequestContext({
@@ -110,7 +122,10 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
 
   // JSON bodies whatever the content type (legacy clients often omit it); uploads will be multipart.
   const json = express.json({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/') });
-  app.use('/api/v2', bearer({ graphql: false }), json, createRestRouter(schema));
+  app.use('/api/v2', docsRoutes(schema, { baseUrl: config.baseUrl })); // public: openapi.json and the docs page
+  app.use('/api/v2', bearer('api'), json, createRestRouter(schema));
+  app.post('/mcp', bearer('mcp'), express.json({ limit: '1mb' }), createMcpHandler(schema, { name: 'accounting-api', version: PACKAGE_VERSION }));
+  app.all('/mcp', (req, _res, next) => next(new MethodNotAllowedError(`Method ${req.method} is not allowed on /mcp: every call is a POST (stateless Streamable HTTP)`, ['POST'])));
 
   const yoga: YogaServerInstance<{ req: ContextRequest; res: Response }, RequestContext> = createYoga({
     schema,
@@ -121,9 +136,9 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     renderGraphiQL: (options) => renderGraphiQLWithSignIn(options, config.baseUrl),
     logging: false,
     landingPage: false,
-    plugins: [requireToken(challenge('/graphql'))],
+    plugins: [requireToken(challenge('graphql'))],
   });
-  app.use('/graphql', bearer({ graphql: true }), (req, res) => yoga(req as ContextRequest, res));
+  app.use('/graphql', bearer('graphql'), (req, res) => yoga(req as ContextRequest, res));
 
   app.use((req, _res, next) => {
     next(new AppError(`No such endpoint: ${req.method} ${req.path}`, 404, 'common.not_found'));

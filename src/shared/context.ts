@@ -14,6 +14,8 @@ export interface Actor {
   tokenKind: 'session' | 'jwt' | 'anonymous';
   /** the session row behind a session token (null for other tokens) */
   sessionId: number | null;
+  /** resource identifiers a JWT access token is bound to (normalised); session tokens have none */
+  audience?: readonly string[];
 }
 
 /** The per-request context shared by /graphql, the REST adapter and any in-process caller. */

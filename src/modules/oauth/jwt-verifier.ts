@@ -1,24 +1,25 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { parseScopes, type TokenVerifier } from '../../shared/authentication.ts';
 import { publicJwks, type OauthKeys } from './keys.ts';
-import { apiResourceIdentifiers, normalizeResource } from './provider.ts';
+import { normalizeResource, resourceIdentifiers } from './provider.ts';
 
 /**
  * The API side of OAuth: access tokens are RS256 JWTs (typ at+jwt) from our authorization server,
- * verified locally with its public keys. Accepted audiences are the API's resource identifiers
- * (the base URL, /api/v2 and /graphql); a token bound to another resource (e.g. /mcp) is refused.
+ * verified locally with its public keys. The token's audiences must be resource identifiers of this
+ * service; which ones an entry point accepts is the bearer middleware's check (`actor.audience`):
+ * /api/v2 and /graphql take the base URL, /api/v2 and /graphql; /mcp the base URL and /mcp.
  * Access tokens are not tracked server-side (spec 000): revocation does not reach them, expiry does.
  */
 export function jwtTokenVerifier(keys: OauthKeys, baseUrl: string): TokenVerifier {
   const keySet = createLocalJWKSet(publicJwks(keys.jwks));
-  const audiences = new Set(apiResourceIdentifiers(baseUrl).map(normalizeResource));
+  const audiences = new Set(resourceIdentifiers(baseUrl).map(normalizeResource));
   return {
     accepts: (token) => token.startsWith('eyJ') && token.split('.').length === 3,
     async verify(token) {
       try {
         const { payload } = await jwtVerify(token, keySet, { issuer: baseUrl, typ: 'at+jwt', algorithms: ['RS256'] });
-        const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud ?? ''];
-        if (!aud.some((a) => audiences.has(normalizeResource(a)))) return null;
+        const aud = (Array.isArray(payload.aud) ? payload.aud : [payload.aud ?? '']).map(normalizeResource).filter((a) => audiences.has(a));
+        if (!aud.length) return null;
         const userId = payload.user_id;
         if (typeof userId !== 'number' || !Number.isSafeInteger(userId)) return null;
         return {
@@ -27,6 +28,7 @@ export function jwtTokenVerifier(keys: OauthKeys, baseUrl: string): TokenVerifie
           clientId: typeof payload.client_id === 'string' ? payload.client_id : null,
           tokenKind: 'jwt',
           sessionId: null,
+          audience: aud,
         };
       } catch {
         return null;
