@@ -5,9 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * npm run bench -- cold-start: time from `tsx src/server.ts` to the first answered request on the
- * embedded database, for a new data directory (initdb + migrations + demo seed) and for an existing one.
+ * npm run bench -- cold-start: time from spawning the server to the first answered request on the
+ * embedded database, for a new data directory (initdb + migrations + demo seed) and for an existing
+ * one, run both ways in the same run, interleaved: compiled JavaScript (`node dist/src/server.js`,
+ * what npm start runs; `npm run build` makes it) and TypeScript through tsx (`npm run dev`'s way).
  */
+type Runner = 'node dist' | 'tsx';
+const COMMANDS: Record<Runner, [string, string[]]> = {
+  'node dist': [process.execPath, ['dist/src/server.js']],
+  tsx: ['node_modules/.bin/tsx', ['src/server.ts']],
+};
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
@@ -17,10 +24,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startOnce(dataDir: string): Promise<number> {
+async function startOnce(runner: Runner, dataDir: string): Promise<number> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn('node_modules/.bin/tsx', ['src/server.ts'], {
+  const [command, args] = COMMANDS[runner];
+  const child = spawn(command, args, {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'silent', DATABASE_URL: '', BASE_URL: '' },
     stdio: 'ignore',
   });
@@ -42,18 +50,20 @@ async function startOnce(dataDir: string): Promise<number> {
 }
 
 export async function coldStart(runs = 3): Promise<void> {
-  const fresh: number[] = [];
-  const warm: number[] = [];
+  const times: Record<string, number[]> = {};
+  const add = (key: string, ms: number) => (times[key] ??= []).push(ms);
   for (let i = 0; i < runs; i++) {
-    const dir = mkdtempSync(join(tmpdir(), 'regnskap-bench-'));
-    try {
-      fresh.push(await startOnce(dir));
-      warm.push(await startOnce(dir));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+    for (const runner of Object.keys(COMMANDS) as Runner[]) {
+      const dir = mkdtempSync(join(tmpdir(), 'regnskap-bench-'));
+      try {
+        add(`${runner}, new data dir (initdb, migrate, seed demo)`, await startOnce(runner, dir));
+        add(`${runner}, existing data dir`, await startOnce(runner, dir));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     }
   }
-  const fmt = (xs: number[]) => `median ${Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)])} ms (${xs.map(Math.round).join(', ')})`;
-  console.log(`cold start to first response, new data dir (initdb, migrate, seed demo): ${fmt(fresh)}`);
-  console.log(`cold start to first response, existing data dir:                         ${fmt(warm)}`);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  console.log('cold start to first response (embedded PGlite), median of', runs);
+  for (const [key, xs] of Object.entries(times)) console.log(`  ${key.padEnd(52)} ${String(Math.round(median(xs))).padStart(6)} ms  (${xs.map(Math.round).join(', ')})`);
 }
