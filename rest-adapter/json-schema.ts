@@ -4,6 +4,7 @@ import {
   GraphQLFloat,
   GraphQLID,
   GraphQLInt,
+  GraphQLNonNull,
   GraphQLString,
   isEnumType,
   isInputObjectType,
@@ -40,7 +41,7 @@ function scalarSchema(type: GraphQLNamedType, direction: 'input' | 'output'): Js
     case 'Decimal':
       return direction === 'output'
         ? { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', description: 'decimal as a string, with the scale of its column' }
-        : { type: ['string', 'number'], description: 'decimal as a string, e.g. "1250.50" (a JSON number only if it has at most 15 significant digits)' };
+        : { type: ['string', 'number'], description: 'decimal as a string, e.g. "1250.50"; a JSON number only if it has at most 15 significant digits' };
     case 'Date':
       return { type: 'string', format: 'date' };
     case 'DateTime':
@@ -89,8 +90,41 @@ export function inputSchema(type: GraphQLInputType, options: { omit?: ReadonlySe
   return nonNull ? schema : orNull(schema);
 }
 
+/** A path or query parameter's value: its type without null (an omitted parameter is the absent value). */
+export function parameterSchema(type: GraphQLInputType): JsonSchema {
+  return inputSchema(isNonNullType(type) ? type : new GraphQLNonNull(type));
+}
+
+/**
+ * Named, reusable response schemas (OpenAPI `components.schemas`). Given one, an object whose
+ * selection is exactly one fragment spread (`unit { ...UnitFields }`), or whose type is listed in
+ * `types` (PageMeta), becomes a `$ref`. The name is the GraphQL type's (Item, Unit, PageMeta); a
+ * second, different selection on the same type takes the fragment's name without `Fields`
+ * (ItemScalarFields → ItemScalar), then a number. Equal shapes share one name.
+ */
+export class SchemaComponents {
+  readonly schemas: Record<string, JsonSchema> = {};
+  private readonly json = new Map<string, string>();
+
+  constructor(
+    readonly types: ReadonlySet<string> = new Set(),
+    readonly prefix = '#/components/schemas/',
+  ) {}
+
+  ref(typeName: string, fragmentName: string | undefined, schema: JsonSchema): JsonSchema {
+    const text = JSON.stringify(schema);
+    const candidates = [typeName, ...(fragmentName ? [fragmentName.replace(/(.)Fields$/, '$1')] : [])];
+    for (const name of candidates) if (this.json.get(name) === text) return { $ref: this.prefix + name };
+    let name = candidates.find((n) => !this.json.has(n));
+    for (let i = 2; !name; i++) if (!this.json.has(`${typeName}${i}`) || this.json.get(`${typeName}${i}`) === text) name = `${typeName}${i}`;
+    this.json.set(name, text);
+    this.schemas[name] = schema;
+    return { $ref: this.prefix + name };
+  }
+}
+
 /** The JSON Schema of the response a selection set produces on an object type. */
-export function selectionSchema(parent: GraphQLObjectType, set: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>): JsonSchema {
+export function selectionSchema(parent: GraphQLObjectType, set: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>, components?: SchemaComponents): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required = new Set<string>();
   const visit = (s: SelectionSetNode, on: GraphQLObjectType) => {
@@ -111,7 +145,7 @@ export function selectionSchema(parent: GraphQLObjectType, set: SelectionSetNode
         continue;
       }
       const field = on.getFields()[sel.name.value];
-      properties[key] = describe(outputSchema(field.type, sel.selectionSet, fragments), field.description);
+      properties[key] = describe(outputSchema(field.type, sel.selectionSet, fragments, components), field.description);
       if (!sel.directives?.some((d) => d.name.value === 'include' || d.name.value === 'skip')) required.add(key);
     }
   };
@@ -119,19 +153,27 @@ export function selectionSchema(parent: GraphQLObjectType, set: SelectionSetNode
   return { type: 'object', properties, required: [...required], additionalProperties: false };
 }
 
-function outputSchema(type: GraphQLOutputType, set: SelectionSetNode | undefined, fragments: Record<string, FragmentDefinitionNode>): JsonSchema {
+function objectSchema(type: GraphQLObjectType, set: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>, components?: SchemaComponents): JsonSchema {
+  if (!components) return selectionSchema(type, set, fragments);
+  const only = set.selections.length === 1 ? set.selections[0] : undefined;
+  const spread = only?.kind === Kind.FRAGMENT_SPREAD && !only.directives?.length && fragments[only.name.value] ? only.name.value : undefined;
+  if (!spread && !components.types.has(type.name)) return selectionSchema(type, set, fragments, components);
+  return components.ref(type.name, spread, selectionSchema(type, spread ? fragments[spread].selectionSet : set, fragments, components));
+}
+
+function outputSchema(type: GraphQLOutputType, set: SelectionSetNode | undefined, fragments: Record<string, FragmentDefinitionNode>, components?: SchemaComponents): JsonSchema {
   const nonNull = isNonNullType(type);
   const inner = nonNull ? type.ofType : type;
   let schema: JsonSchema;
-  if (isListType(inner)) schema = { type: 'array', items: outputSchema(inner.ofType, set, fragments) };
-  else if (isObjectType(inner) && set) schema = selectionSchema(inner, set, fragments);
+  if (isListType(inner)) schema = { type: 'array', items: outputSchema(inner.ofType, set, fragments, components) };
+  else if (isObjectType(inner) && set) schema = objectSchema(inner, set, fragments, components);
   else schema = scalarSchema(getNamedType(inner), 'output');
   return nonNull ? schema : orNull(schema);
 }
 
-/** The response body of an operation: the schema of its single top-level field. */
-export function responseSchema(compiled: CompiledOperation, root: GraphQLObjectType): JsonSchema {
-  const full = selectionSchema(root, compiled.operation.selectionSet, compiled.fragments);
+/** The response body of an operation: the schema of its single top-level field (shared shapes as `$ref`s when given components). */
+export function responseSchema(compiled: CompiledOperation, root: GraphQLObjectType, components?: SchemaComponents): JsonSchema {
+  const full = selectionSchema(root, compiled.operation.selectionSet, compiled.fragments, components);
   return (full.properties as Record<string, JsonSchema>)[compiled.resultKey];
 }
 

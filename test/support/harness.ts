@@ -9,6 +9,10 @@ import { openDatabase, type Database } from '../../src/db/database.ts';
 import { createLogger, type Logger } from '../../src/shared/logger.ts';
 import { OAUTH_RATE_LIMITS, type RateLimitName, type RateLimitRule } from '../../src/shared/rate-limit.ts';
 import { createSeed, type Seed } from './seed.ts';
+import { schema } from '../../src/schema.ts';
+import { buildOpenApiDocument } from '../../rest-adapter/openapi.ts';
+import { DOCS_PATH } from '../../rest-adapter/docs-route.ts';
+import { createResponseValidator, type ReceivedResponse } from './openapi-validator.ts';
 
 export type Target = 'pglite' | 'postgres';
 
@@ -52,6 +56,18 @@ export interface TestApp {
 
 /** extensions.code of the first GraphQL error (undefined when there is none) */
 export const errorCode = (res: { errors?: { extensions?: { code?: string } }[] }): string | undefined => res.errors?.[0]?.extensions?.code;
+
+let validator: ((r: ReceivedResponse) => void) | undefined;
+
+/**
+ * Every /api/v2 answer a test receives is checked against the OpenAPI document the app serves (built
+ * by the same code, once per test file; schemas compiled on first use): an undocumented status or a
+ * body that does not match fails the test that received it.
+ */
+export function checkAgainstOpenApi(r: ReceivedResponse): void {
+  validator ??= createResponseValidator(buildOpenApiDocument(schema, { baseUrl: 'http://localhost' }), { ignore: DOCS_PATH });
+  validator(r);
+}
 
 /** Rate limits high enough that no functional test meets them (the rate-limit tests use the real ones). */
 const RELAXED_LIMITS = Object.fromEntries(Object.entries(OAUTH_RATE_LIMITS).map(([name, rule]) => [name, { ...rule, limit: 100_000 }])) as Record<
@@ -104,6 +120,7 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
     } catch {
       /* not JSON: tests assert on that */
     }
+    checkAgainstOpenApi({ method, path, status: res.status, contentType: res.headers.get('content-type'), text });
     return { status: res.status, headers: res.headers, body: parsed as never, text };
   };
 

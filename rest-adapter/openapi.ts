@@ -1,0 +1,345 @@
+import { STATUS_CODES } from 'node:http';
+import { getNamedType, getNullableType, isListType, Kind, type GraphQLInputObjectType, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
+import { PACKAGE_VERSION } from '../src/version.ts';
+import type { CompiledOperation } from './compile.ts';
+import { compiledOperations, operations } from './index.ts';
+import { parameterSchema, requestBodySchema, responseSchema, SchemaComponents, type JsonSchema } from './json-schema.ts';
+import type { Operation } from './operation.ts';
+
+/**
+ * The OpenAPI 3.1 description of /api/v2, derived from the operation table: one path item per entry,
+ * its parameters and request body from the GraphQL variables, its success response from the
+ * selection set (json-schema.ts), its errors in the entry's error shape. Built once per app.
+ */
+
+type Ref = { $ref: string };
+
+export interface OpenApiParameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required?: boolean;
+  description?: string;
+  schema: JsonSchema;
+  style?: 'form' | 'simple';
+  explode?: boolean;
+}
+
+export interface OpenApiResponse {
+  description: string;
+  headers?: Record<string, Ref>;
+  content?: { 'application/json': { schema: JsonSchema } };
+}
+
+export interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  tags: string[];
+  parameters?: (OpenApiParameter | Ref)[];
+  requestBody?: { required: boolean; description?: string; content: { 'application/json': { schema: JsonSchema } } };
+  responses: Record<string, OpenApiResponse | Ref>;
+  security: Record<string, string[]>[];
+}
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  servers: { url: string }[];
+  tags: { name: string }[];
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    responses: Record<string, OpenApiResponse>;
+    parameters: Record<string, OpenApiParameter>;
+    headers: Record<string, { description: string; schema: JsonSchema }>;
+    securitySchemes: Record<string, unknown>;
+  };
+}
+
+/** express `/items/:id` as an OpenAPI path template `/items/{id}`. */
+export const openApiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
+
+const DESCRIPTION = `The documented \`/api/v2\` paths. Each operation runs one GraphQL document on the schema
+served at \`/graphql\`, so REST, GraphQL and the MCP tools share validation, tenancy and scopes.
+
+## Authentication
+Every operation needs \`Authorization: Bearer <token>\`: a session token from \`POST /v2/oauth/login\`
+(\`{"email", "password"}\`) or an OAuth 2.0 access token (authorization code with PKCE, or client
+credentials; metadata at \`/.well-known/oauth-authorization-server\`). Reads need the \`read\` scope,
+writes (POST, PUT, PATCH, DELETE) \`write\`.
+
+## Wire conventions
+- Field and parameter names are snake_case; unknown body fields are a 400.
+- Decimals (prices, quantities, rates, amounts) are JSON strings with their column's scale
+  (\`"149.000000"\`). A request may send a JSON number instead only when it has at most 15
+  significant digits; send a string otherwise.
+- Dates are \`YYYY-MM-DD\`, timestamps ISO 8601 in UTC (\`2026-01-31T09:30:00.000Z\`).
+- An array parameter in a query string is one value with its items separated by comma, semicolon
+  or space (\`collection_type=CART,ORDER\`); giving a parameter twice is a 400. Enum values are
+  case-insensitive there, and the literal \`null\` means null for every type but strings.
+- \`with=rel,rel.sub\` embeds related records; each operation lists the relations it knows, naming
+  a nested one includes its parent, and an unknown one is a 400.
+- Lists answer \`{"data": [...], "meta": {"page", "pages", "per_page", "records"}}\`: \`page\` starts
+  at 1, \`per_page\` is capped at the operation's maximum, \`pages\` is 0 when nothing matches.
+- PUT changes only the fields sent; read-only fields echoed back from a GET (\`id\`, \`created_at\`,
+  embedded relations …) are ignored.
+
+## Errors
+Errors are \`{"error": "<text>", "status": <integer>}\`, or on some operations (reports, voucher
+delete) \`{"error": {"code", "message", "request_id"}}\`; each operation's responses name their shape.
+A 400 names every offending field (\`item_no: is required; price: …\`). An unknown path answers 404,
+a known path with another method 405 with \`Allow\`, both \`{error, status}\`. Every response carries
+\`x-request-id\`; quote it when reporting a problem.
+
+## Trying it out
+On \`/api/v2/docs\`, *Authorize* with a session token from \`POST /v2/oauth/login\` (bearer), or with
+OAuth 2.0 as a client registered (\`POST /v2/oauth/register\`) with the redirect URI
+\`<base URL>/api/v2/docs/assets/oauth2-redirect.html\`.
+
+## Idempotent writes
+Writes accept an \`Idempotency-Key\` header (1–255 printable characters). Repeating a request with
+the same key within 24 hours answers the first response again, with \`Idempotent-Replayed: true\`,
+without writing twice. While the first request is still running a repeat gets 409; a key reused for
+a different request gets 422.`;
+
+type Shape = NonNullable<Operation['errorShape']>;
+
+const ERROR_SCHEMAS: Record<Shape, [string, JsonSchema]> = {
+  simple: [
+    'Error',
+    {
+      type: 'object',
+      description: 'An error: its text and the HTTP status again.',
+      properties: { error: { type: 'string', description: 'what went wrong; field paths snake_case (`item_no: is required`)' }, status: { type: 'integer' } },
+      required: ['error', 'status'],
+      additionalProperties: false,
+    },
+  ],
+  envelope: [
+    'ErrorEnvelope',
+    {
+      type: 'object',
+      description: 'An error with a machine-readable code and the request id.',
+      properties: {
+        error: {
+          type: 'object',
+          properties: {
+            code: { type: 'string', description: 'e.g. common.validation_error, common.not_found' },
+            message: { type: 'string' },
+            request_id: { type: 'string', description: 'the x-request-id of the response' },
+          },
+          required: ['code', 'message', 'request_id'],
+          additionalProperties: false,
+        },
+      },
+      required: ['error'],
+      additionalProperties: false,
+    },
+  ],
+};
+
+/** The error statuses an operation can answer, with the name and text of their reusable response. */
+const ERRORS: Record<number, [string, string]> = {
+  400: ['BadRequest', 'Invalid input: malformed JSON, a parameter or field of the wrong type or missing, an unknown field, an unknown relation in `with`.'],
+  401: ['Unauthorized', 'No valid bearer token (missing, expired, revoked or issued for another resource), or a token with no scope.'],
+  403: [
+    'Forbidden',
+    'The token lacks the scope the operation needs (`WWW-Authenticate: Bearer error="insufficient_scope"`), or the record belongs to a client account the caller may not access.',
+  ],
+  404: ['NotFound', 'No record with that id.'],
+  409: ['Conflict', 'A request with the same Idempotency-Key is still running, or the write clashes with an existing record.'],
+  413: ['ContentTooLarge', 'The request body is larger than 1 MB.'],
+  422: ['UnprocessableContent', 'The Idempotency-Key was already used for a different request.'],
+  500: ['InternalServerError', 'An unexpected error; the body says nothing of its cause (quote x-request-id when reporting it).'],
+};
+
+/** The error statuses a client can meet on one operation. */
+function errorStatuses(c: CompiledOperation, hasBody: boolean): number[] {
+  return [
+    400,
+    401,
+    403,
+    ...(c.op.path.includes(':') ? [404] : []),
+    ...(c.isMutation ? [409] : []),
+    ...(hasBody ? [413] : []),
+    ...(c.isMutation ? [422] : []),
+    500,
+  ];
+}
+
+/** Descriptions (and defaults) of the root field's arguments, by the variable passed to each. */
+function argumentsByVariable(c: CompiledOperation, root: GraphQLObjectType): Map<string, { description?: string; default?: unknown }> {
+  const out = new Map<string, { description?: string; default?: unknown }>();
+  const field = c.operation.selectionSet.selections[0];
+  if (field.kind !== Kind.FIELD) return out;
+  const def = root.getFields()[field.name.value];
+  for (const arg of field.arguments ?? []) {
+    if (arg.value.kind !== Kind.VARIABLE) continue;
+    const a = def?.args.find((x) => x.name === arg.name.value);
+    const primitive = ['number', 'boolean'].includes(typeof a?.defaultValue);
+    out.set(arg.value.name.value, { description: a?.description ?? undefined, default: primitive ? a!.defaultValue : undefined });
+  }
+  return out;
+}
+
+const LIST_HINT = 'Items separated by comma (or semicolon, or space).';
+
+/** Descriptions of the list parameters every paged operation has, where the schema gives none. */
+const KNOWN_PARAMETERS: Record<string, string> = {
+  page: 'Page number, from 1 (default 1)',
+  per_page: "Records per page (capped at the operation's maximum)",
+};
+
+const sentence = (s: string) => (/[.!?)]$/.test(s) ? s : `${s}.`);
+
+function parameters(c: CompiledOperation, root: GraphQLObjectType): (OpenApiParameter | Ref)[] {
+  const args = argumentsByVariable(c, root);
+  const out: OpenApiParameter[] = [];
+  const seen = new Set<string>();
+  const add = (p: OpenApiParameter) => {
+    if (seen.has(`${p.in} ${p.name}`)) return;
+    seen.add(`${p.in} ${p.name}`);
+    out.push(p);
+  };
+  for (const v of c.variables) {
+    if (v.source !== 'path') continue;
+    add({ name: v.wire, in: 'path', required: true, ...(args.get(v.name)?.description ? { description: args.get(v.name)!.description } : {}), schema: parameterSchema(v.type) });
+  }
+  const bodyFields = c.bodyVariable ? (getNamedType(c.bodyVariable.type) as GraphQLInputObjectType).getFields() : {};
+  for (const b of c.boundFields) {
+    const description = bodyFields[b.field]?.description;
+    add({ name: b.wire, in: 'path', required: true, ...(description ? { description } : {}), schema: parameterSchema(b.type) });
+  }
+  for (const v of c.variables) {
+    if (v.source !== 'query') continue;
+    const list = isListType(getNullableType(v.type));
+    const arg = args.get(v.name);
+    const schema = parameterSchema(v.type);
+    if (arg?.default !== undefined) schema.default = arg.default;
+    const description = [arg?.description ?? KNOWN_PARAMETERS[v.wire], list ? LIST_HINT : undefined].filter((x): x is string => !!x).map(sentence).join(' ');
+    add({ name: v.wire, in: 'query', required: v.required, ...(description ? { description } : {}), schema, ...(list ? { style: 'form', explode: false } : {}) });
+  }
+  if (c.op.with) {
+    const { allowed, default: byDefault } = c.op.with;
+    add({
+      name: 'with',
+      in: 'query',
+      required: false,
+      description: `Related records to embed${byDefault?.length ? ` (without \`with\`: ${byDefault.join(', ')})` : ''}; naming a nested relation includes its parent. ${LIST_HINT}`,
+      schema: { type: 'array', items: { type: 'string', enum: [...allowed] }, ...(byDefault?.length ? { default: [...byDefault] } : {}) },
+      style: 'form',
+      explode: false,
+    });
+  }
+  // path parameters first, in the order of the path
+  const order = [...c.op.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+  const rank = (p: OpenApiParameter) => (p.in === 'path' ? order.indexOf(p.name) : order.length);
+  out.sort((a, b) => rank(a) - rank(b));
+  return c.isMutation ? [...out, { $ref: '#/components/parameters/IdempotencyKey' }] : out;
+}
+
+/**
+ * The OpenAPI 3.1 document of the table (default: the app's), with `servers` at `baseUrl/api/v2` and
+ * the OAuth endpoints at `baseUrl/v2/oauth/…`.
+ */
+export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: string }, table: readonly Operation[] = operations): OpenApiDocument {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const components = new SchemaComponents(new Set(['PageMeta']));
+  const responses: Record<string, OpenApiResponse> = {};
+  // {error, status} is also what an unknown path or a known path's other method answers (404, 405)
+  const schemas: Record<string, JsonSchema> = { [ERROR_SCHEMAS.simple[0]]: ERROR_SCHEMAS.simple[1] };
+  const requestId: Ref = { $ref: '#/components/headers/RequestId' };
+
+  /** The reusable error response of a status in a shape (registered on first use). */
+  const errorResponse = (status: number, shape: Shape): Ref => {
+    const [schemaName, errorSchema] = ERROR_SCHEMAS[shape];
+    const [name, description] = ERRORS[status];
+    const key = shape === 'simple' ? name : `${name}${schemaName}`;
+    schemas[schemaName] ??= errorSchema;
+    responses[key] ??= {
+      description,
+      headers: { 'x-request-id': requestId, ...(status === 401 || status === 403 ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } } : {}) },
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemaName}` } } },
+    };
+    return { $ref: `#/components/responses/${key}` };
+  };
+
+  const paths: OpenApiDocument['paths'] = {};
+  const tags: string[] = [];
+  for (const c of compiledOperations(schema, table)) {
+    const root = (c.isMutation ? schema.getMutationType() : schema.getQueryType())!;
+    const tag = c.op.path.split('/')[1];
+    if (!tags.includes(tag)) tags.push(tag);
+    const body = requestBodySchema(c);
+    const status = c.op.status ?? 200;
+    const operation: OpenApiOperation = {
+      operationId: c.toolName,
+      summary: c.op.summary,
+      tags: [tag],
+      parameters: parameters(c, root),
+      responses: {
+        [status]: {
+          description: STATUS_CODES[status] ?? 'Success',
+          headers: { 'x-request-id': requestId, ...(c.isMutation ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) },
+          content: { 'application/json': { schema: responseSchema(c, root, components) } },
+        },
+      },
+      security: [{ oauth2: [c.isMutation ? 'write' : 'read'] }, { bearer: [c.isMutation ? 'write' : 'read'] }],
+    };
+    if (body) {
+      const described = c.bodyVariable ? getNamedType(c.bodyVariable.type).description : undefined;
+      operation.requestBody = {
+        required: Array.isArray(body.required) && body.required.length > 0,
+        ...(described ? { description: described } : {}),
+        content: { 'application/json': { schema: body } },
+      };
+    }
+    for (const s of errorStatuses(c, !!body)) operation.responses[s] = errorResponse(s, c.op.errorShape ?? 'simple');
+    (paths[openApiPath(c.op.path)] ??= {})[c.op.method.toLowerCase()] = operation;
+  }
+
+  const scopes = { read: 'Read the data of your client accounts', write: 'Create, change and delete (implies read)' };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Accounting API', version: PACKAGE_VERSION, description: DESCRIPTION },
+    servers: [{ url: `${base}/api/v2` }],
+    tags: tags.map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: { ...components.schemas, ...schemas },
+      responses,
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Makes the write safe to retry: a repeat with the same key within 24 hours answers the first response again (with `Idempotent-Replayed: true`) instead of writing twice; 409 while the first is still running, 422 when the key was used for a different request.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+        },
+      },
+      headers: {
+        RequestId: { description: 'The id of this request (a well-formed incoming x-request-id is kept); quote it when reporting a problem.', schema: { type: 'string' } },
+        WWWAuthenticate: {
+          description: 'RFC 6750 bearer challenge: `error="invalid_token"` or `error="insufficient_scope"`, and `resource_metadata` pointing at the RFC 9728 protected-resource metadata.',
+          schema: { type: 'string' },
+        },
+        IdempotentReplayed: { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+      },
+      securitySchemes: {
+        oauth2: {
+          type: 'oauth2',
+          description: `OAuth 2.0 (metadata: ${base}/.well-known/oauth-authorization-server). Authorization code with PKCE (S256 or plain) for apps acting for a user, client credentials for server-to-server integrations (clients registered with POST /v2/oauth/clients). Access tokens are JWTs valid 3600 s.`,
+          flows: {
+            authorizationCode: { authorizationUrl: `${base}/v2/oauth/authorize`, tokenUrl: `${base}/v2/oauth/token`, refreshUrl: `${base}/v2/oauth/token`, scopes },
+            clientCredentials: { tokenUrl: `${base}/v2/oauth/token`, scopes },
+          },
+        },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A session token from POST /v2/oauth/login ({"email", "password"} → {access_token}), or any access token of the OAuth server.',
+        },
+      },
+    },
+  };
+}

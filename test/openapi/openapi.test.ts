@@ -1,0 +1,231 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { compiledOperations } from '../../rest-adapter/index.ts';
+import { requestBodySchema } from '../../rest-adapter/json-schema.ts';
+import { buildOpenApiDocument, openApiPath, type OpenApiParameter } from '../../rest-adapter/openapi.ts';
+import { schema } from '../../src/schema.ts';
+import { PACKAGE_VERSION } from '../../src/version.ts';
+import { createResponseValidator, ResponseMismatchError, type ReceivedResponse } from '../support/openapi-validator.ts';
+import { checkAgainstOpenApi, startTestApp, targets, type TestApp } from '../support/harness.ts';
+
+// The OpenAPI 3.1 description of /api/v2 is generated from the operation table; the harness checks
+// every REST answer of the suite against it.
+
+const BASE = 'https://api.example.no';
+const doc = buildOpenApiDocument(schema, { baseUrl: BASE });
+const compiled = compiledOperations(schema);
+
+describe('the OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
+  });
+
+  it('names the API at BASE_URL/api/v2 with the package version', () => {
+    expect(doc.servers).toEqual([{ url: `${BASE}/api/v2` }]);
+    expect(doc.info).toMatchObject({ title: expect.any(String), version: PACKAGE_VERSION });
+    for (const topic of ['strings', 'YYYY-MM-DD', 'comma', '`with=', 'Idempotency-Key', 'Idempotent-Replayed: true', '409', '422', '"error"'])
+      expect(doc.info.description).toContain(topic);
+  });
+
+  it('has exactly the operations of the table', () => {
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(documented.sort()).toEqual(compiled.map((c) => `${c.op.method} ${openApiPath(c.op.path)}`).sort());
+  });
+
+  describe.each(compiled.map((c) => [`${c.op.method} ${c.op.path}`, c] as const))('%s', (_name, c) => {
+    const operation = doc.paths[openApiPath(c.op.path)][c.op.method.toLowerCase()];
+    const params = (operation.parameters ?? []).filter((p): p is OpenApiParameter => !('$ref' in p));
+
+    it('operationId is the tool name; summary, tag (first path segment) and scope come from the entry', () => {
+      expect(operation.operationId).toBe(c.toolName);
+      expect(operation.summary).toBe(c.op.summary);
+      expect(operation.tags).toEqual([c.op.path.split('/')[1]]);
+      const scope = c.isMutation ? 'write' : 'read';
+      expect(operation.security).toEqual([{ oauth2: [scope] }, { bearer: [scope] }]);
+    });
+
+    it('every path parameter is required; every query variable is a query parameter typed by its GraphQL type', () => {
+      const pathParams = [...c.op.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+      expect(params.filter((p) => p.in === 'path').map((p) => [p.name, p.required])).toEqual(pathParams.map((p) => [p, true]));
+      for (const v of c.variables.filter((x) => x.source === 'query')) {
+        const p = params.find((x) => x.in === 'query' && x.name === v.wire);
+        expect(p, v.wire).toBeDefined();
+        expect(p!.required).toBe(v.required);
+        if (p!.schema.type === 'array') expect(p).toMatchObject({ style: 'form', explode: false });
+        else expect(p!.style).toBeUndefined();
+      }
+    });
+
+    it('`with` is a comma-separated array of the allowed relations, with its default', () => {
+      const w = params.find((p) => p.name === 'with');
+      if (!c.op.with) return expect(w).toBeUndefined();
+      expect(w).toMatchObject({ in: 'query', style: 'form', explode: false, schema: { type: 'array', items: { enum: [...c.op.with.allowed] } } });
+      expect(w!.schema.default).toEqual(c.op.with.default ? [...c.op.with.default] : undefined);
+    });
+
+    it('writes take an Idempotency-Key header', () => {
+      expect(operation.parameters?.some((p) => '$ref' in p && p.$ref === '#/components/parameters/IdempotencyKey')).toBe(c.isMutation);
+    });
+
+    it('the request body is the derived JSON body schema', () => {
+      const body = requestBodySchema(c);
+      if (!body) return expect(operation.requestBody).toBeUndefined();
+      expect(operation.requestBody?.content['application/json'].schema).toEqual(body);
+    });
+
+    it("documents the entry's success status and its errors in the entry's shape", () => {
+      const status = String(c.op.status ?? 200);
+      expect(Object.keys(operation.responses)).toContain(status);
+      expect(operation.responses[status]).toHaveProperty('content.application/json.schema');
+      for (const s of ['400', '401', '403', '500']) expect(operation.responses[s]).toBeDefined();
+      expect(operation.responses['404'] !== undefined).toBe(c.op.path.includes(':'));
+      for (const [s, r] of Object.entries(operation.responses)) {
+        if (Number(s) < 400) continue;
+        const ref = (r as { $ref: string }).$ref;
+        const schemaRef = doc.components.responses[ref.replace('#/components/responses/', '')].content!['application/json'].schema.$ref;
+        expect(schemaRef).toBe(c.op.errorShape === 'envelope' ? '#/components/schemas/ErrorEnvelope' : '#/components/schemas/Error');
+      }
+    });
+  });
+
+  it('lists share one PageMeta component: {page, pages, per_page, records}', () => {
+    expect(doc.components.schemas.PageMeta).toMatchObject({ required: expect.arrayContaining(['page', 'pages', 'per_page', 'records']) });
+    const list = doc.paths['/items'].get.responses['200'] as unknown as { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } };
+    expect(list.content['application/json'].schema.properties.meta).toEqual({ $ref: '#/components/schemas/PageMeta' });
+  });
+
+  it('security: OAuth 2.0 (authorization code + PKCE, client credentials; read and write) and HTTP bearer', () => {
+    expect(doc.components.securitySchemes).toEqual({
+      oauth2: {
+        type: 'oauth2',
+        description: expect.any(String),
+        flows: {
+          authorizationCode: {
+            authorizationUrl: `${BASE}/v2/oauth/authorize`,
+            tokenUrl: `${BASE}/v2/oauth/token`,
+            refreshUrl: `${BASE}/v2/oauth/token`,
+            scopes: { read: expect.any(String), write: expect.any(String) },
+          },
+          clientCredentials: { tokenUrl: `${BASE}/v2/oauth/token`, scopes: { read: expect.any(String), write: expect.any(String) } },
+        },
+      },
+      bearer: { type: 'http', scheme: 'bearer', description: expect.stringContaining('/v2/oauth/login') },
+    });
+  });
+});
+
+describe('the response check the harness runs on every /api/v2 answer', () => {
+  const check = createResponseValidator(doc);
+  const unit = { id: 1, symbol: 'stk', un_ece_rec_20_code: 'H87', un_ece_rec_21_code: null, description: 'piece' };
+  const res = (r: Pick<ReceivedResponse, 'method' | 'path' | 'status'>, body: unknown): ReceivedResponse => ({
+    contentType: 'application/json; charset=utf-8',
+    text: JSON.stringify(body),
+    ...r,
+  });
+  const failure = (r: ReceivedResponse): string => {
+    try {
+      check(r);
+    } catch (e) {
+      expect(e).toBeInstanceOf(ResponseMismatchError);
+      return (e as Error).message;
+    }
+    throw new Error('expected a mismatch');
+  };
+
+  it('accepts a body that matches', () => {
+    expect(() => check(res({ method: 'GET', path: '/api/v2/units/1', status: 200 }, unit))).not.toThrow();
+    expect(() => check(res({ method: 'GET', path: '/api/v2/units?page=2', status: 200 }, { data: [unit], meta: { page: 2, pages: 2, per_page: 1, records: 2 } }))).not.toThrow();
+    expect(() => check(res({ method: 'GET', path: '/api/v2/units/1', status: 404 }, { error: 'Unit not found', status: 404 }))).not.toThrow();
+  });
+
+  it('a wrong body fails, naming the operation, the status, what does not match and the start of the body', () => {
+    const message = failure(res({ method: 'GET', path: '/api/v2/units/1', status: 200 }, { ...unit, id: '1', colour: 'red' }));
+    expect(message).toContain('GET /api/v2/units/1 (get_unit) answered 200');
+    expect(message).toContain('/id must be integer');
+    expect(message).toContain('additionalProperty":"colour"');
+    expect(message).toContain('body: {"id":"1"');
+  });
+
+  it('a page whose meta lacks a field fails (the PageMeta component)', () => {
+    expect(failure(res({ method: 'GET', path: '/api/v2/units', status: 200 }, { data: [], meta: { page: 1, per_page: 100, records: 0 } }))).toMatch(/\/meta must have required property 'pages'/);
+  });
+
+  it('an undocumented status fails', () => {
+    expect(failure(res({ method: 'GET', path: '/api/v2/units', status: 404 }, { error: 'x', status: 404 }))).toMatch(/list_units.*status 404 is not documented/);
+  });
+
+  it('an error in another shape fails', () => {
+    expect(failure(res({ method: 'POST', path: '/api/v2/items', status: 400 }, { error: { code: 'x', message: 'y', request_id: 'z' } }))).toContain('create_item');
+  });
+
+  it('a body that is no JSON, or no application/json, fails', () => {
+    expect(failure({ method: 'GET', path: '/api/v2/units/1', status: 200, contentType: 'text/html', text: '<p>' })).toMatch(/content-type text\/html/);
+  });
+
+  it('paths and methods without an operation must answer {error, status}', () => {
+    expect(() => check(res({ method: 'GET', path: '/api/v2/nowhere', status: 404 }, { error: 'No such endpoint', status: 404 }))).not.toThrow();
+    expect(() => check(res({ method: 'PATCH', path: '/api/v2/items', status: 405 }, { error: 'Method PATCH is not allowed', status: 405 }))).not.toThrow();
+    expect(failure(res({ method: 'GET', path: '/api/v2/nowhere', status: 200 }, {}))).toMatch(/must answer an error/);
+    expect(failure(res({ method: 'PATCH', path: '/api/v2/items', status: 405 }, { message: 'no' }))).toMatch(/no PATCH operation on \/items/);
+  });
+
+  it("is the check the harness's http() runs (on the document built by the same code)", () => {
+    const wrong = res({ method: 'GET', path: '/api/v2/units/1', status: 200 }, { ...unit, symbol: 7 });
+    expect(() => checkAgainstOpenApi(wrong)).toThrow(ResponseMismatchError);
+    expect(() => checkAgainstOpenApi(wrong)).toThrow(/get_unit.*\n.*\/symbol must be string/);
+  });
+
+  it('leaves other entry points alone', () => {
+    expect(() => check(res({ method: 'POST', path: '/graphql', status: 200 }, { data: {} }))).not.toThrow();
+  });
+});
+
+describe.each(targets())('GET /api/v2/openapi.json and /api/v2/docs (%s)', (target) => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp(target);
+  });
+  afterAll(() => app?.close());
+
+  it('the document needs no token and names the app at its BASE_URL', async () => {
+    const res = await app.http('GET', '/api/v2/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.body).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(schema, { baseUrl: app.url }))));
+    expect(res.body.servers).toEqual([{ url: `${app.url}/api/v2` }]);
+  });
+
+  it('the docs page needs no token, has no inline script, and the app serves every asset it names', async () => {
+    const page = await app.http('GET', '/api/v2/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect([...page.text.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)].every(([, attrs, content]) => /\bsrc=/.test(attrs) && content.trim() === '')).toBe(true);
+    const urls = [...page.text.matchAll(/\b(?:src|href)="([^"]+)"/g)].map((m) => new URL(m[1], `${app.url}/api/v2/docs`));
+    expect(urls.map((u) => u.pathname)).toEqual(expect.arrayContaining(['/api/v2/docs/assets/swagger-ui.css', '/api/v2/docs/assets/swagger-ui-bundle.js', '/api/v2/docs/init.js']));
+    for (const u of urls) {
+      expect(u.origin).toBe(app.url);
+      const asset = await app.http('GET', u.pathname);
+      expect(asset.status, u.pathname).toBe(200);
+      expect(asset.text.length, u.pathname).toBeGreaterThan(0);
+    }
+    const init = await app.http('GET', '/api/v2/docs/init.js');
+    expect(init.headers.get('content-type')).toMatch(/javascript/);
+    expect(init.text).toContain("'openapi.json'");
+    expect((await app.http('GET', '/api/v2/docs/assets/oauth2-redirect.html')).status).toBe(200);
+  });
+
+  it('serves nothing else of swagger-ui-dist; /docs/ goes to /docs', async () => {
+    for (const path of ['/api/v2/docs/assets/package.json', '/api/v2/docs/assets/index.html', '/api/v2/docs/assets/swagger-initializer.js', '/api/v2/docs/assets/..%2Fpackage.json']) {
+      expect(await app.http('GET', path), path).toMatchObject({ status: 404, body: { status: 404 } });
+    }
+    const slash = await fetch(`${app.url}/api/v2/docs/`, { redirect: 'manual' });
+    expect(slash.status).toBe(301);
+    expect(new URL(slash.headers.get('location')!, `${app.url}/api/v2/docs/`).pathname).toBe('/api/v2/docs');
+  });
+
+  it('the rest of /api/v2 still needs a token', async () => {
+    expect((await app.http('GET', '/api/v2/units')).status).toBe(401);
+    expect((await app.http('POST', '/api/v2/openapi.json')).status).toBe(401);
+  });
+});

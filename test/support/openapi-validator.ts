@@ -1,0 +1,123 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { OpenApiDocument, OpenApiOperation, OpenApiResponse } from '../../rest-adapter/openapi.ts';
+import type { JsonSchema } from '../../rest-adapter/json-schema.ts';
+
+// ajv-formats is CommonJS with `exports.default`: under Node's ESM interop the default import is the module object
+const addFormats = (addFormatsModule.default ?? addFormatsModule) as typeof addFormatsModule.default;
+
+/** One HTTP answer as the harness received it. */
+export interface ReceivedResponse {
+  method: string;
+  /** the request path with its query string, e.g. /api/v2/items?client_account_id=1 */
+  path: string;
+  status: number;
+  contentType: string | null;
+  /** the body as received */
+  text: string;
+}
+
+export class ResponseMismatchError extends Error {}
+
+/** Where the component schemas live for Ajv: the document's `#/components/schemas/X` refs point here. */
+const COMPONENTS = 'https://openapi.invalid/components.json';
+
+function absoluteRefs<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(absoluteRefs) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/') ? `${COMPONENTS}#/$defs/${v.slice(21)}` : absoluteRefs(v)]),
+  ) as T;
+}
+
+interface Route {
+  template: string;
+  pattern: RegExp;
+  params: number;
+  methods: Record<string, OpenApiOperation>;
+}
+
+/**
+ * A checker of responses against an OpenAPI document (the harness runs it on every /api/v2 answer):
+ * the status must be documented for the operation and the body must validate against its schema.
+ * A path or method with no operation must answer an error in the `{error, status}` shape. Schemas
+ * are compiled on first use, once per operation and status. Throws ResponseMismatchError.
+ */
+export function createResponseValidator(document: OpenApiDocument, options: { prefix?: string; ignore?: RegExp } = {}): (r: ReceivedResponse) => void {
+  const prefix = options.prefix ?? new URL(document.servers[0].url).pathname.replace(/\/$/, '');
+  const doc = absoluteRefs(document);
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+  addFormats(ajv);
+  ajv.addSchema({ $id: COMPONENTS, $defs: doc.components.schemas });
+  const compiled = new Map<string, ValidateFunction>();
+  const compile = (key: string, schema: JsonSchema) => {
+    let fn = compiled.get(key);
+    if (!fn) compiled.set(key, (fn = ajv.compile(schema)));
+    return fn;
+  };
+
+  // concrete paths before templated ones, as OpenAPI matches them
+  const routes: Route[] = Object.entries(doc.paths)
+    .map(([template, methods]) => ({
+      template,
+      methods,
+      params: (template.match(/\{/g) ?? []).length,
+      // express matches case-insensitively and with an optional trailing slash
+      pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i'),
+    }))
+    .sort((a, b) => a.params - b.params);
+
+  const resolveResponse = (r: OpenApiResponse | { $ref: string }): OpenApiResponse => {
+    if (!('$ref' in r)) return r;
+    const name = r.$ref.replace('#/components/responses/', '');
+    const found = doc.components.responses[name];
+    if (!found) throw new ResponseMismatchError(`the document refers to a missing response ${r.$ref}`);
+    return found;
+  };
+
+  return (r) => {
+    const path = r.path.split('?')[0];
+    if (!path.startsWith(prefix + '/') && path !== prefix) return;
+    const local = path.slice(prefix.length) || '/';
+    if (options.ignore?.test(local)) return;
+    const method = r.method.toLowerCase() === 'head' ? 'get' : r.method.toLowerCase();
+    const route = routes.find((x) => x.pattern.test(local));
+    const operation = route?.methods[method];
+    const where = `${r.method.toUpperCase()} ${r.path}`;
+    const fail = (what: string, why: string): never => {
+      throw new ResponseMismatchError(`OpenAPI mismatch: ${where} (${what}) answered ${r.status}: ${why}\n  body: ${r.text.slice(0, 300)}`);
+    };
+
+    const what = operation?.operationId ?? (route ? `no ${method.toUpperCase()} operation on ${route.template}` : 'no operation');
+    let key: string;
+    let response: OpenApiResponse;
+    if (!operation) {
+      if (r.status < 400) fail(what, 'a path or method without an operation must answer an error');
+      key = 'no-operation';
+      response = { description: 'error', content: { 'application/json': { schema: { $ref: `${COMPONENTS}#/$defs/Error` } } } };
+    } else {
+      const documented = operation.responses[String(r.status)];
+      if (!documented) fail(what, `status ${r.status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`);
+      key = `${operation.operationId} ${r.status}`;
+      response = resolveResponse(documented);
+    }
+    const content = response.content?.['application/json'];
+    if (r.method.toLowerCase() === 'head') return;
+    if (!content) {
+      if (r.text !== '') fail(what, 'the document declares no body');
+      return;
+    }
+    if (!/^application\/json\b/.test(r.contentType ?? '')) fail(what, `content-type ${r.contentType} where the document declares application/json`);
+    let body: unknown;
+    try {
+      body = JSON.parse(r.text);
+    } catch {
+      fail(what, 'the body is not JSON');
+    }
+    const validate = compile(key, content.schema);
+    if (!validate(body)) {
+      const errors = (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '(body)'} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`);
+      fail(what, `the body does not match the schema:\n    ${errors.join('\n    ')}`);
+    }
+  };
+}
