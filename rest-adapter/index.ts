@@ -41,6 +41,22 @@ export async function runOperation(schema: GraphQLSchema, compiled: CompiledOper
 }
 
 /**
+ * Mounted before the bearer middleware and the body parser: an operation whose errors use the v2
+ * envelope gets that shape for their errors too (401, malformed JSON), not only for its own.
+ */
+export function errorShapeRouter(table: readonly Operation[] = operations): Router {
+  const router = express.Router();
+  for (const op of table) {
+    if (!op.errorShape || op.errorShape === 'simple') continue;
+    router[op.method.toLowerCase() as 'get'](op.path, (_req: Request, res: Response, next: NextFunction) => {
+      res.locals.errorShape = op.errorShape;
+      next();
+    });
+  }
+  return router;
+}
+
+/**
  * express.Router serving the table under /api/v2 (the bearer middleware runs before it). Errors go
  * to the app's error renderer in the route's shape; unknown paths are 404, known paths with another
  * method 405 with Allow.

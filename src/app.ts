@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { Logger } from './shared/logger.ts';
 import { schema } from './schema.ts';
-import { createRestRouter } from '../rest-adapter/index.ts';
+import { createRestRouter, errorShapeRouter } from '../rest-adapter/index.ts';
 import { docsRoutes } from '../rest-adapter/docs-route.ts';
 import { Authenticator } from './shared/authentication.ts';
 import { createRequestContext, type RequestContext } from './shared/context.ts';
@@ -123,7 +123,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   // JSON bodies whatever the content type (legacy clients often omit it); uploads will be multipart.
   const json = express.json({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/') });
   app.use('/api/v2', docsRoutes(schema, { baseUrl: config.baseUrl })); // public: openapi.json and the docs page
-  app.use('/api/v2', bearer('api'), json, createRestRouter(schema));
+  app.use('/api/v2', errorShapeRouter(), bearer('api'), json, createRestRouter(schema));
   app.post('/mcp', bearer('mcp'), express.json({ limit: '1mb' }), createMcpHandler(schema, { name: 'accounting-api', version: PACKAGE_VERSION }));
   app.all('/mcp', (req, _res, next) => next(new MethodNotAllowedError(`Method ${req.method} is not allowed on /mcp: every call is a POST (stateless Streamable HTTP)`, ['POST'])));
 

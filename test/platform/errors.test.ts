@@ -144,3 +144,28 @@ describe.each(targets())('errors on every entry point (%s)', (target) => {
     });
   });
 });
+
+describe('an operation with the v2 envelope gets it for the errors before it runs too', () => {
+  it('401 from the bearer middleware and malformed JSON answer {error: {code, message, request_id}}', async () => {
+    const express = (await import('express')).default;
+    const { errorShapeRouter } = await import('../../rest-adapter/index.ts');
+    const { errorShapeOf, sendError } = await import('../../src/shared/error-renderer.ts');
+    const { UnauthenticatedError } = await import('../../src/shared/errors.ts');
+    const app = express();
+    const table = [{ method: 'GET' as const, path: '/reports/x', document: '', summary: '', errorShape: 'envelope' as const }];
+    app.use('/api/v2', errorShapeRouter(table), (req, _res, next) => next(req.get('authorization') ? undefined : new UnauthenticatedError('A valid bearer token is required')));
+    app.use('/api/v2', (_req, res) => res.json({}));
+    app.use((err: unknown, req: import('express').Request, res: import('express').Response, _next: unknown) => sendError(res, err, errorShapeOf(req, res), 'rid-1', pino({ level: 'silent' })));
+    const server = app.listen(0);
+    const port = (server.address() as { port: number }).port;
+    try {
+      const envelope = await fetch(`http://127.0.0.1:${port}/api/v2/reports/x`);
+      expect(envelope.status).toBe(401);
+      expect(await envelope.json()).toEqual({ error: { code: 'common.unauthenticated', message: 'A valid bearer token is required', request_id: 'rid-1' } });
+      const simple = await fetch(`http://127.0.0.1:${port}/api/v2/items`);
+      expect(await simple.json()).toEqual({ error: 'A valid bearer token is required', status: 401 });
+    } finally {
+      server.close();
+    }
+  });
+});
