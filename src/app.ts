@@ -16,6 +16,7 @@ import { jwtTokenVerifier } from './modules/oauth/jwt-verifier.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { createRateLimiters, type RateLimitName, type RateLimitRule } from './shared/rate-limit.ts';
 import { graphiqlDefaultQuery, renderGraphiQLWithSignIn } from './graphiql.ts';
+import { bufferKeyedBody, idempotency, isGraphqlMutation, isWriteMethod, keepRawBody } from './shared/idempotency.ts';
 
 export interface AppDeps {
   config: Config;
@@ -34,8 +35,6 @@ export interface App {
 }
 
 type ContextRequest = Request & { ctx: RequestContext; requestId: string };
-
-const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Builds the HTTP application: the OAuth authorization server (/v2/oauth, /public/v2/oauth,
@@ -91,7 +90,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
         return res.status(401).json({ error: actor ? 'The token grants no scope' : 'A valid bearer token is required', status: 401 });
       }
       const isRest = req.baseUrl === '/api/v2';
-      if (isRest && WRITE_METHODS.has(req.method) && !actor.scopes.has('write')) {
+      if (isRest && isWriteMethod(req) && !actor.scopes.has('write')) {
         res.setHeader('WWW-Authenticate', 'Bearer error="insufficient_scope", scope="write", error_description="The token lacks the write scope"');
         return res.status(403).json({ error: 'This operation requires the write scope', status: 403 });
       }
@@ -108,8 +107,10 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   };
 
   // JSON bodies whatever the content type (legacy clients often omit it); uploads will be multipart.
-  const json = express.json({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/') });
-  app.use('/api/v2', bearer({ allowGraphiQL: false }), json, createRestRouter(schema));
+  // The bytes are kept for the Idempotency-Key fingerprint.
+  const json = express.json({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/'), verify: keepRawBody });
+  const restIdempotency = idempotency({ prisma: db.prisma, isWrite: isWriteMethod });
+  app.use('/api/v2', bearer({ allowGraphiQL: false }), json, restIdempotency, createRestRouter(schema));
 
   const yoga: YogaServerInstance<{ req: ContextRequest; res: Response }, RequestContext> = createYoga({
     schema,
@@ -121,7 +122,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     logging: false,
     landingPage: false,
   });
-  app.use('/graphql', bearer({ allowGraphiQL: true }), (req, res) => yoga(req as ContextRequest, res));
+  const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: isGraphqlMutation });
+  app.use('/graphql', bearer({ allowGraphiQL: true }), bufferKeyedBody(), graphqlIdempotency, (req, res) => yoga(req as ContextRequest, res));
 
   app.use((req, res) => {
     res.status(404).json({ error: `No such endpoint: ${req.method} ${req.path}`, status: 404 });
