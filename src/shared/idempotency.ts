@@ -241,7 +241,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     if (hasBody(req) && (req as unknown as WithRawBody)[RAW_BODY] === undefined) {
       return next(ValidationError.field(IDEMPOTENCY_KEY_HEADER, `is not supported with a ${req.get('content-type') ?? 'body of this kind'} body`));
     }
-    const keys = new IdempotencyKeys(ctx.prisma, ctx.actor.userId, key, ttlMs, lockMs);
+    const keys = new IdempotencyKeys(options.prisma, ctx.actor.userId, key, ttlMs, lockMs);
     const fingerprint = fingerprintOf(req);
     const token = randomUUID();
     try {
