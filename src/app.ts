@@ -122,6 +122,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     logging: false,
     landingPage: false,
   });
+  // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen.
   const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: isGraphqlMutation });
   app.use('/graphql', bearer({ allowGraphiQL: true }), bufferKeyedBody(), graphqlIdempotency, (req, res) => yoga(req as ContextRequest, res));
 

@@ -241,6 +241,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     if (hasBody(req) && (req as unknown as WithRawBody)[RAW_BODY] === undefined) {
       return next(ValidationError.field(IDEMPOTENCY_KEY_HEADER, `is not supported with a ${req.get('content-type') ?? 'body of this kind'} body`));
     }
+    const log = ctx.logger;
     const keys = new IdempotencyKeys(options.prisma, ctx.actor.userId, key, ttlMs, lockMs);
     const fingerprint = fingerprintOf(req);
     const token = randomUUID();
@@ -267,7 +268,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
 
     function run(): void {
       const renewal = setInterval(() => {
-        keys.renew(token).catch((err: unknown) => ctx!.logger.warn({ err }, 'could not renew an idempotency lock'));
+        keys.renew(token).catch((err: unknown) => log.warn({ err }, 'could not renew an idempotency lock'));
       }, lockMs / 3);
       renewal.unref();
       res.once('close', () => clearInterval(renewal)); // answered, or the client went away
@@ -278,10 +279,10 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
           if (status >= 500 || REFUSALS.has(status)) return await keys.release(token);
           const contentType = res.getHeader('content-type');
           if (!(await keys.store(token, status, contentType === undefined ? null : String(contentType), body))) {
-            ctx!.logger.warn('idempotency lock lost before the answer was stored');
+            log.warn('idempotency lock lost before the answer was stored');
           }
         } catch (err) {
-          ctx!.logger.error({ err }, 'could not store the answer of an idempotent request');
+          log.error({ err }, 'could not store the answer of an idempotent request');
         }
       });
       next();
