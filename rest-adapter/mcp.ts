@@ -163,7 +163,16 @@ export function createMcpHandler(schema: GraphQLSchema, info: { name: string; ve
   const byName = new Map(tools.map((t) => [t.tool.name, t]));
   const modules = [...new Set(tools.map((t) => t.module))];
 
-  return async (req: Request, res: Response) => {
+  /** A call of a tool that writes: the Idempotency-Key applies to it (src/shared/idempotency.ts). */
+  const isWriteCall = (req: Request): boolean => {
+    const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
+    return messages.some((m) => {
+      const msg = m as { method?: unknown; params?: { name?: unknown } } | null;
+      return msg?.method === 'tools/call' && byName.get(String(msg.params?.name))?.readOnly === false;
+    });
+  };
+
+  const handle = async (req: Request, res: Response) => {
     const ctx = (req as Request & { ctx: RequestContext }).ctx;
     const canWrite = ctx.actor.scopes.has('write');
     const wanted = typeof req.query.modules === 'string' ? new Set(req.query.modules.split(/[,; ]+/).filter(Boolean).map((m) => toSnake(m).replace(/_/g, '-'))) : undefined;
@@ -196,4 +205,5 @@ export function createMcpHandler(schema: GraphQLSchema, info: { name: string; ve
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
   };
+  return { handle, isWriteCall };
 }

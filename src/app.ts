@@ -23,6 +23,7 @@ import { jwtTokenVerifier } from './modules/oauth/jwt-verifier.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { createRateLimiters, type RateLimitName, type RateLimitRule } from './shared/rate-limit.ts';
 import { graphiqlDefaultQuery, renderGraphiQLWithSignIn } from './graphiql.ts';
+import { bufferKeyedBody, idempotency, isGraphqlMutation, isWriteMethod, keepRawBody } from './shared/idempotency.ts';
 
 export interface AppDeps {
   config: Config;
@@ -121,10 +122,12 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   };
 
   // JSON bodies whatever the content type (legacy clients often omit it); uploads will be multipart.
-  const json = express.json({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/') });
+  // The bytes are kept for the Idempotency-Key fingerprint.
+  const json = express.json({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/'), verify: keepRawBody });
   app.use('/api/v2', docsRoutes(schema, { baseUrl: config.baseUrl })); // public: openapi.json and the docs page
-  app.use('/api/v2', errorShapeRouter(), bearer('api'), json, createRestRouter(schema));
-  app.post('/mcp', bearer('mcp'), express.json({ limit: '1mb' }), createMcpHandler(schema, { name: 'accounting-api', version: PACKAGE_VERSION }));
+  app.use('/api/v2', errorShapeRouter(), bearer('api'), json, idempotency({ prisma: db.prisma, isWrite: isWriteMethod }), createRestRouter(schema));
+  const mcp = createMcpHandler(schema, { name: 'accounting-api', version: PACKAGE_VERSION });
+  app.post('/mcp', bearer('mcp'), express.json({ limit: '1mb', verify: keepRawBody }), idempotency({ prisma: db.prisma, isWrite: mcp.isWriteCall }), mcp.handle);
   app.all('/mcp', (req, _res, next) => next(new MethodNotAllowedError(`Method ${req.method} is not allowed on /mcp: every call is a POST (stateless Streamable HTTP)`, ['POST'])));
 
   const yoga: YogaServerInstance<{ req: ContextRequest; res: Response }, RequestContext> = createYoga({
@@ -138,7 +141,9 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     landingPage: false,
     plugins: [requireToken(challenge('graphql'))],
   });
-  app.use('/graphql', bearer('graphql'), (req, res) => yoga(req as ContextRequest, res));
+  // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen.
+  const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: isGraphqlMutation });
+  app.use('/graphql', bearer('graphql'), bufferKeyedBody(), graphqlIdempotency, (req, res) => yoga(req as ContextRequest, res));
 
   app.use((req, _res, next) => {
     next(new AppError(`No such endpoint: ${req.method} ${req.path}`, 404, 'common.not_found'));

@@ -28,11 +28,11 @@ export interface WireError {
 
 const INTERNAL: WireError = { status: 500, code: 'common.internal_error', message: 'Internal server error', headers: {}, issues: [] };
 
-/** "itemNo: too long" becomes "item_no: too long"; list indexes stay numbers. */
+/** "itemNo: too long" becomes "item_no: too long"; list indexes and names that are no camelCase field (a header) stay. */
 function restMessage(message: string, issues: FieldIssue[]): string {
   if (!issues.length) return message;
   return issues
-    .map((i) => (i.path.length ? `${i.path.map((p) => (/^\d+$/.test(p) ? p : toSnake(p))).join('.')}: ${i.message}` : i.message))
+    .map((i) => (i.path.length ? `${i.path.map((p) => (/^[a-z][A-Za-z0-9]*$/.test(p) ? toSnake(p) : p)).join('.')}: ${i.message}` : i.message))
     .join('; ');
 }
 

@@ -75,6 +75,13 @@ export class ConflictError extends AppError {
   }
 }
 
+/** The request is well-formed but cannot be processed as sent (e.g. an idempotency key reused for another request). */
+export class UnprocessableError extends AppError {
+  constructor(message: string, code = 'common.unprocessable') {
+    super(message, 422, code);
+  }
+}
+
 export class RateLimitedError extends AppError {
   constructor(readonly retryAfterSeconds: number) {
     super('Too many requests', 429, 'common.rate_limited');

@@ -180,6 +180,23 @@ describe.each(targets())('MCP tool endpoint through the SDK client (%s)', (targe
     expect(res.status).toBe(401);
   });
 
+  it('Idempotency-Key applies to write tool calls: the same message again is replayed, the write happens once', async () => {
+    const taxCode = await app.db.prisma.taxCode.findFirstOrThrow({ where: { clientAccountId: owner.clientAccountId, code: '3' } });
+    const message = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'create_item', arguments: { client_account_id: owner.clientAccountId, item_no: 'MCP-IDEM', sales_unit_id: 1, tax_code_id: taxCode.id } },
+    });
+    const headers = { accept: 'application/json, text/event-stream', 'idempotency-key': 'mcp-idem-1', 'mcp-protocol-version': '2025-06-18' };
+    const first = await app.http('POST', '/mcp', { token: owner.sessionToken, body: message, headers });
+    const again = await app.http('POST', '/mcp', { token: owner.sessionToken, body: message, headers });
+    expect(first.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await app.db.prisma.item.count({ where: { itemNo: 'MCP-IDEM' } })).toBe(1);
+  });
+
   it('GET /mcp → 405: every call is a POST', async () => {
     const res = await app.http('GET', '/mcp', { token: owner.sessionToken });
     expect(res.status).toBe(405);
