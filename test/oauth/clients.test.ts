@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, targets, type HttpResult, type TestApp } from '../support/harness.ts';
-import { Browser, decode, oauthKit, type OauthUser } from '../support/oauth.ts';
+import { basic, Browser, decode, oauthKit, type OauthUser } from '../support/oauth.ts';
 
 // spec 000, "OAuth client", "POST /v2/oauth/register", "POST/GET/DELETE /v2/oauth/clients",
 // "Authentication" 4 (ways to obtain client credentials), "Errors" (OAuth error shape).
@@ -91,6 +91,46 @@ describe.each(targets())('OAuth clients (%s)', (db) => {
       expect(t.status).toBe(200);
       expect(t.body.scope).toBe('read');
     });
+
+    it('token_endpoint_auth_method "none" (RFC 7591, a public client) → 201 without client_secret and client_secret_expires_at', async () => {
+      const res = await register({ client_name: 'MCP host', redirect_uris: [kit.redirectUri], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' });
+      expect(res.status, res.text).toBe(201);
+      expect(res.body).toEqual({
+        client_id: expect.any(String),
+        client_name: 'MCP host',
+        redirect_uris: [kit.redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        scope: 'read write',
+        token_endpoint_auth_method: 'none',
+        client_id_issued_at: expect.any(Number),
+      });
+    });
+
+    it.each(['client_secret_post', 'client_secret_basic'])('token_endpoint_auth_method %j → 201 with a client_secret, the method echoed; the secret works via HTTP Basic and in the form', async (method) => {
+      const res = await register({ client_name: 'x', redirect_uris: [kit.redirectUri], token_endpoint_auth_method: method });
+      expect(res.status, res.text).toBe(201);
+      expect(res.body).toMatchObject({ token_endpoint_auth_method: method, client_secret: expect.any(String), client_secret_expires_at: 0 });
+      const u = await kit.user();
+      for (const how of ['basic', 'post']) {
+        const code = await kit.code(u, res.body.client_id);
+        const form = { grant_type: 'authorization_code', code, redirect_uri: kit.redirectUri };
+        const t =
+          how === 'basic'
+            ? await kit.token(form, { authorization: basic(res.body.client_id, res.body.client_secret) })
+            : await kit.token({ ...form, client_id: res.body.client_id, client_secret: res.body.client_secret });
+        expect(t.status, `${how}: ${t.text}`).toBe(200);
+      }
+    });
+
+    it.each([['private_key_jwt'], ['client_secret_jwt'], ['tls_client_auth'], ['NONE'], [''], [42], [null]])(
+      'token_endpoint_auth_method %j → 400 invalid_client_metadata',
+      async (method) => {
+        const res = await register({ client_name: 'x', redirect_uris: [kit.redirectUri], token_endpoint_auth_method: method });
+        expectOauthError(res, 400, 'invalid_client_metadata');
+        expect(res.body.error_description).toMatch(/token_endpoint_auth_method/);
+      },
+    );
 
     it.each([
       [['client_credentials']],
