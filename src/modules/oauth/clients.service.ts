@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Adapter, AdapterPayload, ClientMetadata } from 'oidc-provider';
 import type { Prisma } from '../../db/database.ts';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
+import { classifyRedirectUri } from './clients.rules.ts';
 import type { OauthProvider } from './provider.ts';
 import { normalizeScope } from './scopes.ts';
 
@@ -45,6 +46,8 @@ export interface RegisteredClient {
   token_endpoint_auth_method: TokenEndpointAuthMethod;
   client_id_issued_at: number;
   client_secret_expires_at?: 0;
+  /** native when a redirect URI uses a private-use scheme (the provider refuses those for web clients) */
+  application_type: 'web' | 'native';
   owner_user_id?: number;
   created_at: string;
 }
@@ -70,6 +73,8 @@ export async function registerClient(oauth: OauthProvider, input: ClientInput): 
   if (!scope.ok) throw new ClientMetadataError('invalid_client_metadata', `Unknown scope: ${scope.unknown.join(' ')} (use read, write)`);
   const withCode = grantTypes.includes('authorization_code');
   if (withCode && !input.redirectUris.length) throw new ClientMetadataError('invalid_redirect_uri', 'redirect_uris must name at least one URI for the authorization_code grant');
+  const kinds = input.redirectUris.map(classifyRedirectUri);
+  for (const k of kinds) if (!k.ok) throw new ClientMetadataError('invalid_redirect_uri', k.problem);
   const method = input.tokenEndpointAuthMethod ?? 'client_secret_post';
   const secret = method === 'none' ? {} : { client_secret: randomBytes(32).toString('base64url'), client_secret_expires_at: 0 as const };
   const now = new Date();
@@ -83,6 +88,7 @@ export async function registerClient(oauth: OauthProvider, input: ClientInput): 
     scope: input.scope === undefined || input.scope.trim() === '' ? 'read write' : scope.scope,
     token_endpoint_auth_method: method,
     client_id_issued_at: Math.floor(now.getTime() / 1000),
+    application_type: kinds.some((k) => k.ok && k.kind === 'private-use') ? 'native' : 'web',
     ...(input.ownerUserId !== undefined ? { owner_user_id: input.ownerUserId } : {}),
     created_at: now.toISOString(),
   };
@@ -90,7 +96,10 @@ export async function registerClient(oauth: OauthProvider, input: ClientInput): 
     await oauth.provider.Client.validate(metadata as unknown as ClientMetadata);
   } catch (e) {
     const err = e as { error?: string; error_description?: string };
-    if (err.error === 'invalid_redirect_uri' || err.error === 'invalid_client_metadata') throw new ClientMetadataError(err.error, err.error_description ?? 'Invalid client metadata');
+    const description = err.error_description ?? 'Invalid client metadata';
+    // the provider reports its own redirect URI rules (e.g. a native client's https on localhost) as client metadata
+    if (err.error === 'invalid_client_metadata' && description.startsWith('redirect_uris')) throw new ClientMetadataError('invalid_redirect_uri', description);
+    if (err.error === 'invalid_redirect_uri' || err.error === 'invalid_client_metadata') throw new ClientMetadataError(err.error, description);
     throw e;
   }
   // the provider's own Client adapter (ours, see adapter.ts); Client.find re-reads it, so no cache to clear
