@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, targets, type HttpResult, type TestApp } from '../support/harness.ts';
-import { Browser, decode, oauthKit, type OauthUser } from '../support/oauth.ts';
+import { basic, Browser, decode, oauthKit, pkcePair, type OauthUser } from '../support/oauth.ts';
 
 // spec 000, "OAuth client", "POST /v2/oauth/register", "POST/GET/DELETE /v2/oauth/clients",
 // "Authentication" 4 (ways to obtain client credentials), "Errors" (OAuth error shape).
@@ -91,6 +91,46 @@ describe.each(targets())('OAuth clients (%s)', (db) => {
       expect(t.status).toBe(200);
       expect(t.body.scope).toBe('read');
     });
+
+    it('token_endpoint_auth_method "none" (RFC 7591, a public client) → 201 without client_secret and client_secret_expires_at', async () => {
+      const res = await register({ client_name: 'MCP host', redirect_uris: [kit.redirectUri], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' });
+      expect(res.status, res.text).toBe(201);
+      expect(res.body).toEqual({
+        client_id: expect.any(String),
+        client_name: 'MCP host',
+        redirect_uris: [kit.redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        scope: 'read write',
+        token_endpoint_auth_method: 'none',
+        client_id_issued_at: expect.any(Number),
+      });
+    });
+
+    it.each(['client_secret_post', 'client_secret_basic'])('token_endpoint_auth_method %j → 201 with a client_secret, the method echoed; the secret works via HTTP Basic and in the form', async (method) => {
+      const res = await register({ client_name: 'x', redirect_uris: [kit.redirectUri], token_endpoint_auth_method: method });
+      expect(res.status, res.text).toBe(201);
+      expect(res.body).toMatchObject({ token_endpoint_auth_method: method, client_secret: expect.any(String), client_secret_expires_at: 0 });
+      const u = await kit.user();
+      for (const how of ['basic', 'post']) {
+        const code = await kit.code(u, res.body.client_id);
+        const form = { grant_type: 'authorization_code', code, redirect_uri: kit.redirectUri };
+        const t =
+          how === 'basic'
+            ? await kit.token(form, { authorization: basic(res.body.client_id, res.body.client_secret) })
+            : await kit.token({ ...form, client_id: res.body.client_id, client_secret: res.body.client_secret });
+        expect(t.status, `${how}: ${t.text}`).toBe(200);
+      }
+    });
+
+    it.each([['private_key_jwt'], ['client_secret_jwt'], ['tls_client_auth'], ['NONE'], [''], [42], [null]])(
+      'token_endpoint_auth_method %j → 400 invalid_client_metadata',
+      async (method) => {
+        const res = await register({ client_name: 'x', redirect_uris: [kit.redirectUri], token_endpoint_auth_method: method });
+        expectOauthError(res, 400, 'invalid_client_metadata');
+        expect(res.body.error_description).toMatch(/token_endpoint_auth_method/);
+      },
+    );
 
     it.each([
       [['client_credentials']],
@@ -219,6 +259,70 @@ describe.each(targets())('OAuth clients (%s)', (db) => {
       }
       // the client is still there for its owner
       expect((await list(u)).body.clients.map((c: { client_id: string }) => c.client_id)).toContain(owned.client_id);
+    });
+  });
+
+  describe('redirect URIs: https, http on loopback, private-use schemes of native apps (RFC 8252); nothing else', () => {
+    const ACCEPTED = [
+      'https://client.example/callback',
+      'https://client.example:8443/cb?x=1',
+      'http://127.0.0.1:8765/callback',
+      'http://[::1]:8765/callback',
+      'http://localhost:3000/callback',
+      'http://localhost/callback',
+      'com.example.app:/callback',
+      'com.example.app://oauth/callback',
+    ];
+    const REFUSED = [
+      'http://evil.example/cb',
+      'http://127.0.0.1.evil.example/cb',
+      'http://localhost.evil.example/cb',
+      'http://10.0.0.1/cb',
+      'javascript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'file:///etc/passwd',
+      'myapp:/callback',
+      'https://client.example/cb#fragment',
+      'https://client.example/cb#',
+      'https://user:password@client.example/cb',
+      'not a uri',
+      '/callback',
+    ];
+    const endpoints = [
+      ['POST /v2/oauth/register', (uri: string) => register({ client_name: 'x', redirect_uris: [uri] })],
+      ['POST /v2/oauth/clients', async (uri: string) => createOwned(await kit.user(), { client_name: 'x', redirect_uris: uri, grant_types: 'authorization_code' })],
+    ] as const;
+
+    describe.each(endpoints)('%s', (_endpoint, create) => {
+      it.each(ACCEPTED)('%s → 201', async (uri) => {
+        const res = await create(uri);
+        expect(res.status, res.text).toBe(201);
+      });
+
+      it.each(REFUSED)('%s → 400 {error: invalid_redirect_uri, error_description}', async (uri) => {
+        const res = await create(uri);
+        expectOauthError(res, 400, 'invalid_redirect_uri');
+        expect(res.body.error_description).toEqual(expect.any(String));
+      });
+    });
+
+    it('one refused URI among accepted ones refuses the registration, on both endpoints', async () => {
+      expectOauthError(await register({ client_name: 'x', redirect_uris: ['https://client.example/callback', 'http://evil.example/cb'] }), 400, 'invalid_redirect_uri');
+      const owned = await createOwned(await kit.user(), { client_name: 'x', redirect_uris: 'https://client.example/callback http://evil.example/cb', grant_types: 'authorization_code' });
+      expectOauthError(owned, 400, 'invalid_redirect_uri');
+    });
+
+    it('a native public client with a private-use redirect URI gets its code there and redeems it with PKCE', async () => {
+      const u = await kit.user();
+      const uri = 'com.example.app:/oauth/callback';
+      const client = (await register({ client_name: 'Native app', redirect_uris: [uri], token_endpoint_auth_method: 'none' })).body;
+      const pkce = pkcePair();
+      const consent = await u.browser.consent(kit.authorizePath({ client_id: client.client_id, redirect_uri: uri, response_type: 'code', state: 's', code_challenge: pkce.s256, code_challenge_method: 'S256' }), 'yes');
+      expect(consent.status, consent.text).toBe(302);
+      expect(consent.headers.get('location')).toMatch(/^com\.example\.app:\/oauth\/callback\?code=[^&]+&state=s$/);
+      const code = consent.location!.searchParams.get('code')!;
+      const t = await kit.token({ grant_type: 'authorization_code', code, redirect_uri: uri, client_id: client.client_id, code_verifier: pkce.verifier });
+      expect(t.status, t.text).toBe(200);
     });
   });
 

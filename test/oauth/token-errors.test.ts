@@ -110,6 +110,27 @@ describe.each(targets())('token endpoint errors (%s)', (target) => {
     },
     {
       rule: ROW.invalidClient,
+      how: 'client_id + code_verifier without client_secret for an S256 code of a confidential client (only clients registered with token_endpoint_auth_method "none" may)',
+      status: 401,
+      error: 'invalid_client',
+      run: async (p) => {
+        const pkce = pkcePair();
+        const { client, code } = await issuedCode({ code_challenge: pkce.s256, code_challenge_method: 'S256' });
+        return exchange(p, { code, client_id: client.client_id, code_verifier: pkce.verifier });
+      },
+    },
+    {
+      rule: ROW.invalidClient,
+      how: 'refresh_token grant with client_id only (confidential client)',
+      status: 401,
+      error: 'invalid_client',
+      run: async (p) => {
+        const { client, refreshToken } = await refreshable();
+        return refresh(p, { refresh_token: refreshToken, client_id: client.client_id });
+      },
+    },
+    {
+      rule: ROW.invalidClient,
       how: 'wrong client_secret in the form (client_secret_post)',
       status: 401,
       error: 'invalid_client',

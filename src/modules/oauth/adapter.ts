@@ -16,8 +16,6 @@ export const EXPIRED_GRACE_MS = 24 * 3600 * 1000;
 export interface OauthAnnotations {
   /** AuthorizationCode: the `resource` values the authorize request itself sent (not the default) */
   resources?: string[];
-  /** Grant: obtained by a public client (client_id + code_verifier, no secret) */
-  publicClient?: boolean;
 }
 
 /** Called on every upsert: annotations for a new row (from the request that creates it), if any. */
@@ -86,10 +84,6 @@ export async function findOauthObject(prisma: Prisma, kind: string, id: string) 
     consumed: !!row.consumedAt,
     expired: !!row.expiresAt && row.expiresAt.getTime() <= Date.now(),
   };
-}
-
-export async function annotateOauthObject(prisma: Prisma, kind: string, id: string, annotations: OauthAnnotations): Promise<void> {
-  await prisma.oauthObject.updateMany({ where: { kind, id }, data: { annotations: annotations as PrismaNS.InputJsonValue } });
 }
 
 /** Deletes rows past their expiry plus the grace period; returns how many. */

@@ -64,6 +64,9 @@ export function authorizeRoute(deps: { oauth: OauthProvider; prisma: Prisma; bas
     if (challenge !== undefined) {
       if (method !== undefined && method !== 'plain' && method !== 'S256') return back('invalid_request', 'code_challenge_method must be plain or S256');
       if (!PKCE_CHALLENGE.test(challenge)) return back('invalid_request', 'code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
+    } else if (client.clientAuthMethod === 'none') {
+      // a public client has no secret: the code_verifier is what proves it redeems its own code
+      return back('invalid_request', 'A public client must send a code_challenge (PKCE)');
     }
 
     const resources = many(params.resource);

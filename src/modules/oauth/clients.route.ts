@@ -4,7 +4,7 @@ import type { Prisma } from '../../db/database.ts';
 import type { Authenticator } from '../../shared/authentication.ts';
 import { oauthError } from './http.ts';
 import type { OauthProvider } from './provider.ts';
-import { ClientMetadataError, deleteClient, listClients, registerClient, type ClientInput } from './clients.service.ts';
+import { ClientMetadataError, deleteClient, listClients, registerClient, TOKEN_ENDPOINT_AUTH_METHODS, type ClientInput, type TokenEndpointAuthMethod } from './clients.service.ts';
 
 type Body = Record<string, unknown>;
 const FIELD_TYPES = { client_name: 'string', scope: 'string' } as const;
@@ -39,6 +39,8 @@ const words = (s: unknown) => (typeof s === 'string' ? s.split(/[\s,]+/).filter(
 /**
  * POST /v2/oauth/register (RFC 7591, open): arrays in, the dynamic-registration fields of spec 000's
  * OAuth client table out (201). client_credentials is refused: only a signed-in user gets it.
+ * `token_endpoint_auth_method: "none"` registers a public client: no client_secret (nor
+ * client_secret_expires_at) in the answer, PKCE at authorize, client_id alone at token and revoke.
  */
 export function dynamicRegistrationRoute(oauth: OauthProvider): RequestHandler {
   return async (req, res) => {
@@ -50,13 +52,19 @@ export function dynamicRegistrationRoute(oauth: OauthProvider): RequestHandler {
     if (grantTypes.includes('client_credentials')) {
       return oauthError(res, 400, 'invalid_client_metadata', 'client_credentials is not available to self-registered clients; a signed-in user registers such clients with POST /v2/oauth/clients');
     }
+    const method = b.token_endpoint_auth_method;
+    if (method !== undefined && !(TOKEN_ENDPOINT_AUTH_METHODS as readonly unknown[]).includes(method)) {
+      return oauthError(res, 400, 'invalid_client_metadata', `token_endpoint_auth_method must be one of ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')} (none: a public client without a secret)`);
+    }
     const client = await create(res, oauth, {
       clientName: b.client_name as string | undefined,
       redirectUris: (b.redirect_uris as string[] | undefined) ?? [],
       grantTypes,
       scope: b.scope as string | undefined,
+      tokenEndpointAuthMethod: method as TokenEndpointAuthMethod | undefined,
     });
     if (!client) return;
+    // a public client's answer has no client_secret and no client_secret_expires_at (undefined fields are not sent)
     const { client_id, client_secret, client_name, redirect_uris, grant_types, response_types, scope, token_endpoint_auth_method, client_id_issued_at, client_secret_expires_at } = client;
     res.status(201).json({ client_id, client_secret, client_name, redirect_uris, grant_types, response_types, scope, token_endpoint_auth_method, client_id_issued_at, client_secret_expires_at });
   };

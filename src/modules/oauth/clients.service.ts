@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Adapter, AdapterPayload, ClientMetadata } from 'oidc-provider';
 import type { Prisma } from '../../db/database.ts';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
+import { classifyRedirectUri } from './clients.rules.ts';
 import type { OauthProvider } from './provider.ts';
 import { normalizeScope } from './scopes.ts';
 
@@ -13,6 +14,15 @@ import { normalizeScope } from './scopes.ts';
  */
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
 
+/**
+ * How a client authenticates at token and revoke. `none` is a public client (RFC 7591; what MCP
+ * hosts and other apps that cannot keep a secret register): it gets no secret, must use PKCE and
+ * sends only its client_id. Every other client gets a secret and must send it (basic and post are
+ * interchangeable).
+ */
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_post', 'client_secret_basic', 'none'] as const;
+export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
+
 export interface ClientInput {
   clientName: string | undefined;
   redirectUris: string[];
@@ -20,19 +30,24 @@ export interface ClientInput {
   scope: string | undefined;
   /** set for POST /v2/oauth/clients; dynamic registration has no owner */
   ownerUserId?: number;
+  /** default client_secret_post */
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
 }
 
 export interface RegisteredClient {
   client_id: string;
-  client_secret: string;
+  /** none for a public client */
+  client_secret?: string;
   client_name: string | undefined;
   redirect_uris: string[];
   grant_types: string[];
   response_types: string[];
   scope: string;
-  token_endpoint_auth_method: 'client_secret_post';
+  token_endpoint_auth_method: TokenEndpointAuthMethod;
   client_id_issued_at: number;
-  client_secret_expires_at: 0;
+  client_secret_expires_at?: 0;
+  /** native when a redirect URI uses a private-use scheme (the provider refuses those for web clients) */
+  application_type: 'web' | 'native';
   owner_user_id?: number;
   created_at: string;
 }
@@ -58,18 +73,22 @@ export async function registerClient(oauth: OauthProvider, input: ClientInput): 
   if (!scope.ok) throw new ClientMetadataError('invalid_client_metadata', `Unknown scope: ${scope.unknown.join(' ')} (use read, write)`);
   const withCode = grantTypes.includes('authorization_code');
   if (withCode && !input.redirectUris.length) throw new ClientMetadataError('invalid_redirect_uri', 'redirect_uris must name at least one URI for the authorization_code grant');
+  const kinds = input.redirectUris.map(classifyRedirectUri);
+  for (const k of kinds) if (!k.ok) throw new ClientMetadataError('invalid_redirect_uri', k.problem);
+  const method = input.tokenEndpointAuthMethod ?? 'client_secret_post';
+  const secret = method === 'none' ? {} : { client_secret: randomBytes(32).toString('base64url'), client_secret_expires_at: 0 as const };
   const now = new Date();
   const metadata: RegisteredClient = {
     client_id: randomBytes(16).toString('base64url'),
-    client_secret: randomBytes(32).toString('base64url'),
+    ...secret,
     client_name: input.clientName,
     redirect_uris: input.redirectUris,
     grant_types: grantTypes,
     response_types: withCode ? ['code'] : [],
     scope: input.scope === undefined || input.scope.trim() === '' ? 'read write' : scope.scope,
-    token_endpoint_auth_method: 'client_secret_post',
+    token_endpoint_auth_method: method,
     client_id_issued_at: Math.floor(now.getTime() / 1000),
-    client_secret_expires_at: 0,
+    application_type: kinds.some((k) => k.ok && k.kind === 'private-use') ? 'native' : 'web',
     ...(input.ownerUserId !== undefined ? { owner_user_id: input.ownerUserId } : {}),
     created_at: now.toISOString(),
   };
@@ -77,7 +96,10 @@ export async function registerClient(oauth: OauthProvider, input: ClientInput): 
     await oauth.provider.Client.validate(metadata as unknown as ClientMetadata);
   } catch (e) {
     const err = e as { error?: string; error_description?: string };
-    if (err.error === 'invalid_redirect_uri' || err.error === 'invalid_client_metadata') throw new ClientMetadataError(err.error, err.error_description ?? 'Invalid client metadata');
+    const description = err.error_description ?? 'Invalid client metadata';
+    // the provider reports its own redirect URI rules (e.g. a native client's https on localhost) as client metadata
+    if (err.error === 'invalid_client_metadata' && description.startsWith('redirect_uris')) throw new ClientMetadataError('invalid_redirect_uri', description);
+    if (err.error === 'invalid_redirect_uri' || err.error === 'invalid_client_metadata') throw new ClientMetadataError(err.error, description);
     throw e;
   }
   // the provider's own Client adapter (ours, see adapter.ts); Client.find re-reads it, so no cache to clear

@@ -30,7 +30,7 @@ export function oauthRoutes(deps: { oauth: OauthProvider; prisma: Prisma; config
   prefixed.get('/authorize', limits.authorize, authorize);
   prefixed.post('/authorize', form, authorize);
   prefixed.post('/token', limits.token, form, tokenRoute({ oauth, prisma }));
-  prefixed.post('/revoke', limits.revoke, form, revokeRoute({ oauth, prisma }));
+  prefixed.post('/revoke', limits.revoke, form, revokeRoute({ oauth }));
   prefixed.get('/jwks', (req, res) => oauth.callback(req, res));
   // CORS preflight of token, revoke and jwks: the provider answers (see clientBasedCORS in provider.ts)
   prefixed.options(['/token', '/revoke', '/jwks'], (req, res) => oauth.callback(req, res));

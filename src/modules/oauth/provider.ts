@@ -95,7 +95,8 @@ export function createOauthProvider(deps: { config: Config; prisma: Prisma; keys
       token_endpoint_auth_method: 'client_secret_post',
       id_token_signed_response_alg: 'RS256',
     },
-    // `none` is for first-party public clients only (GraphiQL); registered clients always get a secret
+    // `none`: public clients without a secret (GraphiQL, and clients registered with token_endpoint_auth_method
+    // "none"); they authenticate with client_id alone, PKCE required. Every other client must send its secret.
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     clients: [
       {
