@@ -96,7 +96,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
         return res.status(403).json({ error: 'This operation requires the write scope', status: 403 });
       }
       r.ctx = createRequestContext({
-        prisma: db.prisma,
+        db: db.prisma,
         actor,
         requestId: r.requestId,
         logger: logger.child({ requestId: r.requestId, userId: actor.userId }),

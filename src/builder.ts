@@ -5,6 +5,7 @@ import ValidationPlugin from '@pothos/plugin-validation';
 import type PrismaTypes from './generated/pothos-types.ts';
 import { getDatamodel } from './generated/pothos-types.ts';
 import type { Decimal } from '@prisma/client/runtime/client';
+import type { Prisma } from './db/database.ts';
 import type { RequestContext } from './shared/context.ts';
 import { ForbiddenError, InsufficientScopeError, UnauthenticatedError, ValidationError } from './shared/errors.ts';
 import { canAccessAccount } from './shared/tenancy.ts';
@@ -47,7 +48,8 @@ export const builder = new SchemaBuilder<{
   plugins: [ScopeAuthPlugin, PrismaPlugin, ValidationPlugin],
   defaultFieldNullability: false,
   prisma: {
-    client: (ctx) => ctx.prisma,
+    // The plugin only reads through model delegates, which a transaction client has too.
+    client: (ctx) => ctx.db as Prisma,
     dmmf: getDatamodel(),
     exposeDescriptions: true,
     filterConnectionTotalCount: true,

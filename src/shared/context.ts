@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Prisma } from '../db/database.ts';
+import type { Db } from '../db/database.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
 import { eligibleAccountIds } from './tenancy.ts';
 
@@ -18,7 +18,8 @@ export interface Actor {
 
 /** The per-request context shared by /graphql, the REST adapter and any in-process caller. */
 export interface RequestContext {
-  prisma: Prisma;
+  /** the database client, or the transaction client inside `inTransaction` */
+  db: Db;
   actor: Actor;
   requestId: string;
   logger: Logger;
@@ -29,12 +30,12 @@ export interface RequestContext {
   invalidateEligibleAccounts(): void;
 }
 
-export function createRequestContext(args: { prisma: Prisma; actor: Actor; requestId: string; logger: Logger }): RequestContext {
+export function createRequestContext(args: { db: Db; actor: Actor; requestId: string; logger: Logger }): RequestContext {
   let eligible: Promise<ReadonlySet<number>> | undefined;
   return {
     ...args,
-    loaders: createLoaders(args.prisma),
-    eligibleAccounts: () => (eligible ??= eligibleAccountIds(args.prisma, args.actor.userId)),
+    loaders: createLoaders(args.db),
+    eligibleAccounts: () => (eligible ??= eligibleAccountIds(args.db, args.actor.userId)),
     invalidateEligibleAccounts: () => {
       eligible = undefined;
     },

@@ -1,4 +1,4 @@
-import type { Prisma } from '../db/database.ts';
+import type { Db } from '../db/database.ts';
 import { ForbiddenError, NotFoundError } from './errors.ts';
 import type { RequestContext } from './context.ts';
 
@@ -9,7 +9,7 @@ import type { RequestContext } from './context.ts';
  * Services call `requireAccount` / `requireOwned` for every tenant-owned read and write; the GraphQL
  * object types check the same rule again on each object they return (src/builder.ts, `tenantScoped`).
  */
-export async function eligibleAccountIds(prisma: Prisma, userId: number): Promise<ReadonlySet<number>> {
+export async function eligibleAccountIds(prisma: Db, userId: number): Promise<ReadonlySet<number>> {
   const memberships = await prisma.membership.findMany({ where: { userId }, select: { clientAccountId: true, role: true } });
   const ids = new Set(memberships.map((m) => m.clientAccountId));
   const providerIds = [...new Set(memberships.filter((m) => m.role === 'AA' || m.role === 'BK').map((m) => m.clientAccountId))];

@@ -35,11 +35,11 @@ export async function listBankAccounts(ctx: RequestContext, args: ListBankAccoun
   }
   const isActive = args.isActive === undefined ? true : args.isActive;
   if (isActive !== null) where.isActive = isActive;
-  return ctx.prisma.bankAccount.findMany({ ...query, where, orderBy: { id: 'asc' } });
+  return ctx.db.bankAccount.findMany({ ...query, where, orderBy: { id: 'asc' } });
 }
 
 export async function getBankAccount(ctx: RequestContext, id: number, query: Query = {}) {
-  return requireOwned(ctx, 'Bank account', await ctx.prisma.bankAccount.findUnique({ ...query, where: { id } }));
+  return requireOwned(ctx, 'Bank account', await ctx.db.bankAccount.findUnique({ ...query, where: { id } }));
 }
 
 export interface BankAccountFields {
@@ -200,7 +200,7 @@ export async function createBankAccount(prisma: Db, input: CreateBankAccountInpu
 /** createBankAccount on behalf of the request's actor (403 for an account they cannot access). */
 export async function createBankAccountAs(ctx: RequestContext, input: CreateBankAccountInput, query: Query = {}) {
   await requireAccount(ctx, input.clientAccountId);
-  return createBankAccount(ctx.prisma, input, { query, actorUserId: ctx.actor.userId });
+  return createBankAccount(ctx.db, input, { query, actorUserId: ctx.actor.userId });
 }
 
 export async function updateBankAccount(ctx: RequestContext, id: number, input: UpdateBankAccountInput, query: Query = {}) {
@@ -209,13 +209,13 @@ export async function updateBankAccount(ctx: RequestContext, id: number, input: 
     throw ValidationError.field('clientAccountId', 'cannot be changed');
   }
   if (input.accountNumber === null) throw ValidationError.field('accountNumber', 'is required');
-  const data = await resolveFields(ctx.prisma, account.clientAccountId, input, account);
+  const data = await resolveFields(ctx.db, account.clientAccountId, input, account);
   if (input.isActive != null) data.isActive = input.isActive;
-  return ctx.prisma.bankAccount.update({ ...query, where: { id }, data: { ...data, updatedById: ctx.actor.userId } });
+  return ctx.db.bankAccount.update({ ...query, where: { id }, data: { ...data, updatedById: ctx.actor.userId } });
 }
 
 /** Deactivation keeps the record (postings and payments may refer to it); the number stays taken. */
 export async function deactivateBankAccount(ctx: RequestContext, id: number, query: Query = {}) {
   await getBankAccount(ctx, id);
-  return ctx.prisma.bankAccount.update({ ...query, where: { id }, data: { isActive: false, updatedById: ctx.actor.userId } });
+  return ctx.db.bankAccount.update({ ...query, where: { id }, data: { isActive: false, updatedById: ctx.actor.userId } });
 }

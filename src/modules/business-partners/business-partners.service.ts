@@ -65,7 +65,7 @@ export async function listBusinessPartners(ctx: RequestContext, args: ListBusine
 type Query = { include?: PrismaNS.BusinessPartnerInclude; select?: PrismaNS.BusinessPartnerSelect };
 
 export async function getBusinessPartner(ctx: RequestContext, id: number, query: Query = {}) {
-  return requireOwned(ctx, 'Business partner', await ctx.prisma.businessPartner.findUnique({ ...query, where: { id } }));
+  return requireOwned(ctx, 'Business partner', await ctx.db.businessPartner.findUnique({ ...query, where: { id } }));
 }
 
 export interface AddressInput {
@@ -188,7 +188,7 @@ export async function createBusinessPartner(prisma: Db, input: CreateBusinessPar
 /** createBusinessPartner on behalf of the request's actor (403 for an account they cannot access). */
 export async function createBusinessPartnerAs(ctx: RequestContext, input: CreateBusinessPartnerInput, query: Query = {}) {
   await requireAccount(ctx, input.clientAccountId);
-  return createBusinessPartner(ctx.prisma, input, { actorUserId: ctx.actor.userId, query });
+  return createBusinessPartner(ctx.db, input, { actorUserId: ctx.actor.userId, query });
 }
 
 export async function updateBusinessPartner(ctx: RequestContext, id: number, input: UpdateBusinessPartnerInput, query: Query = {}) {
@@ -202,7 +202,7 @@ export async function updateBusinessPartner(ctx: RequestContext, id: number, inp
     data.isActive = input.isActive;
   }
   const addresses = addressRows(input.addresses);
-  return ctx.prisma.$transaction(async (tx) => {
+  return ctx.db.$transaction(async (tx) => {
     await tx.businessPartner.update({ where: { id }, data: { ...data, updatedById: ctx.actor.userId } });
     for (const address of addresses) {
       await tx.businessPartnerAddress.upsert({
@@ -222,5 +222,5 @@ function assertMayDeactivate(partner: { isSelf: boolean }): void {
 /** Deactivation keeps the record (documents, bank accounts and collections may refer to it). */
 export async function deactivateBusinessPartner(ctx: RequestContext, id: number, query: Query = {}) {
   assertMayDeactivate(await getBusinessPartner(ctx, id));
-  return ctx.prisma.businessPartner.update({ ...query, where: { id }, data: { isActive: false, updatedById: ctx.actor.userId } });
+  return ctx.db.businessPartner.update({ ...query, where: { id }, data: { isActive: false, updatedById: ctx.actor.userId } });
 }

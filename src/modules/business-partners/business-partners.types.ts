@@ -63,7 +63,7 @@ export const BusinessPartner = builder.prismaObject('BusinessPartner', {
   }),
 });
 
-const BusinessPartnerPage = pageType('BusinessPartnerPage', 'BusinessPartner', (ctx) => ctx.prisma.businessPartner);
+const BusinessPartnerPage = pageType('BusinessPartnerPage', 'BusinessPartner', (ctx) => ctx.db.businessPartner);
 
 const AddressInput = builder.inputType('BusinessPartnerAddressInput', {
   description: 'An address of the given type; on update it replaces the stored address of that type.',

@@ -245,7 +245,7 @@ export async function listClientAccounts(ctx: RequestContext, args: ListClientAc
 
 export async function getClientAccount(ctx: RequestContext, id: number, query: ClientAccountQuery = {}) {
   await requireAccount(ctx, id);
-  return ctx.prisma.clientAccount.findUniqueOrThrow({ ...query, where: { id } });
+  return ctx.db.clientAccount.findUniqueOrThrow({ ...query, where: { id } });
 }
 
 /** 403 unless the caller holds AA or BK on the provider account itself. */
@@ -260,7 +260,7 @@ async function requireProviderStaff(prisma: Db, userId: number, providerAccountI
 /** 403 unless the client account is eligible for the caller and the caller manages it (requireManager). */
 async function requireManagerOf(ctx: RequestContext, clientAccountId: number): Promise<void> {
   await requireAccount(ctx, clientAccountId);
-  await requireManager(ctx.prisma, ctx.actor.userId, clientAccountId);
+  await requireManager(ctx.db, ctx.actor.userId, clientAccountId);
 }
 
 /** Serialises membership and provider changes of one account (so two revocations cannot both pass). */
@@ -294,14 +294,14 @@ export async function createClientAccountAs(ctx: RequestContext, input: CreateCl
   const userId = ctx.actor.userId;
   const providerAccountId = input.providerAccountId ?? null;
   if (providerAccountId !== null) {
-    await requireProviderStaff(ctx.prisma, userId, providerAccountId);
-    const provider = await ctx.prisma.clientAccount.findUniqueOrThrow({ where: { id: providerAccountId }, select: { industryCode: true } });
+    await requireProviderStaff(ctx.db, userId, providerAccountId);
+    const provider = await ctx.db.clientAccount.findUniqueOrThrow({ where: { id: providerAccountId }, select: { industryCode: true } });
     if (!isProviderIndustryCode(provider.industryCode)) {
       throw ValidationError.field('providerAccountId', `client account ${providerAccountId} is not a provider account (industry code 69.2xx)`);
     }
   }
-  const prepared = await prepareClientAccount(ctx.prisma, input);
-  return ctx.prisma.$transaction(async (tx) => {
+  const prepared = await prepareClientAccount(ctx.db, input);
+  return ctx.db.$transaction(async (tx) => {
     const account = await insertClientAccount(tx, prepared);
     await tx.membership.create({ data: { userId, clientAccountId: account.id, role: 'CA' } });
     if (providerAccountId !== null) await tx.providerRelationship.create({ data: { providerAccountId, clientAccountId: account.id } });
@@ -333,7 +333,7 @@ export async function updateClientAccount(ctx: RequestContext, id: number, input
   if (input.organizationNumber !== undefined) {
     const organizationNumber = normalizeOrganizationNumber(input.organizationNumber);
     if (organizationNumber) {
-      const other = await ctx.prisma.clientAccount.findUnique({ where: { organizationNumber }, select: { id: true } });
+      const other = await ctx.db.clientAccount.findUnique({ where: { organizationNumber }, select: { id: true } });
       if (other && other.id !== id) throw new ConflictError(`A client account with organization number ${organizationNumber} already exists`);
     }
     data.organizationNumber = organizationNumber;
@@ -341,7 +341,7 @@ export async function updateClientAccount(ctx: RequestContext, id: number, input
   const industryCode = input.industryCode === undefined ? undefined : checkIndustryCode(input.industryCode);
   if (industryCode !== undefined) data.industryCode = industryCode;
 
-  return ctx.prisma.$transaction(async (tx) => {
+  return ctx.db.$transaction(async (tx) => {
     if (industryCode !== undefined) {
       await lockClientAccount(tx, id);
       const current = await tx.clientAccount.findUniqueOrThrow({ where: { id }, select: { industryCode: true } });
@@ -369,13 +369,13 @@ export interface RoleByEmailInput {
 /** Grants a role to the user with the email; managers only; AA/BK only on provider accounts. */
 export async function grantRoleByEmail(ctx: RequestContext, input: RoleByEmailInput, query: MembershipQuery = {}) {
   await requireManagerOf(ctx, input.clientAccountId);
-  const user = await findUserOrFail(ctx.prisma, input.email);
-  const membership = await ctx.prisma.$transaction(async (tx) => {
+  const user = await findUserOrFail(ctx.db, input.email);
+  const membership = await ctx.db.$transaction(async (tx) => {
     await lockClientAccount(tx, input.clientAccountId);
     return grantRole(tx, { userId: user.id, clientAccountId: input.clientAccountId, role: input.role });
   });
   ctx.invalidateEligibleAccounts();
-  return ctx.prisma.membership.findUniqueOrThrow({ ...query, where: { id: membership.id } });
+  return ctx.db.membership.findUniqueOrThrow({ ...query, where: { id: membership.id } });
 }
 
 /**
@@ -384,8 +384,8 @@ export async function grantRoleByEmail(ctx: RequestContext, input: RoleByEmailIn
  */
 export async function revokeRoleByEmail(ctx: RequestContext, input: RoleByEmailInput): Promise<boolean> {
   await requireManagerOf(ctx, input.clientAccountId);
-  const user = await findUserOrFail(ctx.prisma, input.email);
-  await ctx.prisma.$transaction(async (tx) => {
+  const user = await findUserOrFail(ctx.db, input.email);
+  await ctx.db.$transaction(async (tx) => {
     await lockClientAccount(tx, input.clientAccountId);
     const key = { userId_clientAccountId_role: { userId: user.id, clientAccountId: input.clientAccountId, role: input.role } };
     const membership = await tx.membership.findUnique({ where: key, select: { id: true } });
@@ -405,20 +405,20 @@ export interface ProviderLinkInput {
 /** Links a provider to a client account: the caller manages the client and holds AA or BK on the provider. */
 export async function linkProviderAs(ctx: RequestContext, input: ProviderLinkInput, query: ClientAccountQuery = {}) {
   await requireManagerOf(ctx, input.clientAccountId);
-  await requireProviderStaff(ctx.prisma, ctx.actor.userId, input.providerAccountId);
-  await ctx.prisma.$transaction(async (tx) => {
+  await requireProviderStaff(ctx.db, ctx.actor.userId, input.providerAccountId);
+  await ctx.db.$transaction(async (tx) => {
     await lockClientAccount(tx, input.clientAccountId);
     await linkProvider(tx, input.providerAccountId, input.clientAccountId);
   });
   ctx.invalidateEligibleAccounts();
-  return ctx.prisma.clientAccount.findUniqueOrThrow({ ...query, where: { id: input.clientAccountId } });
+  return ctx.db.clientAccount.findUniqueOrThrow({ ...query, where: { id: input.clientAccountId } });
 }
 
 /** Removes a provider link (same permissions as linking); 400 when nobody would be left able to manage the client. */
 export async function unlinkProviderAs(ctx: RequestContext, input: ProviderLinkInput): Promise<boolean> {
   await requireManagerOf(ctx, input.clientAccountId);
-  await requireProviderStaff(ctx.prisma, ctx.actor.userId, input.providerAccountId);
-  await ctx.prisma.$transaction(async (tx) => {
+  await requireProviderStaff(ctx.db, ctx.actor.userId, input.providerAccountId);
+  await ctx.db.$transaction(async (tx) => {
     await lockClientAccount(tx, input.clientAccountId);
     const key = { providerAccountId_clientAccountId: { providerAccountId: input.providerAccountId, clientAccountId: input.clientAccountId } };
     const link = await tx.providerRelationship.findUnique({ where: key, select: { id: true } });

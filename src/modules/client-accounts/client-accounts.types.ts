@@ -100,12 +100,12 @@ const Me = builder.objectRef<{ userId: number }>('Me').implement({
       type: ['ClientAccount'],
       description: 'Eligible client accounts: own memberships plus accounts served by provider accounts where the user is AA or BK',
       resolve: async (query, _me, _a, ctx) =>
-        ctx.prisma.clientAccount.findMany({ ...query, where: { id: { in: [...(await ctx.eligibleAccounts())] } }, orderBy: { displayName: 'asc' } }),
+        ctx.db.clientAccount.findMany({ ...query, where: { id: { in: [...(await ctx.eligibleAccounts())] } }, orderBy: { displayName: 'asc' } }),
     }),
   }),
 });
 
-const ClientAccountPage = pageType('ClientAccountPage', 'ClientAccount', (ctx) => ctx.prisma.clientAccount);
+const ClientAccountPage = pageType('ClientAccountPage', 'ClientAccount', (ctx) => ctx.db.clientAccount);
 
 const displayName = z.string().trim().min(1, 'must not be empty').max(250, 'must be at most 250 characters');
 const industryCode = z.string().trim().regex(/^\d{2}\.\d{1,3}$/, 'must be an SN2007 code such as 69.201').nullish();

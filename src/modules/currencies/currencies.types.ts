@@ -16,14 +16,14 @@ builder.queryFields((t) => ({
   currencies: t.prismaField({
     type: ['Currency'],
     description: 'All currencies, by code.',
-    resolve: (query, _root, _args, ctx) => ctx.prisma.currency.findMany({ ...query, orderBy: { code: 'asc' } }),
+    resolve: (query, _root, _args, ctx) => ctx.db.currency.findMany({ ...query, orderBy: { code: 'asc' } }),
   }),
   currency: t.prismaField({
     type: 'Currency',
     args: { code: t.arg.string({ required: true, description: 'ISO 4217 code, case-insensitive' }) },
     resolve: async (query, _root, args, ctx) => {
       const code = args.code.trim().toUpperCase();
-      const currency = await ctx.prisma.currency.findUnique({ ...query, where: { code } });
+      const currency = await ctx.db.currency.findUnique({ ...query, where: { code } });
       if (!currency) throw new NotFoundError(`Currency ${code}`);
       return currency;
     },

@@ -42,7 +42,7 @@ export async function listItemCollections(ctx: RequestContext, args: ListItemCol
 
 /** 404 when missing, 403 when it belongs to a client account the caller cannot access. */
 export async function getItemCollection(ctx: RequestContext, id: number, query: CollectionQuery = {}) {
-  return requireOwned(ctx, 'Item collection', await ctx.prisma.itemCollection.findUnique({ ...query, where: { id } }));
+  return requireOwned(ctx, 'Item collection', await ctx.db.itemCollection.findUnique({ ...query, where: { id } }));
 }
 
 export interface CreateItemCollectionInput {
@@ -60,7 +60,7 @@ export interface UpdateItemCollectionInput {
 
 export async function createItemCollection(ctx: RequestContext, input: CreateItemCollectionInput, query: CollectionQuery = {}) {
   await requireAccount(ctx, input.clientAccountId);
-  return ctx.prisma.itemCollection.create({
+  return ctx.db.itemCollection.create({
     ...query,
     data: {
       clientAccountId: input.clientAccountId,
@@ -81,13 +81,13 @@ export async function updateItemCollection(ctx: RequestContext, id: number, inpu
   if (input.collectionType === null) throw ValidationError.field('collectionType', 'must be TEMPLATE, CART or ORDER');
   if (input.collectionType !== undefined) data.collectionType = input.collectionType;
   if (input.name !== undefined) data.name = input.name;
-  return ctx.prisma.itemCollection.update({ ...query, where: { id }, data });
+  return ctx.db.itemCollection.update({ ...query, where: { id }, data });
 }
 
 /** Deletes the collection; the database cascades to its entries. Returns the collection as it was. */
 export async function deleteItemCollection(ctx: RequestContext, id: number, query: CollectionQuery = {}) {
   await getItemCollection(ctx, id);
-  return ctx.prisma.$transaction(async (tx) => {
+  return ctx.db.$transaction(async (tx) => {
     const before = await tx.itemCollection.findUnique({ ...query, where: { id } });
     if (!before) throw new NotFoundError('Item collection');
     await tx.itemCollection.delete({ where: { id } });
@@ -155,7 +155,7 @@ export async function getItemCollectionEntry(
 ) {
   const collectionId = within.itemCollectionId;
   if (collectionId != null) await getItemCollection(ctx, collectionId);
-  const entry = await ctx.prisma.itemCollectionEntry.findUnique({ ...query, where: { id } });
+  const entry = await ctx.db.itemCollectionEntry.findUnique({ ...query, where: { id } });
   if (entry && collectionId != null && entry.itemCollectionId !== collectionId) {
     throw new NotFoundError(`Item collection entry ${id} in item collection ${collectionId}`);
   }
@@ -244,14 +244,14 @@ async function validateEntry(
   };
   const sel = { select: { clientAccountId: true } } as const;
   await Promise.all([
-    owned('itemId', 'item', (id) => ctx.prisma.item.findUnique({ ...sel, where: { id } }), false),
-    owned('taxCodeId', 'tax code', (id) => ctx.prisma.taxCode.findUnique({ ...sel, where: { id } }), true),
-    owned('businessPartnerId', 'business partner', (id) => ctx.prisma.businessPartner.findUnique({ ...sel, where: { id } }), false),
-    owned('projectId', 'project', (id) => ctx.prisma.project.findUnique({ ...sel, where: { id } }), false),
+    owned('itemId', 'item', (id) => ctx.db.item.findUnique({ ...sel, where: { id } }), false),
+    owned('taxCodeId', 'tax code', (id) => ctx.db.taxCode.findUnique({ ...sel, where: { id } }), true),
+    owned('businessPartnerId', 'business partner', (id) => ctx.db.businessPartner.findUnique({ ...sel, where: { id } }), false),
+    owned('projectId', 'project', (id) => ctx.db.project.findUnique({ ...sel, where: { id } }), false),
     (async () => {
       if (f.unitId === undefined) return;
       if (f.unitId === null) return fail('unitId', 'is required');
-      const unit = await ctx.prisma.unit.findUnique({ where: { id: f.unitId }, select: { id: true } });
+      const unit = await ctx.db.unit.findUnique({ where: { id: f.unitId }, select: { id: true } });
       if (!unit) fail('unitId', `unit ${f.unitId} does not exist`);
       else data.unitId = f.unitId;
     })(),
@@ -262,7 +262,7 @@ async function validateEntry(
         return;
       }
       const code = f.currencyCode.trim().toUpperCase();
-      const currency = /^[A-Z]{3}$/.test(code) && (await ctx.prisma.currency.findUnique({ where: { code }, select: { id: true } }));
+      const currency = /^[A-Z]{3}$/.test(code) && (await ctx.db.currency.findUnique({ where: { code }, select: { id: true } }));
       if (!currency) fail('currencyCode', `unknown ISO 4217 currency '${f.currencyCode}'`);
       else data.currencyCode = code;
     })(),
@@ -294,7 +294,7 @@ async function validateEntry(
 export async function createItemCollectionEntry(ctx: RequestContext, input: CreateItemCollectionEntryInput, query: EntryQuery = {}) {
   const collection = await getItemCollection(ctx, input.itemCollectionId);
   const data = await validateEntry(ctx, collection.clientAccountId, input);
-  return ctx.prisma.itemCollectionEntry.create({
+  return ctx.db.itemCollectionEntry.create({
     ...query,
     data: {
       ...(data as PrismaNS.ItemCollectionEntryUncheckedCreateInput),
@@ -318,7 +318,7 @@ export async function updateItemCollectionEntry(
     throw ValidationError.field('itemCollectionId', 'cannot be changed');
   }
   const data = await validateEntry(ctx, entry.clientAccountId, input, entry);
-  return ctx.prisma.itemCollectionEntry.update({ ...query, where: { id }, data: { ...data, updatedById: ctx.actor.userId } });
+  return ctx.db.itemCollectionEntry.update({ ...query, where: { id }, data: { ...data, updatedById: ctx.actor.userId } });
 }
 
 /** Permanently deletes the entry (document lines that consumed it keep their data, unlinked). */
@@ -329,7 +329,7 @@ export async function deleteItemCollectionEntry(
   within: { itemCollectionId?: number | null } = {},
 ) {
   await getItemCollectionEntry(ctx, id, {}, within);
-  return ctx.prisma.$transaction(async (tx) => {
+  return ctx.db.$transaction(async (tx) => {
     const before = await tx.itemCollectionEntry.findUnique({ ...query, where: { id } });
     if (!before) throw new NotFoundError('Item collection entry');
     await tx.itemCollectionEntry.delete({ where: { id } });

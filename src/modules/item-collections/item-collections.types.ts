@@ -102,8 +102,8 @@ export const ItemCollectionEntry = builder.prismaObject('ItemCollectionEntry', {
   }),
 });
 
-const ItemCollectionPage = pageType('ItemCollectionPage', 'ItemCollection', (ctx) => ctx.prisma.itemCollection);
-const ItemCollectionEntryPage = pageType('ItemCollectionEntryPage', 'ItemCollectionEntry', (ctx) => ctx.prisma.itemCollectionEntry);
+const ItemCollectionPage = pageType('ItemCollectionPage', 'ItemCollection', (ctx) => ctx.db.itemCollection);
+const ItemCollectionEntryPage = pageType('ItemCollectionEntryPage', 'ItemCollectionEntry', (ctx) => ctx.db.itemCollectionEntry);
 
 const name = z.string().max(150, 'must be at most 150 characters').nullish();
 const description = z.string().max(1000, 'must be at most 1000 characters').nullish();

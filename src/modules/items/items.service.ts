@@ -50,7 +50,7 @@ export async function listItems(ctx: RequestContext, args: ListItemsArgs): Promi
 type Query = { include?: PrismaNS.ItemInclude; select?: PrismaNS.ItemSelect };
 
 export async function getItem(ctx: RequestContext, id: number, query: Query = {}) {
-  return requireOwned(ctx, 'Item', await ctx.prisma.item.findUnique({ ...query, where: { id } }));
+  return requireOwned(ctx, 'Item', await ctx.db.item.findUnique({ ...query, where: { id } }));
 }
 
 export interface ItemFields {
@@ -84,7 +84,7 @@ async function validate(ctx: RequestContext, clientAccountId: number, f: ItemFie
   if (f.itemNo !== undefined) {
     const itemNo = f.itemNo?.trim();
     if (!itemNo) throw ValidationError.field('itemNo', 'must not be empty');
-    const clash = await ctx.prisma.item.findUnique({ where: { clientAccountId_itemNo: { clientAccountId, itemNo } }, select: { id: true } });
+    const clash = await ctx.db.item.findUnique({ where: { clientAccountId_itemNo: { clientAccountId, itemNo } }, select: { id: true } });
     if (clash && clash.id !== itemId) throw ValidationError.field('itemNo', `'${itemNo}' is already used by item ${clash.id}`);
     data.itemNo = itemNo;
   }
@@ -101,12 +101,12 @@ async function validate(ctx: RequestContext, clientAccountId: number, f: ItemFie
       data[key] = null;
       continue;
     }
-    if (!(await ctx.prisma.unit.findUnique({ where: { id }, select: { id: true } }))) throw ValidationError.field(key, `unit ${id} does not exist`);
+    if (!(await ctx.db.unit.findUnique({ where: { id }, select: { id: true } }))) throw ValidationError.field(key, `unit ${id} does not exist`);
     data[key] = id;
   }
   if (f.taxCodeId !== undefined) {
     if (f.taxCodeId === null) throw ValidationError.field('taxCodeId', 'is required');
-    const code = await ctx.prisma.taxCode.findUnique({ where: { id: f.taxCodeId }, select: { clientAccountId: true } });
+    const code = await ctx.db.taxCode.findUnique({ where: { id: f.taxCodeId }, select: { clientAccountId: true } });
     if (code?.clientAccountId !== clientAccountId) throw ValidationError.field('taxCodeId', `tax code ${f.taxCodeId} does not exist in client account ${clientAccountId}`);
     data.taxCodeId = f.taxCodeId;
   }
@@ -124,7 +124,7 @@ async function validate(ctx: RequestContext, clientAccountId: number, f: ItemFie
 export async function createItem(ctx: RequestContext, input: CreateItemInput, query: Query = {}) {
   await requireAccount(ctx, input.clientAccountId);
   const data = await validate(ctx, input.clientAccountId, input);
-  return ctx.prisma.item.create({
+  return ctx.db.item.create({
     ...query,
     data: {
       ...(data as PrismaNS.ItemUncheckedCreateInput),
@@ -142,11 +142,11 @@ export async function updateItem(ctx: RequestContext, id: number, input: UpdateI
   }
   const data = await validate(ctx, item.clientAccountId, input, id);
   if (input.isActive != null) data.isActive = input.isActive;
-  return ctx.prisma.item.update({ ...query, where: { id }, data: { ...data, updatedById: ctx.actor.userId } });
+  return ctx.db.item.update({ ...query, where: { id }, data: { ...data, updatedById: ctx.actor.userId } });
 }
 
 /** DELETE deactivates: the record is kept (documents and collections may refer to it). */
 export async function deactivateItem(ctx: RequestContext, id: number, query: Query = {}) {
   await getItem(ctx, id);
-  return ctx.prisma.item.update({ ...query, where: { id }, data: { isActive: false, updatedById: ctx.actor.userId } });
+  return ctx.db.item.update({ ...query, where: { id }, data: { isActive: false, updatedById: ctx.actor.userId } });
 }

@@ -48,7 +48,7 @@ export const Item = builder.prismaObject('Item', {
   }),
 });
 
-const ItemPage = pageType('ItemPage', 'Item', (ctx) => ctx.prisma.item);
+const ItemPage = pageType('ItemPage', 'Item', (ctx) => ctx.db.item);
 
 const itemNo = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 const name = z.string().max(250, 'must be at most 250 characters').nullish();

@@ -45,12 +45,12 @@ export async function listAccounts(ctx: RequestContext, args: ListAccountsArgs):
 }
 
 export async function getAccount(ctx: RequestContext, id: number, query: Query = {}) {
-  return requireOwned(ctx, 'Account', await ctx.prisma.account.findUnique({ ...query, where: { id } }));
+  return requireOwned(ctx, 'Account', await ctx.db.account.findUnique({ ...query, where: { id } }));
 }
 
 export async function getAccountByCode(ctx: RequestContext, clientAccountId: number, code: string, query: Query = {}) {
   await requireAccount(ctx, clientAccountId);
-  const account = await ctx.prisma.account.findUnique({ ...query, where: { clientAccountId_code: { clientAccountId, code: code.trim() } } });
+  const account = await ctx.db.account.findUnique({ ...query, where: { clientAccountId_code: { clientAccountId, code: code.trim() } } });
   if (!account) throw new NotFoundError(`Account ${code}`);
   return account;
 }
@@ -147,7 +147,7 @@ export async function createAccount(ctx: RequestContext, input: CreateAccountInp
     allowedTaxCodeIds: allowed,
   };
   const name = requireName(input.name);
-  return ctx.prisma.$transaction(async (tx) => {
+  return ctx.db.$transaction(async (tx) => {
     await checkAccount(tx, next, { ...input, allowedTaxCodeIds: allowed });
     const clash = await tx.account.findUnique({ where: { clientAccountId_code: { clientAccountId: input.clientAccountId, code } }, select: { id: true } });
     if (clash) throw ValidationError.field('code', `'${code}' is already used by account ${clash.id}`);
@@ -196,7 +196,7 @@ export async function updateAccount(ctx: RequestContext, id: number, input: Upda
   }
   if (allowed) data.allowedTaxCodes = { deleteMany: {}, create: allowed.map((taxCodeId) => ({ taxCodeId })) };
 
-  return ctx.prisma.$transaction(async (tx) => {
+  return ctx.db.$transaction(async (tx) => {
     // Re-read inside the transaction: the whitelist check needs the state the write will change.
     const now = await tx.account.findUniqueOrThrow({ where: { id }, include: { allowedTaxCodes: { select: { taxCodeId: true } } } });
     const next: AccountState = {

@@ -19,7 +19,7 @@ export const TAX_CODE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,9}$/;
 
 export async function listTaxCodes(ctx: RequestContext, args: { clientAccountId: number; isActive?: boolean | null }, query: Query = {}) {
   await requireAccount(ctx, args.clientAccountId);
-  const codes = await ctx.prisma.taxCode.findMany({
+  const codes = await ctx.db.taxCode.findMany({
     ...query,
     where: { clientAccountId: args.clientAccountId, ...(args.isActive == null ? {} : { isActive: args.isActive }) },
   });
@@ -27,7 +27,7 @@ export async function listTaxCodes(ctx: RequestContext, args: { clientAccountId:
 }
 
 export async function getTaxCode(ctx: RequestContext, id: number, query: Query = {}) {
-  return requireOwned(ctx, 'Tax code', await ctx.prisma.taxCode.findUnique({ ...query, where: { id } }));
+  return requireOwned(ctx, 'Tax code', await ctx.db.taxCode.findUnique({ ...query, where: { id } }));
 }
 
 export interface TaxRateInput {
@@ -108,7 +108,7 @@ export async function createTaxCode(ctx: RequestContext, input: CreateTaxCodeInp
   const nameEn = nameEnOrNull(input.nameEn);
   const rates = checkRates(input.rates ?? []);
 
-  return ctx.prisma.$transaction(async (tx) => {
+  return ctx.db.$transaction(async (tx) => {
     const clash = await tx.taxCode.findUnique({ where: { clientAccountId_code: { clientAccountId: input.clientAccountId, code } }, select: { id: true } });
     if (clash) throw ValidationError.field('code', `'${code}' is already used by tax code ${clash.id}`);
     const created = await tx.taxCode.create({
@@ -143,7 +143,7 @@ export async function updateTaxCode(ctx: RequestContext, id: number, input: Upda
     validTo: input.validTo !== undefined ? input.validTo : current.validTo,
   };
   if (isReversed(validity)) throw ValidationError.field('validTo', 'must not be before validFrom');
-  return ctx.prisma.taxCode.update({ ...query, where: { id }, data });
+  return ctx.db.taxCode.update({ ...query, where: { id }, data });
 }
 
 /**
@@ -153,7 +153,7 @@ export async function updateTaxCode(ctx: RequestContext, id: number, input: Upda
 export async function setTaxRates(ctx: RequestContext, taxCodeId: number, rates: readonly TaxRateInput[], query: Query = {}) {
   await getTaxCode(ctx, taxCodeId);
   const checked = checkRates(rates);
-  return ctx.prisma.$transaction(async (tx) => {
+  return ctx.db.$transaction(async (tx) => {
     await tx.taxRate.deleteMany({ where: { taxCodeId } });
     if (checked.length) await tx.taxRate.createMany({ data: checked.map((r) => ({ ...r, taxCodeId })) });
     return tx.taxCode.findUniqueOrThrow({ ...query, where: { id: taxCodeId } });

@@ -14,7 +14,7 @@ export const Unit = builder.prismaObject('Unit', {
   }),
 });
 
-const UnitPage = pageType('UnitPage', 'Unit', (ctx) => ctx.prisma.unit);
+const UnitPage = pageType('UnitPage', 'Unit', (ctx) => ctx.db.unit);
 
 export const UNIT_ORDER = { id: 'id', symbol: 'symbol', description: 'description', un_ece_rec_20_code: 'unEceRec20Code' };
 
@@ -37,7 +37,7 @@ builder.queryFields((t) => ({
     type: 'Unit',
     args: { id: t.arg.int({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      const unit = await ctx.prisma.unit.findUnique({ ...query, where: { id: args.id } });
+      const unit = await ctx.db.unit.findUnique({ ...query, where: { id: args.id } });
       if (!unit) throw new NotFoundError('Unit');
       return unit;
     },

@@ -48,7 +48,7 @@ export async function updateProfile(ctx: RequestContext, input: { firstName?: st
     if (trimmed && trimmed.length > 100) throw ValidationError.field(key, 'must be at most 100 characters');
     data[key] = trimmed;
   }
-  return ctx.prisma.user.update({ where: { id: ctx.actor.userId }, data, select: PUBLIC });
+  return ctx.db.user.update({ where: { id: ctx.actor.userId }, data, select: PUBLIC });
 }
 
 /**
@@ -56,14 +56,14 @@ export async function updateProfile(ctx: RequestContext, input: { firstName?: st
  * user in the same transaction (the session making the request stays valid).
  */
 export async function changePassword(ctx: RequestContext, input: { currentPassword: string; newPassword: string }): Promise<boolean> {
-  const user = await ctx.prisma.user.findUniqueOrThrow({ where: { id: ctx.actor.userId }, select: { passwordHash: true } });
+  const user = await ctx.db.user.findUniqueOrThrow({ where: { id: ctx.actor.userId }, select: { passwordHash: true } });
   if (!(await verifyPassword(user.passwordHash, input.currentPassword))) throw ValidationError.field('currentPassword', 'is not correct');
   if (input.newPassword.length < MIN_PASSWORD_LENGTH) throw ValidationError.field('newPassword', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
   if (input.newPassword === input.currentPassword) throw ValidationError.field('newPassword', 'must differ from the current password');
   const passwordHash = await hashPassword(input.newPassword);
-  await ctx.prisma.$transaction([
-    ctx.prisma.user.update({ where: { id: ctx.actor.userId }, data: { passwordHash } }),
-    ctx.prisma.session.deleteMany({ where: { userId: ctx.actor.userId, ...(ctx.actor.sessionId ? { id: { not: ctx.actor.sessionId } } : {}) } }),
+  await ctx.db.$transaction([
+    ctx.db.user.update({ where: { id: ctx.actor.userId }, data: { passwordHash } }),
+    ctx.db.session.deleteMany({ where: { userId: ctx.actor.userId, ...(ctx.actor.sessionId ? { id: { not: ctx.actor.sessionId } } : {}) } }),
   ]);
   return true;
 }
