@@ -1,7 +1,10 @@
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { ObjectRef } from '@pothos/core';
+import type { GraphQLResolveInfo } from 'graphql';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { builder } from '../builder.ts';
 import type { RequestContext } from './context.ts';
-import type { PageSource } from './pagination.ts';
+import type { Page, PageSource } from './pagination.ts';
 
 /** GraphQL side of page-based lists (the plain window and ordering rules are in pagination.ts). */
 export const PageMeta = builder
@@ -16,6 +19,23 @@ export const PageMeta = builder
     }),
   });
 
+/**
+ * A page type `<Name>Page { nodes, meta }` over a list service's Page. The list field passes
+ * `nodesQuery(ctx, info)` to the service: the Prisma include of what the query selects under
+ * `nodes`, so relations below it load in one batched query per level whatever the page size.
+ */
+export function pageType<T>(name: string, node: ObjectRef<any, T>) {
+  return builder.objectRef<Page<T>>(name).implement({
+    fields: (t) => ({
+      nodes: t.field({ type: [node], resolve: (page) => page.nodes }),
+      meta: t.field({ type: PageMeta, resolve: (page) => page.meta }),
+    }),
+  });
+}
+
+/** The selection-driven Prisma query (`include`/`select`) for the rows of a page field's `nodes`. */
+export const nodesQuery = (ctx: RequestContext, info: GraphQLResolveInfo) => queryFromInfo({ context: ctx, info, path: ['nodes'] });
+
 type ModelName = keyof PrismaTypes & string;
 interface Delegate {
   findMany(args: object): Promise<unknown[]>;
@@ -26,7 +46,8 @@ interface Delegate {
  * A page type `<Name>Page { nodes, meta }`. `nodes` spreads the selection-derived Prisma query, so
  * relations below it load in one batched query per level whatever the page size.
  */
-export function pageType<M extends ModelName>(
+/** @deprecated until every list service returns a Page. */
+export function legacyPageType<M extends ModelName>(
   name: string,
   model: M,
   delegate: (ctx: RequestContext) => Delegate,

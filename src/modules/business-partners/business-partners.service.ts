@@ -5,7 +5,7 @@ import type { AddressType } from '../../generated/prisma/enums.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { digitsOnly } from '../../shared/norwegian-ids.ts';
-import { pageWindow, parseOrderBy, type PageSource } from '../../shared/pagination.ts';
+import { checkedPageWindow, parseOrderBy, type PageSource } from '../../shared/pagination.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { addressShapes, partnerShapes } from './business-partners.rules.ts';
 
@@ -56,7 +56,7 @@ export async function listBusinessPartners(ctx: RequestContext, args: ListBusine
   return {
     where,
     orderBy: parseOrderBy(args.orderBy, BUSINESS_PARTNER_ORDER, ['name']),
-    window: pageWindow(args, { defaultPerPage: 50, maxPerPage: 100 }),
+    window: checkedPageWindow(args, { defaultPerPage: 50, maxPerPage: 100 }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
-import { pageType } from '../../shared/page-type.ts';
+import { legacyPageType } from '../../shared/page-type.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { addressShapes, partnerShapes } from './business-partners.rules.ts';
 import {
@@ -63,7 +63,7 @@ export const BusinessPartner = builder.prismaObject('BusinessPartner', {
   }),
 });
 
-const BusinessPartnerPage = pageType('BusinessPartnerPage', 'BusinessPartner', (ctx) => ctx.db.businessPartner);
+const BusinessPartnerPage = legacyPageType('BusinessPartnerPage', 'BusinessPartner', (ctx) => ctx.db.businessPartner);
 
 const AddressInput = builder.inputType('BusinessPartnerAddressInput', {
   description: 'An address of the given type; on update it replaces the stored address of that type.',

@@ -5,7 +5,7 @@ import { DEFAULT_CHART_OF_ACCOUNTS, STANDARD_TAX_CODES } from '../../reference-d
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { digitsOnly, isValidOrganizationNumber } from '../../shared/norwegian-ids.ts';
 import type { RequestContext } from '../../shared/context.ts';
-import { pageWindow, type PageSource } from '../../shared/pagination.ts';
+import { checkedPageWindow, type PageSource } from '../../shared/pagination.ts';
 import { parseDateString } from '../../shared/scalars.ts';
 import { requireAccount } from '../../shared/tenancy.ts';
 import { userByEmail } from '../users/users.service.ts';
@@ -239,7 +239,7 @@ export async function listClientAccounts(ctx: RequestContext, args: ListClientAc
   return {
     where: { AND: and },
     orderBy: [{ displayName: 'asc' }, { id: 'asc' }],
-    window: pageWindow(args, { defaultPerPage: 50, maxPerPage: 100 }),
+    window: checkedPageWindow(args, { defaultPerPage: 50, maxPerPage: 100 }),
   };
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
-import { pageType } from '../../shared/page-type.ts';
+import { legacyPageType } from '../../shared/page-type.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { isProviderIndustryCode, ROLE_IDS, ROLE_NAMES } from './client-accounts.rules.ts';
 import { AutonomyLevel } from '../items/items.types.ts';
@@ -105,7 +105,7 @@ const Me = builder.objectRef<{ userId: number }>('Me').implement({
   }),
 });
 
-const ClientAccountPage = pageType('ClientAccountPage', 'ClientAccount', (ctx) => ctx.db.clientAccount);
+const ClientAccountPage = legacyPageType('ClientAccountPage', 'ClientAccount', (ctx) => ctx.db.clientAccount);
 
 const displayName = z.string().trim().min(1, 'must not be empty').max(250, 'must be at most 250 characters');
 const industryCode = z.string().trim().regex(/^\d{2}\.\d{1,3}$/, 'must be an SN2007 code such as 69.201').nullish();

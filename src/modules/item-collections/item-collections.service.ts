@@ -3,7 +3,7 @@ import type { CollectionType, RecurringTerms, RefundPolicy } from '../../generat
 import type { RequestContext } from '../../shared/context.ts';
 import { checkDecimal } from '../../shared/decimals.ts';
 import { NotFoundError, ValidationError, type FieldIssue } from '../../shared/errors.ts';
-import { pageWindow, parseOrderBy, type PageSource } from '../../shared/pagination.ts';
+import { checkedPageWindow, parseOrderBy, type PageSource } from '../../shared/pagination.ts';
 import type { Decimal } from '../../shared/scalars.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { MAX_RECURRING_INTERVAL, MIN_RECURRING_INTERVAL, recurringPeriodIsValid } from './item-collections.rules.ts';
@@ -37,7 +37,7 @@ export async function listItemCollections(ctx: RequestContext, args: ListItemCol
   if (args.collectionTypes?.length) where.collectionType = { in: [...args.collectionTypes] };
   const name = args.name?.trim();
   if (name) where.name = { contains: name, mode: 'insensitive' };
-  return { where, orderBy: [{ id: 'asc' }], window: pageWindow(args, PAGE_LIMITS) };
+  return { where, orderBy: [{ id: 'asc' }], window: checkedPageWindow(args, PAGE_LIMITS) };
 }
 
 /** 404 when missing, 403 when it belongs to a client account the caller cannot access. */
@@ -139,7 +139,7 @@ export async function listItemCollectionEntries(ctx: RequestContext, args: ListI
   return {
     where,
     orderBy: parseOrderBy(args.orderBy, ENTRY_ORDER, ['id']),
-    window: pageWindow(args, PAGE_LIMITS),
+    window: checkedPageWindow(args, PAGE_LIMITS),
   };
 }
 

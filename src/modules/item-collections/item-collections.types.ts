@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { builder, tenantScoped } from '../../builder.ts';
-import { pageType } from '../../shared/page-type.ts';
+import { legacyPageType } from '../../shared/page-type.ts';
 import { fixed } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { effectiveRecurringInterval, MAX_RECURRING_INTERVAL, MIN_RECURRING_INTERVAL } from './item-collections.rules.ts';
@@ -102,8 +102,8 @@ export const ItemCollectionEntry = builder.prismaObject('ItemCollectionEntry', {
   }),
 });
 
-const ItemCollectionPage = pageType('ItemCollectionPage', 'ItemCollection', (ctx) => ctx.db.itemCollection);
-const ItemCollectionEntryPage = pageType('ItemCollectionEntryPage', 'ItemCollectionEntry', (ctx) => ctx.db.itemCollectionEntry);
+const ItemCollectionPage = legacyPageType('ItemCollectionPage', 'ItemCollection', (ctx) => ctx.db.itemCollection);
+const ItemCollectionEntryPage = legacyPageType('ItemCollectionEntryPage', 'ItemCollectionEntry', (ctx) => ctx.db.itemCollectionEntry);
 
 const name = z.string().max(150, 'must be at most 150 characters').nullish();
 const description = z.string().max(1000, 'must be at most 1000 characters').nullish();

@@ -3,7 +3,7 @@ import type { AutonomyLevel, ItemType } from '../../generated/prisma/enums.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { checkDecimal } from '../../shared/decimals.ts';
-import { pageWindow, parseOrderBy, type PageSource } from '../../shared/pagination.ts';
+import { checkedPageWindow, parseOrderBy, type PageSource } from '../../shared/pagination.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import type { Decimal } from '../../shared/scalars.ts';
 
@@ -43,7 +43,7 @@ export async function listItems(ctx: RequestContext, args: ListItemsArgs): Promi
   return {
     where,
     orderBy: parseOrderBy(args.orderBy, ITEM_ORDER, ['item_no']),
-    window: pageWindow(args, { defaultPerPage: 50, maxPerPage: 100 }),
+    window: checkedPageWindow(args, { defaultPerPage: 50, maxPerPage: 100 }),
   };
 }
 

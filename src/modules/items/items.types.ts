@@ -3,7 +3,7 @@ import { builder, tenantScoped } from '../../builder.ts';
 import { fixed } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { createItem, deactivateItem, getItem, listItems, updateItem } from './items.service.ts';
-import { pageType } from '../../shared/page-type.ts';
+import { legacyPageType } from '../../shared/page-type.ts';
 
 export const ItemType = builder.enumType('ItemType', {
   values: { ITEM: { description: 'Physical product' }, SERVICE: { description: 'Service' } } as const,
@@ -48,7 +48,7 @@ export const Item = builder.prismaObject('Item', {
   }),
 });
 
-const ItemPage = pageType('ItemPage', 'Item', (ctx) => ctx.db.item);
+const ItemPage = legacyPageType('ItemPage', 'Item', (ctx) => ctx.db.item);
 
 const itemNo = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 const name = z.string().max(250, 'must be at most 250 characters').nullish();

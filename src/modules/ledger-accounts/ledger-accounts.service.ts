@@ -3,7 +3,7 @@ import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import type { AccountType, DimensionType } from '../../generated/prisma/enums.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { pageWindow, type PageSource } from '../../shared/pagination.ts';
+import { checkedPageWindow, type PageSource } from '../../shared/pagination.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { accountCodeError, isTaxCodeAllowed, saftGroupingError, sortDimensions } from './ledger-accounts.rules.ts';
 
@@ -40,7 +40,7 @@ export async function listAccounts(ctx: RequestContext, args: ListAccountsArgs):
   return {
     where: { AND: and },
     orderBy: [{ code: 'asc' }, { id: 'asc' }],
-    window: pageWindow(args, { defaultPerPage: 100, maxPerPage: 500 }),
+    window: checkedPageWindow(args, { defaultPerPage: 100, maxPerPage: 500 }),
   };
 }
 

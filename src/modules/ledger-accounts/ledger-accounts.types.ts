@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { builder, tenantScoped } from '../../builder.ts';
-import { pageType } from '../../shared/page-type.ts';
+import { legacyPageType } from '../../shared/page-type.ts';
 import { TaxCode } from '../tax-codes/tax-codes.types.ts';
 import { compareTaxCodes } from '../tax-codes/tax-codes.rules.ts';
 import { sortDimensions } from './ledger-accounts.rules.ts';
@@ -53,7 +53,7 @@ export const Account = builder.prismaObject('Account', {
   }),
 });
 
-const AccountPage = pageType('AccountPage', 'Account', (ctx) => ctx.db.account);
+const AccountPage = legacyPageType('AccountPage', 'Account', (ctx) => ctx.db.account);
 
 const code = z.string().trim().regex(/^[1-8]\d{3,7}$/, 'must be 4 to 8 digits starting with 1-8');
 const name = z.string().trim().min(1, 'must not be empty').max(250, 'must be at most 250 characters');

@@ -1,6 +1,6 @@
 import { builder } from '../../builder.ts';
-import { pageWindow, parseOrderBy } from '../../shared/pagination.ts';
-import { pageType } from '../../shared/page-type.ts';
+import { checkedPageWindow, parseOrderBy } from '../../shared/pagination.ts';
+import { legacyPageType } from '../../shared/page-type.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 
 /** Units of measure: system-wide and read-only (UN/ECE Recommendation 20/21 codes). */
@@ -14,7 +14,7 @@ export const Unit = builder.prismaObject('Unit', {
   }),
 });
 
-const UnitPage = pageType('UnitPage', 'Unit', (ctx) => ctx.db.unit);
+const UnitPage = legacyPageType('UnitPage', 'Unit', (ctx) => ctx.db.unit);
 
 export const UNIT_ORDER = { id: 'id', symbol: 'symbol', description: 'description', un_ece_rec_20_code: 'unEceRec20Code' };
 
@@ -30,7 +30,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args) => ({
       where: {},
       orderBy: parseOrderBy(args.orderBy, UNIT_ORDER, ['id']),
-      window: pageWindow(args, { defaultPerPage: 100, maxPerPage: 100 }),
+      window: checkedPageWindow(args, { defaultPerPage: 100, maxPerPage: 100 }),
     }),
   }),
   unit: t.prismaField({
