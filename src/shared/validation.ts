@@ -19,6 +19,19 @@ import { checkReferences, type FoundReferences, type Reference } from './referen
 export type Path = readonly (string | number)[];
 
 /**
+ * The arguments an operation takes: what its schema accepts, and null wherever a field may be
+ * omitted (as GraphQL passes them); the schema rejects a null where a value is required.
+ */
+export type Args<S extends z.ZodType> = NullableOptionals<z.input<S>>;
+type NullableOptionals<T> = T extends Date | Decimal
+  ? T
+  : T extends readonly (infer E)[]
+    ? readonly NullableOptionals<E>[]
+    : T extends object
+      ? { [K in keyof T]: undefined extends T[K] ? NullableOptionals<T[K]> | null : NullableOptionals<T[K]> }
+      : T;
+
+/**
  * An issue path as clients name fields: relative to the `input` argument (the REST body), camelCase;
  * the REST adapter snake_cases it.
  */
@@ -119,6 +132,24 @@ const same = (a: unknown, b: unknown): boolean => (typeof a === 'string' && type
  * issues in one ValidationError. Call it inside the operation's transaction, so what it checks is
  * what the write sees.
  */
+/**
+ * "'<value>' is already used by <what> <id>": another row of the client account (not `exceptId`)
+ * has this value in a field that is unique per client account.
+ */
+export async function checkUnique(
+  ctx: RequestContext,
+  issues: Issues,
+  unique: { model: 'item' | 'taxCode' | 'account'; what: string; clientAccountId: number; field: string; value: string | null | undefined; exceptId?: number },
+): Promise<void> {
+  if (unique.value == null) return;
+  const delegate = ctx.db[unique.model] as unknown as { findFirst(args: object): Promise<{ id: number } | null> };
+  const clash = await delegate.findFirst({
+    where: { clientAccountId: unique.clientAccountId, [unique.field]: unique.value, ...(unique.exceptId ? { NOT: { id: unique.exceptId } } : {}) },
+    select: { id: true },
+  });
+  if (clash) issues.add([unique.field], `'${unique.value}' is already used by ${unique.what} ${clash.id}`);
+}
+
 export async function validate<S extends z.ZodType>(
   ctx: RequestContext,
   schema: S,
@@ -167,11 +198,11 @@ export const currencyCode = z
   .regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 currency code of three letters, e.g. NOK')
   .transform((c) => c.toUpperCase());
 
-/** A JSON object (not an array or a scalar). */
-export const jsonObject = z.custom<Record<string, unknown>>(
-  (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
-  { error: (issue) => (issue.input === undefined ? 'is required' : 'must be a JSON object or null') },
-);
+/** A JSON object (not an array or a scalar), or null; may be omitted. */
+export const jsonObjectOrNull = z
+  .unknown()
+  .refine((v) => v == null || (typeof v === 'object' && !Array.isArray(v)), 'must be a JSON object or null')
+  .optional();
 
 /**
  * A value for a Decimal(precision, scale) column: exact, never rounded (more decimals than the column

@@ -1,15 +1,14 @@
-import type { z } from 'zod';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 import { findPage, pageWindow, toOrderBy } from '../../shared/pagination.ts';
-import { parse } from '../../shared/validation.ts';
+import { parse, type Args } from '../../shared/validation.ts';
 import { UNIT_ORDER, unitRules } from './units.rules.ts';
 
 /** Units of measure: system-wide and read-only (UN/ECE Recommendation 20/21 codes); any caller may read them. */
 type Query = { include?: PrismaNS.UnitInclude; select?: PrismaNS.UnitSelect };
 
-export async function listUnits(ctx: RequestContext, args: z.input<typeof unitRules.list>, query: Query = {}) {
+export async function listUnits(ctx: RequestContext, args: Args<typeof unitRules.list>, query: Query = {}) {
   const { orderBy, ...window } = parse(unitRules.list, args);
   return findPage(
     pageWindow(window, { defaultPerPage: 100, maxPerPage: 100 }),
