@@ -185,11 +185,11 @@ export const required = { error: (issue: { input?: unknown }) => (issue.input ==
 /** A row id. */
 export const id = z.number(required).int('must be a whole number').positive('must be a positive id');
 
-/** Text of at most `max` characters, trimmed. */
-export const text = (max: number) => z.string(required).trim().max(max, `must be at most ${max} characters`);
+/** Text of at most `max` characters. */
+export const text = (max: number) => z.string(required).max(max, `must be at most ${max} characters`);
 
-/** Text that must not be empty after trimming. */
-export const nonEmptyText = (max: number) => text(max).min(1, 'must not be empty');
+/** Text that must not be empty after trimming; stored trimmed. */
+export const nonEmptyText = (max: number) => z.string(required).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
 /** An ISO 4217 code, upper-cased; whether the currency exists is a reference check. */
 export const currencyCode = z
