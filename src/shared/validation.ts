@@ -188,6 +188,15 @@ export const id = z.number(required).int('must be a whole number').positive('mus
 /** Text of at most `max` characters. */
 export const text = (max: number) => z.string(required).max(max, `must be at most ${max} characters`);
 
+/** Optional text, trimmed; empty clears it (null). */
+export const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, `must be at most ${max} characters`)
+    .transform((v) => v || null)
+    .nullish();
+
 /** Text that must not be empty after trimming; stored trimmed. */
 export const nonEmptyText = (max: number) => z.string(required).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
@@ -196,7 +205,7 @@ export const currencyCode = z
   .string(required)
   .trim()
   .regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 currency code of three letters, e.g. NOK')
-  .transform((c) => c.toUpperCase());
+  .toUpperCase();
 
 /** A JSON object (not an array or a scalar), or null; may be omitted. */
 export const jsonObjectOrNull = z
@@ -208,7 +217,7 @@ export const jsonObjectOrNull = z
  * A value for a Decimal(precision, scale) column: exact, never rounded (more decimals than the column
  * has, or too many integer digits, is an issue). Strings and numbers are accepted from in-process callers.
  */
-export function decimal(col: { precision: number; scale: number }) {
+export function decimal(col: { precision: number; scale: number; min?: number; max?: number }) {
   return z
     .custom<Decimal | string | number>((v) => v instanceof Decimal || typeof v === 'string' || typeof v === 'number', required)
     .transform((v, ctx) => {
@@ -224,7 +233,9 @@ export function decimal(col: { precision: number; scale: number }) {
           ? `must have at most ${col.scale} decimals`
           : d.abs().truncated().toFixed(0).replace(/^0$/, '').length > col.precision - col.scale
             ? `must be less than 10^${col.precision - col.scale} in magnitude`
-            : null;
+            : (col.min !== undefined && d.lessThan(col.min)) || (col.max !== undefined && d.greaterThan(col.max))
+              ? `must be between ${col.min ?? '-∞'} and ${col.max ?? '∞'}`
+              : null;
       if (!why) return d;
       ctx.issues.push({ code: 'custom', message: why, input: v });
       return z.NEVER;
