@@ -185,6 +185,12 @@ export const required = { error: (issue: { input?: unknown }) => (issue.input ==
 /** A row id. */
 export const id = z.number(required).int('must be a whole number').positive('must be a positive id');
 
+/**
+ * An immutable field an update may send back (a REST client PUTs what it GETs): any value passes the
+ * shape; validate() rejects one that differs from the stored value ("cannot be changed").
+ */
+export const immutable = z.unknown().optional();
+
 /** Text of at most `max` characters. */
 export const text = (max: number) => z.string(required).max(max, `must be at most ${max} characters`);
 

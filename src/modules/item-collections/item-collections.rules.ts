@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CollectionType, RecurringTerms, RefundPolicy } from '../../generated/prisma/enums.ts';
 import { orderByNames, pageArgs } from '../../shared/pagination.ts';
-import { currencyCode, decimal, id, required, text } from '../../shared/validation.ts';
+import { currencyCode, decimal, id, immutable, required, text } from '../../shared/validation.ts';
 
 /**
  * Rules of item collections and their entries (spec 001 "Item collection and entry").
@@ -93,7 +93,7 @@ export const itemCollectionRules = {
   update: z.object({
     id,
     /** entries copy the client account, so it never changes */
-    input: z.object(collectionFields).partial().extend({ clientAccountId: id.nullish() }),
+    input: z.object(collectionFields).partial().extend({ clientAccountId: immutable }),
   }),
   listEntries: z.object({
     itemCollectionId: id,
@@ -108,7 +108,7 @@ export const itemCollectionRules = {
   updateEntry: z.object({
     ...withinCollection,
     /** omitted fields keep their value, null clears an optional one; itemCollectionId may be sent back but not changed */
-    input: z.object(entryFields).partial().extend({ itemCollectionId: id.nullish() }).superRefine(recurringPeriod),
+    input: z.object(entryFields).partial().extend({ itemCollectionId: immutable }).superRefine(recurringPeriod),
   }),
   deleteEntry: z.object(withinCollection),
 };
