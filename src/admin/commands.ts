@@ -6,6 +6,7 @@ import { createBusinessPartner } from '../modules/business-partners/business-par
 import { ROLE_IDS, isProviderIndustryCode } from '../modules/client-accounts/client-accounts.rules.ts';
 import { createClientAccount, findUserOrFail, grantRole, linkProvider } from '../modules/client-accounts/client-accounts.service.ts';
 import { createUser } from '../modules/users/users.service.ts';
+import { systemContext } from '../shared/context.ts';
 import { DEMO_LOGIN, seedDemo } from './seed-demo.ts';
 
 /**
@@ -142,10 +143,8 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'Create a business partner (customer, supplier, ...) in a client account',
     flags: { 'client-account-id': req('id', 'ID'), name: req('string', 'N'), 'org-number': opt('string', 'ORG-NO') },
     async run({ prisma }, f) {
-      const p = await createBusinessPartner(prisma, {
-        clientAccountId: f.id('client-account-id'),
-        name: f.string('name'),
-        organizationNumber: f.optionalString('org-number') ?? null,
+      const p = await createBusinessPartner(systemContext(prisma), {
+        input: { clientAccountId: f.id('client-account-id'), name: f.string('name'), organizationNumber: f.optionalString('org-number') ?? null },
       });
       return {
         id: p.id,
@@ -164,11 +163,13 @@ export const COMMANDS: Record<string, Command> = {
     summary: "Register one of the company's own bank accounts, posting to ledger account 1920.\n      ACCOUNT-NO: 11 digits with a mod-11 check digit (1503.20.12342 accepted); currency NOK by default",
     flags: { 'client-account-id': req('id', 'ID'), 'account-number': req('string', 'ACCOUNT-NO'), bic: opt('string', 'BIC'), currency: opt('string', 'ISO-4217') },
     async run({ prisma }, f) {
-      const b = await createBankAccount(prisma, {
-        clientAccountId: f.id('client-account-id'),
-        accountNumber: f.string('account-number'),
-        bic: f.optionalString('bic') ?? null,
-        currencyCode: f.optionalString('currency'),
+      const b = await createBankAccount(systemContext(prisma), {
+        input: {
+          clientAccountId: f.id('client-account-id'),
+          accountNumber: f.string('account-number'),
+          bic: f.optionalString('bic') ?? null,
+          currencyCode: f.optionalString('currency'),
+        },
       });
       const ledger = b.ledgerAccountId == null ? null : await prisma.account.findUnique({ where: { id: b.ledgerAccountId }, select: { code: true } });
       return {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Db, Prisma } from '../db/database.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
 import { createLogger } from './logger.ts';
-import { eligibleAccountIds, isSystem } from './tenancy.ts';
+import { eligibleAccountIds } from './tenancy.ts';
 
 export type Scope = 'read' | 'write';
 
@@ -66,18 +66,22 @@ export function createRequestContext(args: ContextArgs): RequestContext {
   return buildContext(args);
 }
 
-const SYSTEM_ACTOR: Actor = { userId: 0, scopes: new Set<Scope>(['read', 'write']), clientId: null, tokenKind: 'system', sessionId: null };
-
 /**
  * A context for trusted in-process callers (admin CLI, seeds, jobs): every tenancy and manager check
- * lets it through, and what it creates records no user in the audit columns.
+ * lets it through. `actingUserId` is recorded in the audit columns of what it writes (a seed acting
+ * for the demo user); without it they stay null.
  */
-export function systemContext(db: Db, options: { logger?: Logger; requestId?: string } = {}): RequestContext {
-  return buildContext({ db, actor: SYSTEM_ACTOR, requestId: options.requestId ?? 'system', logger: options.logger ?? createLogger('silent') });
+export function systemContext(db: Db, options: { actingUserId?: number; logger?: Logger } = {}): RequestContext {
+  return buildContext({
+    db,
+    actor: { userId: options.actingUserId ?? 0, scopes: new Set<Scope>(['read', 'write']), clientId: null, tokenKind: 'system', sessionId: null },
+    requestId: 'system',
+    logger: options.logger ?? createLogger('silent'),
+  });
 }
 
-/** The user recorded in created_by / updated_by: null for the system. */
-export const auditUserId = (ctx: RequestContext): number | null => (isSystem(ctx) ? null : ctx.actor.userId);
+/** The user recorded in created_by / updated_by: null for the system acting for nobody. */
+export const auditUserId = (ctx: RequestContext): number | null => ctx.actor.userId || null;
 
 /** A transaction client has no $connect (Prisma denies it inside a transaction). */
 export const isTransaction = (db: Db): boolean => typeof (db as { $connect?: unknown }).$connect !== 'function';

@@ -191,6 +191,12 @@ export const id = z.number(required).int('must be a whole number').positive('mus
  */
 export const immutable = z.unknown().optional();
 
+/** A boolean where null means the same as omitted: keep the stored value (or take the column default). */
+export const flag = z
+  .boolean()
+  .nullish()
+  .transform((v) => v ?? undefined);
+
 /** Text of at most `max` characters. */
 export const text = (max: number) => z.string(required).max(max, `must be at most ${max} characters`);
 

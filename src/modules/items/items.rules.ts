@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AutonomyLevel, ItemType } from '../../generated/prisma/enums.ts';
 import { orderByNames, pageArgs } from '../../shared/pagination.ts';
-import { decimal, id, immutable, jsonObjectOrNull, nonEmptyText, required, text } from '../../shared/validation.ts';
+import { decimal, flag, id, immutable, jsonObjectOrNull, nonEmptyText, required, text } from '../../shared/validation.ts';
 
 /** spec 001 "Items and units": order_by names (description orders by the item's name). */
 export const ITEM_ORDER: Record<string, string> = {
@@ -48,6 +48,6 @@ export const itemRules = {
   update: z.object({
     id,
     /** omitted fields keep their value; clientAccountId may be sent back but not changed */
-    input: z.object(itemFields).partial().extend({ clientAccountId: immutable, isActive: z.boolean().nullish() }),
+    input: z.object(itemFields).partial().extend({ clientAccountId: immutable, isActive: flag }),
   }),
 };

@@ -67,12 +67,8 @@ export async function updateItem(ctx: RequestContext, args: UpdateItemArgs, quer
       check: ({ input }, _found, issues) =>
         checkUnique(tx, issues, { model: 'item', what: 'item', clientAccountId: item.clientAccountId, field: 'itemNo', value: input.itemNo, exceptId: item.id }),
     });
-    const { clientAccountId: _immutable, isActive, ...fields } = input;
-    return tx.db.item.update({
-      ...query,
-      where: { id: item.id },
-      data: { ...columns(fields), ...(isActive != null ? { isActive } : {}), updatedById: auditUserId(tx) },
-    });
+    const { clientAccountId: _immutable, ...fields } = input;
+    return tx.db.item.update({ ...query, where: { id: item.id }, data: { ...columns(fields), updatedById: auditUserId(tx) } });
   });
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AccountType, DimensionType } from '../../generated/prisma/enums.ts';
 import { pageArgs } from '../../shared/pagination.ts';
-import { id, immutable, nonEmptyText, optionalText, required } from '../../shared/validation.ts';
+import { flag, id, immutable, nonEmptyText, optionalText, required } from '../../shared/validation.ts';
 
 /**
  * Account codes follow the Norwegian standard numbering: 4 digits (sub-accounts up to 8), the first
@@ -139,7 +139,7 @@ export const accountRules = {
         clientAccountId: id,
         code: z.string(required).trim().regex(ACCOUNT_CODE_RE, 'must be 4 to 8 digits starting with 1-8'),
         ...accountFields,
-        isActive: accountFields.isActive.nullish(),
+        isActive: flag,
       })
       .superRefine((a, ctx) => {
         for (const issue of accountStateIssues(a, true)) ctx.issues.push({ code: 'custom', input: a, ...issue });

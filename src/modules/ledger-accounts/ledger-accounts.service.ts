@@ -70,8 +70,8 @@ export async function createAccount(ctx: RequestContext, args: Args<typeof rules
       references: ({ input }) => taxCodeReferences(input),
       check: ({ input }, _found, issues) => checkUnique(tx, issues, { model: 'account', what: 'account', clientAccountId, field: 'code', value: input.code }),
     });
-    const { mandatoryDimensions, allowedTaxCodeIds, isActive, ...fields } = input;
-    return tx.db.account.create({ ...query, data: { ...fields, isActive: isActive ?? true, ...sets({ mandatoryDimensions, allowedTaxCodeIds }, false) } });
+    const { mandatoryDimensions, allowedTaxCodeIds, ...fields } = input;
+    return tx.db.account.create({ ...query, data: { ...fields, ...sets({ mandatoryDimensions, allowedTaxCodeIds }, false) } });
   });
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { TaxDirection } from '../../generated/prisma/enums.ts';
 import { STANDARD_TAX_CODES } from '../../reference-data/index.ts';
 import { formatDate } from '../../shared/scalars.ts';
-import { decimal, id, nonEmptyText, optionalText, parse, required } from '../../shared/validation.ts';
+import { decimal, flag, id, nonEmptyText, optionalText, parse, required } from '../../shared/validation.ts';
 
 /** The rate of a tax code on a date: the period whose bounds (inclusive, open when null) contain it. */
 export function rateInForce<R extends { validFrom: Date | null; validTo: Date | null }>(rates: readonly R[], on: Date): R | null {
@@ -118,7 +118,7 @@ export const taxCodeRules = {
           .refine((c) => STANDARD_TAX_CODE_VALUES.has(c), `must be one of the SAF-T standard tax codes (${[...STANDARD_TAX_CODE_VALUES].join(', ')})`),
         direction: z.enum(TaxDirection, required),
         ...taxCodeFields,
-        isActive: taxCodeFields.isActive.nullish(),
+        isActive: flag,
         /** omitted or empty: the code computes no VAT */
         rates: rateHistory.nullish(),
       })

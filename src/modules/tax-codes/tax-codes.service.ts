@@ -29,11 +29,8 @@ export async function createTaxCode(ctx: RequestContext, args: Args<typeof rules
     const { input } = await validate(tx, rules.create, args, {
       check: ({ input }, _found, issues) => checkUnique(tx, issues, { model: 'taxCode', what: 'tax code', clientAccountId, field: 'code', value: input.code }),
     });
-    const { rates, isActive, validFrom, validTo, ...fields } = input;
-    const created = await tx.db.taxCode.create({
-      data: { ...fields, ...period({ validFrom, validTo }), isActive: isActive ?? true },
-      select: { id: true },
-    });
+    const { rates, validFrom, validTo, ...fields } = input;
+    const created = await tx.db.taxCode.create({ data: { ...fields, ...period({ validFrom, validTo }) }, select: { id: true } });
     return replaceRates(tx, created.id, rates ?? [], query);
   });
 }
