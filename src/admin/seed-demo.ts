@@ -1,8 +1,8 @@
 import type { Prisma } from '../db/database.ts';
-import { createClientAccount, grantRole, linkProvider } from '../modules/client-accounts/client-accounts.service.ts';
-import { createUser } from '../modules/users/users.service.ts';
 import { createBankAccount } from '../modules/bank-accounts/bank-accounts.service.ts';
 import { createBusinessPartner } from '../modules/business-partners/business-partners.service.ts';
+import { createClientAccount, grantRole, linkProvider } from '../modules/client-accounts/client-accounts.service.ts';
+import { createUser } from '../modules/users/users.service.ts';
 import { inTransaction, systemContext } from '../shared/context.ts';
 
 /** The demo login printed by npm start and seed-demo (local use only). */
@@ -10,32 +10,28 @@ export const DEMO_LOGIN = { email: 'demo@example.no', password: 'demo-password' 
 
 /**
  * A demo accounting firm (provider, 69.201) serving a demo company, a user who is accountant in the
- * firm and owner of the company, and some items, partners and bank accounts.
+ * firm and owner of the company, and some items, partners and bank accounts; through the services,
+ * so the demo data passes the same rules as the API's.
  */
 export async function seedDemo(prisma: Prisma) {
+  const system = systemContext(prisma);
   const user =
     (await prisma.user.findUnique({ where: { email: DEMO_LOGIN.email } })) ??
-    (await createUser(prisma, { ...DEMO_LOGIN, firstName: 'Demo', lastName: 'Regnskapsfører' }));
+    (await createUser(system, { input: { ...DEMO_LOGIN, firstName: 'Demo', lastName: 'Regnskapsfører' } }));
   const existing = await prisma.clientAccount.findUnique({ where: { uniqueName: 'demo-fjordbyra-as' } });
   if (existing) {
     const company = await prisma.clientAccount.findUniqueOrThrow({ where: { uniqueName: 'demo-nordlys-kaffe-as' } });
     return { user, firm: existing, company, created: false };
   }
-  const firm = await createClientAccount(prisma, {
-    displayName: 'Demo Fjordbyrå AS',
-    uniqueName: 'demo-fjordbyra-as',
-    industryCode: '69.201',
-    vatLiable: true,
+  const firm = await createClientAccount(system, {
+    input: { displayName: 'Demo Fjordbyrå AS', uniqueName: 'demo-fjordbyra-as', industryCode: '69.201', vatLiable: true },
   });
-  const company = await createClientAccount(prisma, {
-    displayName: 'Demo Nordlys Kaffe AS',
-    uniqueName: 'demo-nordlys-kaffe-as',
-    industryCode: '47.291',
-    vatLiable: true,
+  const company = await createClientAccount(system, {
+    input: { displayName: 'Demo Nordlys Kaffe AS', uniqueName: 'demo-nordlys-kaffe-as', industryCode: '47.291', vatLiable: true },
   });
-  await grantRole(prisma, { userId: user.id, clientAccountId: firm.id, role: 'AA' });
-  await grantRole(prisma, { userId: user.id, clientAccountId: company.id, role: 'CA' });
-  await linkProvider(prisma, firm.id, company.id);
+  await grantRole(system, { input: { email: user.email, clientAccountId: firm.id, role: 'AA' } });
+  await grantRole(system, { input: { email: user.email, clientAccountId: company.id, role: 'CA' } });
+  await linkProvider(system, { input: { providerAccountId: firm.id, clientAccountId: company.id } });
 
   const [piece, hour, kg] = await Promise.all(
     ['H87', 'HUR', 'KGM'].map((code) => prisma.unit.findUniqueOrThrow({ where: { unEceRec20Code: code } })),
@@ -44,7 +40,7 @@ export async function seedDemo(prisma: Prisma) {
     (await prisma.taxCode.findUniqueOrThrow({ where: { clientAccountId_code: { clientAccountId: company.id, code } } })).id;
   const [high, food] = [await tax('3'), await tax('31')];
 
-  // The demo user's data, through the services so it passes the same rules as the API's, in one transaction.
+  // The demo user's data, in one transaction.
   await inTransaction(systemContext(prisma, { actingUserId: user.id }), async (tx) => {
     await tx.db.item.createMany({
       data: [

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RequestContext } from './context.ts';
 import { Decimal } from '@prisma/client/runtime/client';
 import { ValidationError, type FieldIssue } from './errors.ts';
+import { digitsOnly, isValidOrganizationNumber } from './norwegian-ids.ts';
 import { checkReferences, type FoundReferences, type Reference } from './references.ts';
 
 /**
@@ -208,6 +209,22 @@ export const optionalText = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .transform((v) => v || null)
     .nullish();
+
+/** Optional text that must pass `test`, stored as `normalise` gives it; empty (or null) clears it. */
+export const optionalChecked = (test: (value: string) => boolean, message: string, normalise = (value: string) => value) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => v === '' || test(v), message)
+    .transform((v) => (v === '' ? null : normalise(v)))
+    .nullish();
+
+/** A Norwegian organization number: spaces and dots accepted, the 9 digits stored. */
+export const organizationNumber = optionalChecked(
+  (v) => isValidOrganizationNumber(digitsOnly(v)),
+  'must be a valid 9-digit Norwegian organization number (mod-11 check digit)',
+  digitsOnly,
+);
 
 /** Text that must not be empty after trimming; stored trimmed. */
 export const nonEmptyText = (max: number) => z.string(required).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { AddressType } from '../../generated/prisma/enums.ts';
 import { isEmailAddress } from '../../shared/email.ts';
-import { digitsOnly, isValidNationalIdNumber, isValidOrganizationNumber } from '../../shared/norwegian-ids.ts';
+import { digitsOnly, isValidNationalIdNumber } from '../../shared/norwegian-ids.ts';
 import { orderByNames, pageArgs } from '../../shared/pagination.ts';
-import { flag, id, immutable, nonEmptyText } from '../../shared/validation.ts';
+import { flag, id, immutable, nonEmptyText, optionalChecked as optional, organizationNumber } from '../../shared/validation.ts';
 
 /**
  * Business partners and their addresses: field shapes and the inputs of every operation. GraphQL and
@@ -24,22 +24,6 @@ export const COUNTRY_CODES: ReadonlySet<string> = new Set(
 );
 
 export const isCountryCode = (value: string): boolean => COUNTRY_CODES.has(value);
-
-/** An empty string (or null) clears an optional field; anything else must pass `test`, stored as `normalise` gives it. */
-const optional = (test: (value: string) => boolean, message: string, normalise = (value: string) => value) =>
-  z
-    .string()
-    .trim()
-    .refine((v) => v === '' || test(v), message)
-    .transform((v) => (v === '' ? null : normalise(v)))
-    .nullish();
-
-/** A Norwegian organization number: spaces and dots accepted, the digits stored. */
-export const organizationNumber = optional(
-  (v) => isValidOrganizationNumber(digitsOnly(v)),
-  'must be a valid 9-digit Norwegian organization number (mod-11 check digit)',
-  digitsOnly,
-);
 
 const partnerFields = {
   name: nonEmptyText(250),
