@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { toCamel, toSnake } from './naming.ts';
-import { Issues } from './validation.ts';
 
 /**
  * Page-based lists, without GraphQL (the admin CLI, jobs and reports use them too): a list service
@@ -79,27 +78,4 @@ export function toOrderBy(values: readonly string[] | null | undefined, allowed:
   const out = (values?.length ? values : fallback).map((raw) => ({ [orderField(raw, allowed)!]: raw.startsWith('-') ? ('desc' as const) : ('asc' as const) }));
   if (!out.some((o) => 'id' in o)) out.push({ id: 'asc' });
   return out;
-}
-
-/** @deprecated until every list returns a Page: the where/order/window a GraphQL page type ran. */
-export interface PageSource {
-  where: Record<string, unknown>;
-  orderBy: Record<string, SortOrder>[];
-  window: PageWindow;
-}
-
-/** @deprecated until every list validates with pageArgs: the window, checked. */
-export function checkedPageWindow(args: { page?: number | null; perPage?: number | null }, limits: { defaultPerPage: number; maxPerPage: number }): PageWindow {
-  const issues = new Issues();
-  issues.parse(z.object(pageArgs), { page: args.page, perPage: args.perPage });
-  issues.throwIfAny();
-  return pageWindow(args, limits);
-}
-
-/** @deprecated until every list validates with orderByNames: orderBy checked and mapped at once. */
-export function parseOrderBy(values: readonly string[] | null | undefined, allowed: Record<string, string>, fallback: string[]): Record<string, SortOrder>[] {
-  const issues = new Issues();
-  issues.parse(orderByNames(allowed), values, ['orderBy']);
-  issues.throwIfAny();
-  return toOrderBy(values, allowed, fallback);
 }
