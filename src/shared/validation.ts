@@ -180,6 +180,13 @@ export async function validate<S extends z.ZodType>(
 
 // ── Field shapes shared by the rules files ─────────────────────────────────────────────────────
 
+/**
+ * Options for a rule across fields (`.superRefine(rule, evenWithIssues)`): it runs even when a field
+ * of the object failed, so its issue is reported together with theirs. Such a rule must check the
+ * types of the fields it reads.
+ */
+export const evenWithIssues = { when: () => true };
+
 /** null or nothing where a value is needed reads "is required"; other type errors keep zod's text. */
 export const required = { error: (issue: { input?: unknown }) => (issue.input == null ? 'is required' : undefined) };
 

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Prisma } from '../../src/db/database.ts';
 import type { Role } from '../../src/generated/prisma/enums.ts';
 import { createClientAccount, grantRole, linkProvider } from '../../src/modules/client-accounts/client-accounts.service.ts';
-import { systemContext } from '../../src/shared/context.ts';
+import { createRequestContext, systemContext, type RequestContext } from '../../src/shared/context.ts';
+import { createLogger } from '../../src/shared/logger.ts';
 
 /**
  * Test data factories. Every test makes its own tenant, so tests never see each other's rows and
@@ -71,6 +72,16 @@ export function createSeed(prisma: Prisma) {
     return (await prisma.unit.findUniqueOrThrow({ where: { unEceRec20Code: rec20 } })).id;
   }
 
+  /** A request context acting as the user with read and write, as the bearer middleware builds one: for calling services directly. */
+  function contextOf(u: { id: number }): RequestContext {
+    return createRequestContext({
+      db: prisma,
+      actor: { userId: u.id, scopes: new Set(['read', 'write']), clientId: null, tokenKind: 'session', sessionId: null },
+      requestId: `test-${uniq()}`,
+      logger: createLogger('silent'),
+    });
+  }
+
   /** grantRole by user id (the service takes the email, as GraphQL and the CLI do) */
   async function grantRoleTo(a: { userId: number; clientAccountId: number; role: Role }) {
     const { email } = await prisma.user.findUniqueOrThrow({ where: { id: a.userId }, select: { email: true } });
@@ -80,6 +91,7 @@ export function createSeed(prisma: Prisma) {
   return {
     prisma,
     system,
+    contextOf,
     token,
     user,
     clientAccount,

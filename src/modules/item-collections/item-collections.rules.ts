@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CollectionType, RecurringTerms, RefundPolicy } from '../../generated/prisma/enums.ts';
 import { orderByNames, pageArgs } from '../../shared/pagination.ts';
-import { currencyCode, decimal, id, immutable, required, text } from '../../shared/validation.ts';
+import { currencyCode, decimal, evenWithIssues, id, immutable, required, text } from '../../shared/validation.ts';
 
 /**
  * Rules of item collections and their entries (spec 001 "Item collection and entry").
@@ -16,7 +16,7 @@ export const effectiveRecurringInterval = (interval: number | null | undefined):
 
 /** A recurring period may be open at either end; when both are set the end is not before the start. */
 export const recurringPeriodIsValid = (start: Date | null | undefined, end: Date | null | undefined): boolean =>
-  !start || !end || end.getTime() >= start.getTime();
+  !(start instanceof Date) || !(end instanceof Date) || end.getTime() >= start.getTime();
 
 export const RECURRING_PERIOD_MESSAGE = 'must not be before the recurring start date';
 
@@ -104,11 +104,11 @@ export const itemCollectionRules = {
     orderBy: orderByNames(ENTRY_ORDER),
     ...pageArgs,
   }),
-  createEntry: z.object({ input: z.object({ itemCollectionId: id, ...entryFields }).superRefine(recurringPeriod) }),
+  createEntry: z.object({ input: z.object({ itemCollectionId: id, ...entryFields }).superRefine(recurringPeriod, evenWithIssues) }),
   updateEntry: z.object({
     ...withinCollection,
     /** omitted fields keep their value, null clears an optional one; itemCollectionId may be sent back but not changed */
-    input: z.object(entryFields).partial().extend({ itemCollectionId: immutable }).superRefine(recurringPeriod),
+    input: z.object(entryFields).partial().extend({ itemCollectionId: immutable }).superRefine(recurringPeriod, evenWithIssues),
   }),
   deleteEntry: z.object(withinCollection),
 };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { TaxDirection } from '../../generated/prisma/enums.ts';
 import { STANDARD_TAX_CODES } from '../../reference-data/index.ts';
 import { formatDate } from '../../shared/scalars.ts';
-import { decimal, flag, id, nonEmptyText, optionalText, parse, required } from '../../shared/validation.ts';
+import { decimal, evenWithIssues, flag, id, nonEmptyText, optionalText, parse, required } from '../../shared/validation.ts';
 
 /** The rate of a tax code on a date: the period whose bounds (inclusive, open when null) contain it. */
 export function rateInForce<R extends { validFrom: Date | null; validTo: Date | null }>(rates: readonly R[], on: Date): R | null {
@@ -32,7 +32,8 @@ export interface Period {
 }
 
 /** A period whose bounds are reversed (validFrom after validTo). Equal bounds are a one-day period. */
-export const isReversed = (p: Period): boolean => !!p.validFrom && !!p.validTo && p.validFrom.getTime() > p.validTo.getTime();
+export const isReversed = (p: Period): boolean =>
+  p.validFrom instanceof Date && p.validTo instanceof Date && p.validFrom.getTime() > p.validTo.getTime();
 
 /**
  * The first pair of periods (indexes into `periods`) that share a day, or null when none do. Bounds
@@ -79,7 +80,7 @@ export const rateHistory = z
         validFrom: z.date().nullish(),
         validTo: z.date().nullish(),
       })
-      .superRefine(validPeriod),
+      .superRefine(validPeriod, evenWithIssues),
   )
   .superRefine((rates, ctx) => {
     const periods = rates.map((r) => ({ validFrom: r.validFrom ?? null, validTo: r.validTo ?? null }));
@@ -122,7 +123,7 @@ export const taxCodeRules = {
         /** omitted or empty: the code computes no VAT */
         rates: rateHistory.nullish(),
       })
-      .superRefine(validPeriod),
+      .superRefine(validPeriod, evenWithIssues),
   }),
   update: z.object({ id, input: z.object(taxCodeFields).partial() }),
   setRates: z.object({ taxCodeId: id, rates: rateHistory }),
