@@ -250,15 +250,20 @@ export async function revokeRole(ctx: RequestContext, args: Args<typeof rules.re
     const { input } = await validate(tx, rules.revokeRole, args);
     await requireManager(tx, input.clientAccountId);
     const user = await getUserByEmail(tx, input);
-    await lockClientAccount(tx, input.clientAccountId);
-    const key = { userId_clientAccountId_role: { userId: user.id, clientAccountId: input.clientAccountId, role: input.role } };
-    const membership = await tx.db.membership.findUnique({ where: key, select: { id: true } });
-    if (!membership) throw new NotFoundError(`Role ${input.role} of ${input.email} on client account ${input.clientAccountId}`);
-    await tx.db.membership.delete({ where: { id: membership.id } });
-    await assertStillManageable(tx, input.clientAccountId, `Revoking ${input.role} from ${input.email}`);
-    tx.invalidateEligibleAccounts();
-    return true;
+    return removeManagement(tx, input.clientAccountId, `Revoking ${input.role} from ${input.email}`, async () => {
+      const { count } = await tx.db.membership.deleteMany({ where: { userId: user.id, clientAccountId: input.clientAccountId, role: input.role } });
+      if (!count) throw new NotFoundError(`Role ${input.role} of ${input.email} on client account ${input.clientAccountId}`);
+    });
   });
+}
+
+/** Removes a membership or provider link (`remove`), refused when nobody would be left able to manage the account. */
+async function removeManagement(tx: RequestContext, clientAccountId: number, what: string, remove: () => Promise<void>): Promise<true> {
+  await lockClientAccount(tx, clientAccountId);
+  await remove();
+  await assertStillManageable(tx, clientAccountId, what);
+  tx.invalidateEligibleAccounts();
+  return true;
 }
 
 /**
@@ -289,12 +294,9 @@ export async function unlinkProvider(ctx: RequestContext, args: Args<typeof rule
     const { input } = await validate(tx, rules.unlinkProvider, args);
     await requireManager(tx, input.clientAccountId);
     await requireProviderStaff(tx, input.providerAccountId);
-    await lockClientAccount(tx, input.clientAccountId);
-    const link = await tx.db.providerRelationship.findUnique({ where: { providerAccountId_clientAccountId: input }, select: { id: true } });
-    if (!link) throw new NotFoundError(`Provider link ${input.providerAccountId} -> ${input.clientAccountId}`);
-    await tx.db.providerRelationship.delete({ where: { id: link.id } });
-    await assertStillManageable(tx, input.clientAccountId, `Unlinking provider ${input.providerAccountId}`);
-    tx.invalidateEligibleAccounts();
-    return true;
+    return removeManagement(tx, input.clientAccountId, `Unlinking provider ${input.providerAccountId}`, async () => {
+      const { count } = await tx.db.providerRelationship.deleteMany({ where: input });
+      if (!count) throw new NotFoundError(`Provider link ${input.providerAccountId} -> ${input.clientAccountId}`);
+    });
   });
 }
