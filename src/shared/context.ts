@@ -8,7 +8,7 @@ export type Scope = 'read' | 'write';
 
 /** Who is calling: resolved from the bearer token by src/shared/authentication.ts, or the system itself. */
 export interface Actor {
-  /** 0 for the system (admin CLI, jobs, seeds): audit columns stay null */
+  /** the user; for the system (admin CLI, jobs, seeds) the user it acts for, or 0 (audit columns stay null) */
   userId: number;
   scopes: ReadonlySet<Scope>;
   /** OAuth client the token was issued to; null for session tokens */

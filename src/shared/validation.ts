@@ -129,11 +129,6 @@ const inputOf = (args: unknown): Record<string, unknown> | undefined => {
 const same = (a: unknown, b: unknown): boolean => (typeof a === 'string' && typeof b === 'string' ? a.trim() === b.trim() : a === b);
 
 /**
- * Validates an operation's arguments: shape, immutable fields, references and database checks, all
- * issues in one ValidationError. Call it inside the operation's transaction, so what it checks is
- * what the write sees.
- */
-/**
  * "'<value>' is already used by <what> <id>": another row of the client account (not `exceptId`)
  * has this value in a field that is unique per client account.
  */
@@ -151,6 +146,11 @@ export async function checkUnique(
   if (clash) issues.add([unique.field], `'${unique.value}' is already used by ${unique.what} ${clash.id}`);
 }
 
+/**
+ * Validates an operation's arguments: shape, immutable fields, references and database checks, all
+ * issues in one ValidationError. Call it inside the operation's transaction, so what it checks is
+ * what the write sees.
+ */
 export async function validate<S extends z.ZodType>(
   ctx: RequestContext,
   schema: S,
