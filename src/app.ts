@@ -110,7 +110,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
       if (!actor) throw new UnauthenticatedError('A valid bearer token is required', challenge(entry, authorization ? 'invalid_token' : undefined));
       if (actor !== ANONYMOUS && actor.scopes.size === 0) throw new UnauthenticatedError('The token grants no scope', challenge(entry, 'invalid_token'));
       r.ctx = createRequestContext({
-        prisma: db.prisma,
+        db: db.prisma,
         actor,
         requestId: r.requestId,
         logger: logger.child({ requestId: r.requestId, userId: actor.userId }),

@@ -5,9 +5,11 @@ import ValidationPlugin from '@pothos/plugin-validation';
 import type PrismaTypes from './generated/pothos-types.ts';
 import { getDatamodel } from './generated/pothos-types.ts';
 import type { Decimal } from '@prisma/client/runtime/client';
+import type { Prisma } from './db/database.ts';
 import type { RequestContext } from './shared/context.ts';
 import { ForbiddenError, InsufficientScopeError, UnauthenticatedError, ValidationError } from './shared/errors.ts';
 import { canAccessAccount } from './shared/tenancy.ts';
+import { issuePath } from './shared/validation.ts';
 import { DateScalar, DateTimeScalar, DecimalScalar, JsonScalar } from './shared/scalars.ts';
 
 /** Which scope check failed first (write before account, so a read-only token learns the real cause). */
@@ -47,7 +49,8 @@ export const builder = new SchemaBuilder<{
   plugins: [ScopeAuthPlugin, PrismaPlugin, ValidationPlugin],
   defaultFieldNullability: false,
   prisma: {
-    client: (ctx) => ctx.prisma,
+    // The plugin only reads through model delegates, which a transaction client has too.
+    client: (ctx) => ctx.db as Prisma,
     dmmf: getDatamodel(),
     exposeDescriptions: true,
     filterConnectionTotalCount: true,
@@ -63,15 +66,8 @@ export const builder = new SchemaBuilder<{
     unauthorizedError: (_parent, _context, _info, result) => authError(result.failure),
   },
   validation: {
-    validationError: (result) => {
-      const issues = result.issues.map((i) => ({
-        path: (i.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)),
-        message: i.message,
-      }));
-      // Argument paths start with the argument name ("input"); drop it so REST can name body fields.
-      const named = issues.map((i) => ({ ...i, path: i.path[0] === 'input' ? i.path.slice(1) : i.path }));
-      return new ValidationError(named.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '), named);
-    },
+    // Issue paths as the service reports them: relative to the `input` argument (REST names body fields).
+    validationError: (result) => ValidationError.of(result.issues.map((i) => ({ path: issuePath(i.path ?? []), message: i.message }))),
   },
 });
 

@@ -3,6 +3,7 @@ import { openDatabase } from '../db/database.ts';
 import { DataDirLockedError } from '../db/lock.ts';
 import { applyMigrations } from '../db/migrate.ts';
 import { ensureReferenceData } from '../db/reference-data.ts';
+import { systemContext } from '../shared/context.ts';
 import { AppError } from '../shared/errors.ts';
 import { fromPrismaError } from '../shared/graphql-errors.ts';
 import { parseInvocation, usage, UsageError } from './commands.ts';
@@ -35,7 +36,7 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     await applyMigrations(db.adapterFactory);
     await ensureReferenceData(db.prisma);
-    const result = await invocation.command.run({ prisma: db.prisma, config }, invocation.flags);
+    const result = await invocation.command.run({ ctx: systemContext(db.prisma), prisma: db.prisma, config }, invocation.flags);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {

@@ -4,8 +4,9 @@ import type { Role } from '../generated/prisma/enums.ts';
 import { createBankAccount } from '../modules/bank-accounts/bank-accounts.service.ts';
 import { createBusinessPartner } from '../modules/business-partners/business-partners.service.ts';
 import { ROLE_IDS, isProviderIndustryCode } from '../modules/client-accounts/client-accounts.rules.ts';
-import { createClientAccount, findUserOrFail, grantRole, linkProvider } from '../modules/client-accounts/client-accounts.service.ts';
+import { createClientAccount, grantRole, linkProvider } from '../modules/client-accounts/client-accounts.service.ts';
 import { createUser } from '../modules/users/users.service.ts';
+import type { RequestContext } from '../shared/context.ts';
 import { DEMO_LOGIN, seedDemo } from './seed-demo.ts';
 
 /**
@@ -33,6 +34,9 @@ const req = (kind: FlagKind, value: string): FlagSpec => ({ kind, required: true
 const opt = (kind: FlagKind, value: string): FlagSpec => ({ kind, value });
 
 export interface CommandContext {
+  /** the system context every command calls the services with */
+  ctx: RequestContext;
+  /** for the seed and the extra reads a command prints */
   prisma: Prisma;
   config: Config;
 }
@@ -69,12 +73,14 @@ export const COMMANDS: Record<string, Command> = {
   'create-user': {
     summary: 'Create a user who can log in (POST /v2/oauth/login)',
     flags: { email: req('string', 'E'), password: req('string', 'P'), 'first-name': opt('string', 'F'), 'last-name': opt('string', 'L') },
-    async run({ prisma }, f) {
-      const user = await createUser(prisma, {
-        email: f.string('email'),
-        password: f.string('password'),
-        firstName: f.optionalString('first-name') ?? null,
-        lastName: f.optionalString('last-name') ?? null,
+    async run({ ctx }, f) {
+      const user = await createUser(ctx, {
+        input: {
+          email: f.string('email'),
+          password: f.string('password'),
+          firstName: f.optionalString('first-name') ?? null,
+          lastName: f.optionalString('last-name') ?? null,
+        },
       });
       return { id: user.id, email: user.email, first_name: user.firstName, last_name: user.lastName, created_at: iso(user.createdAt) };
     },
@@ -89,13 +95,15 @@ export const COMMANDS: Record<string, Command> = {
       'vat-liable': opt('boolean', 'true|false'),
       'accounting-currency': opt('string', 'ISO-4217'),
     },
-    async run({ prisma }, f) {
-      const account = await createClientAccount(prisma, {
-        displayName: f.string('name'),
-        organizationNumber: f.optionalString('org-number') ?? null,
-        industryCode: f.optionalString('industry-code') ?? null,
-        vatLiable: f.optionalBoolean('vat-liable') ?? null,
-        accountingCurrency: f.optionalString('accounting-currency') ?? null,
+    async run({ ctx, prisma }, f) {
+      const account = await createClientAccount(ctx, {
+        input: {
+          displayName: f.string('name'),
+          organizationNumber: f.optionalString('org-number') ?? null,
+          industryCode: f.optionalString('industry-code') ?? null,
+          vatLiable: f.optionalBoolean('vat-liable') ?? null,
+          accountingCurrency: f.optionalString('accounting-currency') ?? null,
+        },
       });
       const [accounts, taxCodes, self] = await Promise.all([
         prisma.account.count({ where: { clientAccountId: account.id } }),
@@ -122,18 +130,18 @@ export const COMMANDS: Record<string, Command> = {
   'grant-role': {
     summary: 'Give a user a role on a client account (AA and BK only on provider accounts, 69.2xx)',
     flags: { email: req('string', 'E'), 'client-account-id': req('id', 'ID'), role: req('role', 'AA|CA|BK|EM') },
-    async run({ prisma }, f) {
-      const user = await findUserOrFail(prisma, f.string('email'));
-      const m = await grantRole(prisma, { userId: user.id, clientAccountId: f.id('client-account-id'), role: f.role('role') });
-      return { id: m.id, user_id: user.id, email: user.email, client_account_id: m.clientAccountId, role: m.role, role_id: ROLE_IDS[m.role] };
+    async run({ ctx, prisma }, f) {
+      const m = await grantRole(ctx, { input: { email: f.string('email'), clientAccountId: f.id('client-account-id'), role: f.role('role') } });
+      const user = await prisma.user.findUniqueOrThrow({ where: { id: m.userId }, select: { email: true } });
+      return { id: m.id, user_id: m.userId, email: user.email, client_account_id: m.clientAccountId, role: m.role, role_id: ROLE_IDS[m.role] };
     },
   },
 
   'link-provider': {
     summary: 'Record that a provider account (accounting firm) serves a client account',
     flags: { 'provider-account-id': req('id', 'P'), 'client-account-id': req('id', 'C') },
-    async run({ prisma }, f) {
-      const link = await linkProvider(prisma, f.id('provider-account-id'), f.id('client-account-id'));
+    async run({ ctx }, f) {
+      const link = await linkProvider(ctx, { input: { providerAccountId: f.id('provider-account-id'), clientAccountId: f.id('client-account-id') } });
       return { id: link.id, provider_account_id: link.providerAccountId, client_account_id: link.clientAccountId };
     },
   },
@@ -141,11 +149,9 @@ export const COMMANDS: Record<string, Command> = {
   'create-business-partner': {
     summary: 'Create a business partner (customer, supplier, ...) in a client account',
     flags: { 'client-account-id': req('id', 'ID'), name: req('string', 'N'), 'org-number': opt('string', 'ORG-NO') },
-    async run({ prisma }, f) {
-      const p = await createBusinessPartner(prisma, {
-        clientAccountId: f.id('client-account-id'),
-        name: f.string('name'),
-        organizationNumber: f.optionalString('org-number') ?? null,
+    async run({ ctx }, f) {
+      const p = await createBusinessPartner(ctx, {
+        input: { clientAccountId: f.id('client-account-id'), name: f.string('name'), organizationNumber: f.optionalString('org-number') ?? null },
       });
       return {
         id: p.id,
@@ -163,12 +169,14 @@ export const COMMANDS: Record<string, Command> = {
   'create-bank-account': {
     summary: "Register one of the company's own bank accounts, posting to ledger account 1920.\n      ACCOUNT-NO: 11 digits with a mod-11 check digit (1503.20.12342 accepted); currency NOK by default",
     flags: { 'client-account-id': req('id', 'ID'), 'account-number': req('string', 'ACCOUNT-NO'), bic: opt('string', 'BIC'), currency: opt('string', 'ISO-4217') },
-    async run({ prisma }, f) {
-      const b = await createBankAccount(prisma, {
-        clientAccountId: f.id('client-account-id'),
-        accountNumber: f.string('account-number'),
-        bic: f.optionalString('bic') ?? null,
-        currencyCode: f.optionalString('currency'),
+    async run({ ctx, prisma }, f) {
+      const b = await createBankAccount(ctx, {
+        input: {
+          clientAccountId: f.id('client-account-id'),
+          accountNumber: f.string('account-number'),
+          bic: f.optionalString('bic') ?? null,
+          currencyCode: f.optionalString('currency'),
+        },
       });
       const ledger = b.ledgerAccountId == null ? null : await prisma.account.findUnique({ where: { id: b.ledgerAccountId }, select: { code: true } });
       return {

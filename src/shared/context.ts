@@ -1,44 +1,100 @@
 import type { Logger } from 'pino';
-import type { Prisma } from '../db/database.ts';
+import type { Db, Prisma } from '../db/database.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
+import { createLogger } from './logger.ts';
 import { eligibleAccountIds } from './tenancy.ts';
 
 export type Scope = 'read' | 'write';
 
-/** Who is calling: resolved from the bearer token by src/shared/authentication.ts. */
+/** Who is calling: resolved from the bearer token by src/shared/authentication.ts, or the system itself. */
 export interface Actor {
+  /** the user; for the system (admin CLI, jobs, seeds) the user it acts for, or 0 (audit columns stay null) */
   userId: number;
   scopes: ReadonlySet<Scope>;
   /** OAuth client the token was issued to; null for session tokens */
   clientId: string | null;
-  tokenKind: 'session' | 'jwt' | 'anonymous';
+  /** 'system': trusted in-process callers, which every tenancy and manager check lets through */
+  tokenKind: 'session' | 'jwt' | 'system' | 'anonymous';
   /** the session row behind a session token (null for other tokens) */
   sessionId: number | null;
   /** resource identifiers a JWT access token is bound to (normalised); session tokens have none */
   audience?: readonly string[];
 }
 
-/** The per-request context shared by /graphql, the REST adapter and any in-process caller. */
+/** The context every service operation takes: from /graphql, the REST adapter, the CLI, jobs or MCP tools. */
 export interface RequestContext {
-  prisma: Prisma;
+  /** the database client, or the transaction client inside `inTransaction` */
+  db: Db;
   actor: Actor;
   requestId: string;
   logger: Logger;
+  /** per-request DataLoaders, reading through `db` */
   loaders: Loaders;
-  /** eligible client accounts of the actor, computed once per request */
+  /** eligible client accounts of the actor, computed once per request (and again inside a transaction that changed them) */
   eligibleAccounts(): Promise<ReadonlySet<number>>;
   /** forget the computed set after a change of memberships or provider links in this request */
   invalidateEligibleAccounts(): void;
 }
 
-export function createRequestContext(args: { prisma: Prisma; actor: Actor; requestId: string; logger: Logger }): RequestContext {
-  let eligible: Promise<ReadonlySet<number>> | undefined;
-  return {
+interface ContextArgs {
+  db: Db;
+  actor: Actor;
+  requestId: string;
+  logger: Logger;
+}
+
+/** The memo behind a context's eligibleAccounts(), kept out of the public shape. */
+const eligibleMemo = new WeakMap<RequestContext, { value?: Promise<ReadonlySet<number>> }>();
+
+function buildContext(args: ContextArgs, parent?: RequestContext): RequestContext {
+  const parentMemo = parent && eligibleMemo.get(parent);
+  // Inside a transaction a set the request already holds stays valid until a change invalidates it;
+  // a fresh one is read through the transaction, so it sees the transaction's own changes.
+  const memo: { value?: Promise<ReadonlySet<number>> } = { value: parentMemo?.value };
+  const ctx: RequestContext = {
     ...args,
-    loaders: createLoaders(args.prisma),
-    eligibleAccounts: () => (eligible ??= eligibleAccountIds(args.prisma, args.actor.userId)),
+    loaders: createLoaders(args.db),
+    eligibleAccounts: () => (memo.value ??= eligibleAccountIds(args.db, args.actor.userId)),
     invalidateEligibleAccounts: () => {
-      eligible = undefined;
+      memo.value = undefined;
+      parent?.invalidateEligibleAccounts();
     },
   };
+  eligibleMemo.set(ctx, memo);
+  return ctx;
+}
+
+export function createRequestContext(args: ContextArgs): RequestContext {
+  return buildContext(args);
+}
+
+/**
+ * A context for trusted in-process callers (admin CLI, seeds, jobs): every tenancy and manager check
+ * lets it through. `actingUserId` is recorded in the audit columns of what it writes (a seed acting
+ * for the demo user); without it they stay null.
+ */
+export function systemContext(db: Db, options: { actingUserId?: number; logger?: Logger } = {}): RequestContext {
+  return buildContext({
+    db,
+    actor: { userId: options.actingUserId ?? 0, scopes: new Set<Scope>(['read', 'write']), clientId: null, tokenKind: 'system', sessionId: null },
+    requestId: 'system',
+    logger: options.logger ?? createLogger('silent'),
+  });
+}
+
+/** The user recorded in created_by / updated_by: null for the system acting for nobody. */
+export const auditUserId = (ctx: RequestContext): number | null => ctx.actor.userId || null;
+
+/** A transaction client has no $connect (Prisma denies it inside a transaction). */
+export const isTransaction = (db: Db): boolean => typeof (db as { $connect?: unknown }).$connect !== 'function';
+
+/**
+ * Runs `block` in one database transaction with a context bound to it: every check and write in the
+ * block sees the same state, and all of it commits or none does. When `ctx` is already bound to a
+ * transaction the block joins it, so an operation may call other operations (a voucher booking that
+ * posts a journal entry) and they commit or roll back together.
+ */
+export async function inTransaction<T>(ctx: RequestContext, block: (tx: RequestContext) => Promise<T>): Promise<T> {
+  if (isTransaction(ctx.db)) return block(ctx);
+  return (ctx.db as Prisma).$transaction((tx) => block(buildContext({ db: tx, actor: ctx.actor, requestId: ctx.requestId, logger: ctx.logger }, ctx)));
 }

@@ -27,9 +27,12 @@ export class ValidationError extends AppError {
   constructor(message: string, issues: FieldIssue[] = []) {
     super(message, 400, 'common.validation_error', issues);
   }
+  /** One error for all issues of an input, each naming its field: "name: too long; lines.3.accountId: …". */
+  static of(issues: FieldIssue[]): ValidationError {
+    return new ValidationError(issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '), issues);
+  }
   static field(path: string | string[], message: string): ValidationError {
-    const p = Array.isArray(path) ? path : [path];
-    return new ValidationError(`${p.join('.')}: ${message}`, [{ path: p, message }]);
+    return ValidationError.of([{ path: Array.isArray(path) ? path : [path], message }]);
   }
 }
 

@@ -1,11 +1,11 @@
 import DataLoader from 'dataloader';
-import type { Prisma } from '../db/database.ts';
+import type { Db } from '../db/database.ts';
 
 /**
  * Per-request loaders for lookups Prisma's relation batching does not reach (audit columns such as
  * created_by_id have no relation, so users are loaded here in one query per request tick).
  */
-export function createLoaders(prisma: Prisma) {
+export function createLoaders(prisma: Db) {
   return {
     userById: new DataLoader<number, { id: number; email: string; firstName: string | null; lastName: string | null } | null>(
       async (ids) => {

@@ -1,52 +1,81 @@
-import { ValidationError } from './errors.ts';
+import { z } from 'zod';
 import { toCamel, toSnake } from './naming.ts';
 
-/** Page-based lists: `page` from 1, `per_page` capped at the list's maximum. */
+/**
+ * Page-based lists, without GraphQL (the admin CLI, jobs and reports use them too): a list service
+ * returns a `Page` of rows; `page` counts from 1, `perPage` is capped at the list's maximum.
+ */
+export interface PageMeta {
+  page: number;
+  perPage: number;
+  /** total number of matching records */
+  records: number;
+}
+
+export interface Page<T> {
+  nodes: T[];
+  meta: PageMeta;
+}
+
 export interface PageWindow {
   page: number;
   perPage: number;
 }
 
+const pageNumber = z.number().int('must be an integer of at least 1').min(1, 'must be an integer of at least 1').nullish();
+
+/** The `page` and `perPage` arguments of every paged list. */
+export const pageArgs = { page: pageNumber, perPage: pageNumber };
+
 export function pageWindow(
   args: { page?: number | null; perPage?: number | null },
   limits: { defaultPerPage: number; maxPerPage: number },
 ): PageWindow {
-  const page = args.page ?? 1;
-  const perPage = args.perPage ?? limits.defaultPerPage;
-  if (!Number.isInteger(page) || page < 1) throw ValidationError.field('page', 'must be an integer of at least 1');
-  if (!Number.isInteger(perPage) || perPage < 1) throw ValidationError.field('perPage', 'must be an integer of at least 1');
-  return { page, perPage: Math.min(perPage, limits.maxPerPage) };
+  return { page: args.page ?? 1, perPage: Math.min(args.perPage ?? limits.defaultPerPage, limits.maxPerPage) };
+}
+
+/**
+ * One page of rows with the total count: `find` gets the window (spread it into findMany with the
+ * where, order and selection), `count` counts the same where. Both run at once.
+ */
+export async function findPage<T>(
+  window: PageWindow,
+  find: (w: { skip: number; take: number }) => Promise<T[]>,
+  count: () => Promise<number>,
+): Promise<Page<T>> {
+  const [nodes, records] = await Promise.all([find({ skip: (window.page - 1) * window.perPage, take: window.perPage }), count()]);
+  return { nodes, meta: { ...window, records } };
 }
 
 type SortOrder = 'asc' | 'desc';
 
+/** The model field an `orderBy` value names (`-created_at`, `createdAt`, `+name`), or undefined. */
+const orderField = (raw: string, allowed: Record<string, string>): string | undefined =>
+  allowed[toSnake(toCamel(raw.replace(/^[-+]/, '').trim()))];
+
 /**
- * `order_by` values: a field name, `-` for descending (e.g. `description`, `-created_at`), several
- * separated by commas. `allowed` maps the public names (snake_case) to model fields; camelCase is
- * accepted too. The id is always the last key so pages are stable.
+ * The `orderBy` argument: field names, `-` for descending (e.g. `description`, `-created_at`).
+ * `allowed` maps the public names (snake_case) to model fields; camelCase is accepted too.
  */
-export function parseOrderBy(
-  values: readonly string[] | null | undefined,
-  allowed: Record<string, string>,
-  fallback: string[],
-): Record<string, SortOrder>[] {
-  const list = values?.length ? values : fallback;
-  const out: Record<string, SortOrder>[] = [];
-  for (const raw of list) {
-    const desc = raw.startsWith('-');
-    const name = toSnake(toCamel(raw.replace(/^[-+]/, '').trim()));
-    const field = allowed[name];
-    if (!field) {
-      throw ValidationError.field('orderBy', `cannot order by '${raw}'; allowed: ${Object.keys(allowed).join(', ')} (prefix - for descending)`);
-    }
-    out.push({ [field]: desc ? 'desc' : 'asc' });
-  }
+export const orderByNames = (allowed: Record<string, string>) =>
+  z
+    .array(z.string())
+    .superRefine((values, ctx) => {
+      for (const raw of values) {
+        if (!orderField(raw, allowed)) {
+          ctx.issues.push({
+            code: 'custom',
+            input: raw,
+            message: `cannot order by '${raw}'; allowed: ${Object.keys(allowed).join(', ')} (prefix - for descending)`,
+          });
+        }
+      }
+    })
+    .nullish();
+
+/** Prisma orderBy of checked `orderBy` values; the id is always the last key so pages are stable. */
+export function toOrderBy(values: readonly string[] | null | undefined, allowed: Record<string, string>, fallback: string[]): Record<string, SortOrder>[] {
+  const out = (values?.length ? values : fallback).map((raw) => ({ [orderField(raw, allowed)!]: raw.startsWith('-') ? ('desc' as const) : ('asc' as const) }));
   if (!out.some((o) => 'id' in o)) out.push({ id: 'asc' });
   return out;
-}
-
-export interface PageSource {
-  where: Record<string, unknown>;
-  orderBy: Record<string, SortOrder>[];
-  window: PageWindow;
 }

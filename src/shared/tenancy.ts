@@ -1,4 +1,4 @@
-import type { Prisma } from '../db/database.ts';
+import type { Db } from '../db/database.ts';
 import { ForbiddenError, NotFoundError } from './errors.ts';
 import type { RequestContext } from './context.ts';
 
@@ -8,13 +8,14 @@ import type { RequestContext } from './context.ts';
  *   - every account served by a provider account where the user holds AA or BK.
  * Services call `requireAccount` / `requireOwned` for every tenant-owned read and write; the GraphQL
  * object types check the same rule again on each object they return (src/builder.ts, `tenantScoped`).
+ * The system context (admin CLI, jobs) may reach every account.
  */
-export async function eligibleAccountIds(prisma: Prisma, userId: number): Promise<ReadonlySet<number>> {
-  const memberships = await prisma.membership.findMany({ where: { userId }, select: { clientAccountId: true, role: true } });
+export async function eligibleAccountIds(db: Db, userId: number): Promise<ReadonlySet<number>> {
+  const memberships = await db.membership.findMany({ where: { userId }, select: { clientAccountId: true, role: true } });
   const ids = new Set(memberships.map((m) => m.clientAccountId));
   const providerIds = [...new Set(memberships.filter((m) => m.role === 'AA' || m.role === 'BK').map((m) => m.clientAccountId))];
   if (providerIds.length) {
-    const served = await prisma.providerRelationship.findMany({
+    const served = await db.providerRelationship.findMany({
       where: { providerAccountId: { in: providerIds } },
       select: { clientAccountId: true },
     });
@@ -23,12 +24,23 @@ export async function eligibleAccountIds(prisma: Prisma, userId: number): Promis
   return ids;
 }
 
+/** Trusted in-process callers (systemContext): every tenancy and manager check lets them through. */
+export const isSystem = (ctx: RequestContext): boolean => ctx.actor.tokenKind === 'system';
+
 export async function canAccessAccount(ctx: RequestContext, clientAccountId: number): Promise<boolean> {
-  return (await ctx.eligibleAccounts()).has(clientAccountId);
+  return isSystem(ctx) || (await ctx.eligibleAccounts()).has(clientAccountId);
 }
 
-/** 403 unless the client account is one of the caller's eligible accounts (existing or not). */
+/**
+ * 403 unless the client account is one of the caller's eligible accounts (existing or not). The
+ * system reaches every account, so for it a missing account is a 404.
+ */
 export async function requireAccount(ctx: RequestContext, clientAccountId: number): Promise<void> {
+  if (isSystem(ctx)) {
+    const exists = await ctx.db.clientAccount.findUnique({ where: { id: clientAccountId }, select: { id: true } });
+    if (!exists) throw new NotFoundError(`Client account ${clientAccountId}`);
+    return;
+  }
   if (!(await canAccessAccount(ctx, clientAccountId))) {
     throw new ForbiddenError(`You do not have access to client account ${clientAccountId}`);
   }
@@ -41,6 +53,8 @@ export async function requireOwned<T extends { clientAccountId: number }>(
   row: T | null | undefined,
 ): Promise<T> {
   if (!row) throw new NotFoundError(what);
-  await requireAccount(ctx, row.clientAccountId);
+  if (!(await canAccessAccount(ctx, row.clientAccountId))) {
+    throw new ForbiddenError(`You do not have access to client account ${row.clientAccountId}`);
+  }
   return row;
 }

@@ -9,7 +9,7 @@ describe.each(targets())('login and bearer middleware (%s)', (target) => {
 
   beforeAll(async () => {
     app = await startTestApp(target);
-    await createUser(app.db.prisma, { email, password: 'correct horse battery' });
+    await createUser(app.seed.system, { input: { email, password: 'correct horse battery' } });
   });
   afterAll(() => app?.close());
 

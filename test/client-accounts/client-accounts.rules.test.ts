@@ -7,7 +7,10 @@ import {
   roleNeedsProvider,
   slugify,
 } from '../../src/modules/client-accounts/client-accounts.rules.ts';
-import { normalizeOrganizationNumber } from '../../src/modules/client-accounts/client-accounts.service.ts';
+import { organizationNumber, parse } from '../../src/shared/validation.ts';
+
+/** The organization number shape every module uses (client accounts, business partners). */
+const normalizeOrganizationNumber = (value: string | null) => parse(organizationNumber, value);
 
 describe('client account rules', () => {
   it.each([

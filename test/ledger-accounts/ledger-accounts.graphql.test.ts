@@ -180,7 +180,9 @@ describe.each(targets())('ledger accounts GraphQL (%s)', (target) => {
       expect(asDefault.errors?.[0].message).toMatch(/defaultTaxCodeId/);
       const inList = await create({ code: '3992', name: 'X', accountType: 'INCOME', allowedTaxCodeIds: [await t.taxCode('3'), theirs] });
       expect(code(inList)).toBe('common.validation_error');
-      expect(inList.errors?.[0].message).toMatch(new RegExp(`allowedTaxCodeIds: tax code\\(s\\) ${theirs} do not exist`));
+      // each whitelisted code is checked and named by its position
+      expect(inList.errors?.[0].message).toBe(`allowedTaxCodeIds.1: tax code ${theirs} does not exist in client account ${t.account.id}`);
+      expect(inList.errors?.[0].extensions?.issues).toEqual([{ path: ['allowedTaxCodeIds', '1'], message: `tax code ${theirs} does not exist in client account ${t.account.id}` }]);
     });
 
     it('"the default tax code must be in a non-empty whitelist" (400)', async () => {

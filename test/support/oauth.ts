@@ -107,7 +107,7 @@ export function oauthKit(app: TestApp) {
   /** a user with a password and a client account, signed in on a fresh browser, with a session token */
   async function user(): Promise<OauthUser> {
     const email = `oauth-${randomUUID()}@test.example`;
-    const u = await createUser(app.db.prisma, { email, password: PASSWORD });
+    const u = await createUser(app.seed.system, { input: { email, password: PASSWORD } });
     const account = await app.seed.clientAccount();
     await app.seed.grantRole({ userId: u.id, clientAccountId: account.id, role: 'CA' });
     const login = await app.http('POST', '/v2/oauth/login', { body: { email, password: PASSWORD } });

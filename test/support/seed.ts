@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Prisma } from '../../src/db/database.ts';
 import type { Role } from '../../src/generated/prisma/enums.ts';
 import { createClientAccount, grantRole, linkProvider } from '../../src/modules/client-accounts/client-accounts.service.ts';
+import { createRequestContext, systemContext, type RequestContext } from '../../src/shared/context.ts';
+import { createLogger } from '../../src/shared/logger.ts';
 
 /**
  * Test data factories. Every test makes its own tenant, so tests never see each other's rows and
@@ -28,6 +30,9 @@ export interface Tenant {
 }
 
 export function createSeed(prisma: Prisma) {
+  /** the context the admin CLI calls the services with: tests create accounts and grant roles through it */
+  const system = systemContext(prisma);
+
   async function token(userId: number, scope: string): Promise<string> {
     const t = `rs_${randomBytes(24).toString('base64url')}`;
     await prisma.session.create({
@@ -43,10 +48,8 @@ export function createSeed(prisma: Prisma) {
   }
 
   async function clientAccount(opts: { name?: string; industryCode?: string; organizationNumber?: string } = {}) {
-    return createClientAccount(prisma, {
-      displayName: opts.name ?? `Test ${uniq()} AS`,
-      industryCode: opts.industryCode ?? null,
-      organizationNumber: opts.organizationNumber ?? null,
+    return createClientAccount(system, {
+      input: { displayName: opts.name ?? `Test ${uniq()} AS`, industryCode: opts.industryCode ?? null, organizationNumber: opts.organizationNumber ?? null },
     });
   }
 
@@ -54,7 +57,7 @@ export function createSeed(prisma: Prisma) {
   async function tenant(opts: { role?: Role; industryCode?: string } = {}): Promise<Tenant> {
     const account = await clientAccount({ industryCode: opts.industryCode });
     const u = await user();
-    await grantRole(prisma, { userId: u.id, clientAccountId: account.id, role: opts.role ?? 'CA' });
+    await grantRole(system, { input: { email: u.email, clientAccountId: account.id, role: opts.role ?? 'CA' } });
     return {
       account,
       user: u,
@@ -69,7 +72,34 @@ export function createSeed(prisma: Prisma) {
     return (await prisma.unit.findUniqueOrThrow({ where: { unEceRec20Code: rec20 } })).id;
   }
 
-  return { prisma, token, user, clientAccount, tenant, unitId, grantRole: (a: Parameters<typeof grantRole>[1]) => grantRole(prisma, a), linkProvider: (p: number, c: number) => linkProvider(prisma, p, c) };
+  /** A request context acting as the user with read and write, as the bearer middleware builds one: for calling services directly. */
+  function contextOf(u: { id: number }): RequestContext {
+    return createRequestContext({
+      db: prisma,
+      actor: { userId: u.id, scopes: new Set(['read', 'write']), clientId: null, tokenKind: 'session', sessionId: null },
+      requestId: `test-${uniq()}`,
+      logger: createLogger('silent'),
+    });
+  }
+
+  /** grantRole by user id (the service takes the email, as GraphQL and the CLI do) */
+  async function grantRoleTo(a: { userId: number; clientAccountId: number; role: Role }) {
+    const { email } = await prisma.user.findUniqueOrThrow({ where: { id: a.userId }, select: { email: true } });
+    return grantRole(system, { input: { email, clientAccountId: a.clientAccountId, role: a.role } });
+  }
+
+  return {
+    prisma,
+    system,
+    contextOf,
+    token,
+    user,
+    clientAccount,
+    tenant,
+    unitId,
+    grantRole: grantRoleTo,
+    linkProvider: (providerAccountId: number, clientAccountId: number) => linkProvider(system, { input: { providerAccountId, clientAccountId } }),
+  };
 }
 
 export type Seed = ReturnType<typeof createSeed>;

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/shared/scalars.ts';
-import { checkRates, STANDARD_TAX_CODE_VALUES, TAX_CODE_RE } from '../../src/modules/tax-codes/tax-codes.service.ts';
-import { compareTaxCodes, isReversed, overlappingPeriods, rateInForce, type Period } from '../../src/modules/tax-codes/tax-codes.rules.ts';
+import {
+  checkRates,
+  compareTaxCodes,
+  isReversed,
+  overlappingPeriods,
+  rateInForce,
+  STANDARD_TAX_CODE_VALUES,
+  TAX_CODE_RE,
+  type Period,
+} from '../../src/modules/tax-codes/tax-codes.rules.ts';
 import { AppError } from '../../src/shared/errors.ts';
 
 const d = (s: string | null) => (s ? new Date(`${s}T00:00:00Z`) : null);

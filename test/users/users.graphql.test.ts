@@ -15,7 +15,7 @@ describe.each(targets())('users GraphQL (%s)', (target) => {
   const login = async (email: string, password: string) => app.http('POST', '/v2/oauth/login', { body: { email, password } });
 
   it('the password is stored as an argon2id hash, never in clear', async () => {
-    const u = await createUser(app.db.prisma, { email: `hash-${target}@test.example`, password: 'secret password' });
+    const u = await createUser(app.seed.system, { input: { email: `hash-${target}@test.example`, password: 'secret password' } });
     const row = await app.db.prisma.user.findUniqueOrThrow({ where: { id: u.id } });
     expect(row.passwordHash).toMatch(/^\$argon2id\$/);
     expect(row.passwordHash).not.toContain('secret password');
@@ -31,7 +31,7 @@ describe.each(targets())('users GraphQL (%s)', (target) => {
 
   it('changePassword needs the current password; the new one logs in, the old one no longer does, other sessions end', async () => {
     const email = `pw-${target}-${Date.now()}@test.example`;
-    await createUser(app.db.prisma, { email, password: 'old password 1' });
+    await createUser(app.seed.system, { input: { email, password: 'old password 1' } });
     const first = (await login(email, 'old password 1')).body.access_token;
     const second = (await login(email, 'old password 1')).body.access_token;
     const change = (input: object) => app.gql(first, 'mutation($input: ChangePasswordInput!) { changePassword(input: $input) }', { input });

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Prisma } from '../../db/database.ts';
 import { parseScopes, type TokenVerifier } from '../../shared/authentication.ts';
 import { verifyPassword } from '../../shared/passwords.ts';
-import { userByEmail } from '../users/users.service.ts';
+import { systemContext } from '../../shared/context.ts';
+import { findUserByEmail } from '../users/users.service.ts';
 
 /**
  * Session tokens (POST /v2/oauth/login): opaque `rs_…` strings; only their SHA-256 is stored.
@@ -18,7 +19,7 @@ export interface IssuedSession {
 
 /** The user with this email and password, or null (the same work is done for unknown emails). */
 export async function authenticateUser(prisma: Prisma, email: string, password: string) {
-  const user = await userByEmail(prisma, email);
+  const user = await findUserByEmail(systemContext(prisma), { email });
   return (await verifyPassword(user?.passwordHash ?? null, password)) && user ? user : null;
 }
 

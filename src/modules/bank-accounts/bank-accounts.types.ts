@@ -1,8 +1,8 @@
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
-import { bankAccountShapes, formatBankAccountNumber } from './bank-accounts.rules.ts';
+import { bankAccountRules as rules, formatBankAccountNumber } from './bank-accounts.rules.ts';
 import {
-  createBankAccountAs,
+  createBankAccount,
   deactivateBankAccount,
   getBankAccount,
   listBankAccounts,
@@ -37,9 +37,9 @@ export const BankAccount = builder.prismaObject('BankAccount', {
 
 const bankAccountFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0]) => ({
   businessPartnerId: t.int({ description: "A partner of the same client account; omit (null) for the company's own accounts" }),
-  name: t.string({ validate: bankAccountShapes.name, description: 'At most 150 characters' }),
-  bic: t.string({ validate: bankAccountShapes.bic, description: 'ISO 9362: 8 or 11 upper-case letters and digits' }),
-  currencyCode: t.string({ validate: bankAccountShapes.currencyCode, description: 'ISO 4217; NOK when omitted on create' }),
+  name: t.string({ description: 'At most 150 characters' }),
+  bic: t.string({ description: 'ISO 9362: 8 or 11 upper-case letters and digits' }),
+  currencyCode: t.string({ description: 'ISO 4217; NOK when omitted on create' }),
   ledgerAccountId: t.int({
     description: "Own accounts: an active asset account of the client account (default on create: 1920). Partners' accounts: omit.",
   }),
@@ -50,7 +50,6 @@ const CreateBankAccountInput = builder.inputType('CreateBankAccountInput', {
     clientAccountId: t.int({ required: true }),
     accountNumber: t.string({
       required: true,
-      validate: bankAccountShapes.accountNumber,
       description: '11 digits with a mod-11 check digit; "1503.20.12342" and spaces are accepted. Unique within the client account.',
     }),
     ...bankAccountFields(t),
@@ -61,7 +60,7 @@ const UpdateBankAccountInput = builder.inputType('UpdateBankAccountInput', {
   description: 'Fields to change; omitted fields keep their value. clientAccountId may be sent but not changed.',
   fields: (t) => ({
     clientAccountId: t.int({ description: 'Immutable: a different value is rejected' }),
-    accountNumber: t.string({ validate: bankAccountShapes.accountNumber.optional() }),
+    accountNumber: t.string(),
     isActive: t.boolean({ description: 'true reactivates a deactivated account' }),
     ...bankAccountFields(t),
   }),
@@ -77,12 +76,13 @@ builder.queryFields((t) => ({
       own: t.arg.boolean({ description: "true: the company's own accounts; false: partners' accounts; omitted: both" }),
       isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all accounts' }),
     },
+    validate: rules.list,
     resolve: (query, _root, args, ctx) => listBankAccounts(ctx, args, query),
   }),
   bankAccount: t.prismaField({
     type: 'BankAccount',
     args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => getBankAccount(ctx, args.id, query),
+    resolve: (query, _root, args, ctx) => getBankAccount(ctx, args, query),
   }),
 }));
 
@@ -90,17 +90,19 @@ builder.mutationFields((t) => ({
   createBankAccount: t.prismaField({
     type: 'BankAccount',
     args: { input: t.arg({ type: CreateBankAccountInput, required: true }) },
-    resolve: (query, _root, args, ctx) => createBankAccountAs(ctx, args.input, query),
+    validate: rules.create,
+    resolve: (query, _root, args, ctx) => createBankAccount(ctx, args, query),
   }),
   updateBankAccount: t.prismaField({
     type: 'BankAccount',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateBankAccountInput, required: true }) },
-    resolve: (query, _root, args, ctx) => updateBankAccount(ctx, args.id, args.input, query),
+    validate: rules.update,
+    resolve: (query, _root, args, ctx) => updateBankAccount(ctx, args, query),
   }),
   deactivateBankAccount: t.prismaField({
     type: 'BankAccount',
     description: 'Deactivates the bank account; the record is kept and its number stays taken.',
     args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => deactivateBankAccount(ctx, args.id, query),
+    resolve: (query, _root, args, ctx) => deactivateBankAccount(ctx, args, query),
   }),
 }));

@@ -1,12 +1,13 @@
 import { z } from 'zod';
+import { AddressType } from '../../generated/prisma/enums.ts';
 import { isEmailAddress } from '../../shared/email.ts';
-import { digitsOnly, isValidNationalIdNumber, isValidOrganizationNumber } from '../../shared/norwegian-ids.ts';
+import { digitsOnly, isValidNationalIdNumber } from '../../shared/norwegian-ids.ts';
+import { orderByNames, pageArgs } from '../../shared/pagination.ts';
+import { flag, id, immutable, nonEmptyText, optionalChecked as optional, organizationNumber } from '../../shared/validation.ts';
 
 /**
- * Field shapes of business partners and their addresses. The GraphQL input types validate with
- * these schemas and the service checks the same schemas again (the admin CLI and other in-process
- * callers reach the service directly), so both entry points give the same messages.
- * The schemas check and trim but do not otherwise transform; the service normalises (digits only).
+ * Business partners and their addresses: field shapes and the inputs of every operation. GraphQL and
+ * the service (which the admin CLI and seeds call directly) parse with the same schemas.
  */
 
 /** ISO 3166-1 alpha-2: the 249 officially assigned codes. */
@@ -24,38 +25,80 @@ export const COUNTRY_CODES: ReadonlySet<string> = new Set(
 
 export const isCountryCode = (value: string): boolean => COUNTRY_CODES.has(value);
 
-
-/** An empty string clears an optional field; anything else must pass `test`. */
-const optional = (test: (value: string) => boolean, message: string) =>
-  z
-    .string()
-    .trim()
-    .refine((v) => v === '' || test(v), message)
-    .nullish();
-
-export const partnerShapes = {
-  name: z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(250, 'must be at most 250 characters'),
-  organizationNumber: optional(
-    (v) => isValidOrganizationNumber(digitsOnly(v)),
-    'must be a valid 9-digit Norwegian organization number (mod-11 check digit)',
-  ),
+const partnerFields = {
+  name: nonEmptyText(250),
+  organizationNumber,
   nationalIdNumber: optional(
     (v) => isValidNationalIdNumber(digitsOnly(v)),
     'must be a valid 11-digit Norwegian national identity number (both check digits)',
+    digitsOnly,
   ),
   email: optional(isEmailAddress, 'must be a valid email address (at most 254 characters)'),
   phone: optional((v) => v.length <= 40, 'must be at most 40 characters'),
+  isCustomer: flag,
+  isSupplier: flag,
+  isEmployee: flag,
+  isShareholder: flag,
 };
 
 const maxLength = (n: number) => optional((v) => v.length <= n, `must be at most ${n} characters`);
 
-export const addressShapes = {
+/** An address of a type; a given type replaces the stored address of that type entirely. */
+const address = z.object({
+  addressType: z.enum(AddressType, { error: (i) => (i.input == null ? 'is required (POSTAL, DELIVERY or VISITING)' : undefined) }),
   line1: maxLength(250),
   line2: maxLength(250),
   postalCode: maxLength(20),
   city: maxLength(100),
-  countryCode: z
-    .string()
-    .refine(isCountryCode, 'must be an ISO 3166-1 alpha-2 country code in upper case, e.g. NO')
-    .nullish(),
+  /** NO when omitted */
+  countryCode: z.string().refine(isCountryCode, 'must be an ISO 3166-1 alpha-2 country code in upper case, e.g. NO').nullish(),
+});
+
+/** At most one address of each type. */
+const addresses = z.array(address).superRefine((list, ctx) => {
+  const seen = new Set<string>();
+  list.forEach((a, i) => {
+    if (seen.has(a.addressType)) ctx.issues.push({ code: 'custom', path: [i, 'addressType'], message: `${a.addressType} is given more than once`, input: a });
+    seen.add(a.addressType);
+  });
+});
+
+/** orderBy names of businessPartners (snake_case like the REST API; camelCase is accepted too). */
+export const BUSINESS_PARTNER_ORDER: Record<string, string> = {
+  id: 'id',
+  name: 'name',
+  organization_number: 'organizationNumber',
+  email: 'email',
+  created_at: 'createdAt',
+  updated_at: 'updatedAt',
+};
+
+/** The inputs of every business partner operation (the GraphQL fields' arguments). */
+export const businessPartnerRules = {
+  list: z.object({
+    clientAccountId: id,
+    isCustomer: z.boolean().nullish(),
+    isSupplier: z.boolean().nullish(),
+    isEmployee: z.boolean().nullish(),
+    isShareholder: z.boolean().nullish(),
+    /** default true; null lists active and inactive partners */
+    isActive: z.boolean().nullish(),
+    /** matches name and email (case-insensitive) and the organization number (spaces ignored) */
+    freeText: z.string().nullish(),
+    orderBy: orderByNames(BUSINESS_PARTNER_ORDER),
+    ...pageArgs,
+  }),
+  create: z.object({ input: z.object({ clientAccountId: id, ...partnerFields, addresses: addresses.nullish() }) }),
+  update: z.object({
+    id,
+    /** omitted fields keep their value; given address types are replaced, others kept */
+    input: z.object({
+      ...partnerFields,
+      name: partnerFields.name.optional(),
+      addresses: addresses.nullish(),
+      clientAccountId: immutable,
+      /** true reactivates a deactivated partner */
+      isActive: flag,
+    }),
+  }),
 };

@@ -1,217 +1,54 @@
-import type { z } from 'zod';
-import type { Db } from '../../db/database.ts';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
-import type { AddressType } from '../../generated/prisma/enums.ts';
-import type { RequestContext } from '../../shared/context.ts';
-import { NotFoundError, ValidationError } from '../../shared/errors.ts';
+import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
+import { ValidationError } from '../../shared/errors.ts';
 import { digitsOnly } from '../../shared/norwegian-ids.ts';
-import { pageWindow, parseOrderBy, type PageSource } from '../../shared/pagination.ts';
+import { findPage, pageWindow, toOrderBy } from '../../shared/pagination.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { addressShapes, partnerShapes } from './business-partners.rules.ts';
-
-/** orderBy names of businessPartners (snake_case like the REST API; camelCase is accepted too). */
-export const BUSINESS_PARTNER_ORDER: Record<string, string> = {
-  id: 'id',
-  name: 'name',
-  organization_number: 'organizationNumber',
-  email: 'email',
-  created_at: 'createdAt',
-  updated_at: 'updatedAt',
-};
-
-export interface ListBusinessPartnersArgs {
-  clientAccountId: number;
-  isCustomer?: boolean | null;
-  isSupplier?: boolean | null;
-  isEmployee?: boolean | null;
-  isShareholder?: boolean | null;
-  /** default true; null lists active and inactive partners */
-  isActive?: boolean | null;
-  /** matches name and email (case-insensitive) and the organization number (spaces ignored) */
-  freeText?: string | null;
-  orderBy?: readonly string[] | null;
-  page?: number | null;
-  perPage?: number | null;
-}
-
-export async function listBusinessPartners(ctx: RequestContext, args: ListBusinessPartnersArgs): Promise<PageSource> {
-  await requireAccount(ctx, args.clientAccountId);
-  const where: PrismaNS.BusinessPartnerWhereInput = { clientAccountId: args.clientAccountId };
-  for (const flag of ['isCustomer', 'isSupplier', 'isEmployee', 'isShareholder'] as const) {
-    const value = args[flag];
-    if (value != null) where[flag] = value;
-  }
-  const isActive = args.isActive === undefined ? true : args.isActive;
-  if (isActive !== null) where.isActive = isActive;
-  const text = args.freeText?.trim();
-  if (text) {
-    const or: PrismaNS.BusinessPartnerWhereInput[] = [
-      { name: { contains: text, mode: 'insensitive' } },
-      { email: { contains: text, mode: 'insensitive' } },
-    ];
-    const digits = digitsOnly(text);
-    if (/^\d+$/.test(digits)) or.push({ organizationNumber: { contains: digits } });
-    where.OR = or;
-  }
-  return {
-    where,
-    orderBy: parseOrderBy(args.orderBy, BUSINESS_PARTNER_ORDER, ['name']),
-    window: pageWindow(args, { defaultPerPage: 50, maxPerPage: 100 }),
-  };
-}
-
-/** The client or a transaction's client: the create function works inside a caller's transaction too. */
+import { parse, validate, type Args } from '../../shared/validation.ts';
+import { BUSINESS_PARTNER_ORDER, businessPartnerRules as rules } from './business-partners.rules.ts';
 
 type Query = { include?: PrismaNS.BusinessPartnerInclude; select?: PrismaNS.BusinessPartnerSelect };
 
-export async function getBusinessPartner(ctx: RequestContext, id: number, query: Query = {}) {
-  return requireOwned(ctx, 'Business partner', await ctx.prisma.businessPartner.findUnique({ ...query, where: { id } }));
-}
-
-export interface AddressInput {
-  addressType: AddressType;
-  line1?: string | null;
-  line2?: string | null;
-  postalCode?: string | null;
-  city?: string | null;
-  /** ISO 3166-1 alpha-2, upper case; NO when omitted */
-  countryCode?: string | null;
-}
-
-export interface BusinessPartnerFields {
-  name?: string | null;
-  /** 9 digits with a valid mod-11 check digit; spaces and dots are accepted, digits are stored */
-  organizationNumber?: string | null;
-  /** 11 digits with both check digits; spaces are accepted, digits are stored */
-  nationalIdNumber?: string | null;
-  email?: string | null;
-  phone?: string | null;
-  isCustomer?: boolean | null;
-  isSupplier?: boolean | null;
-  isEmployee?: boolean | null;
-  isShareholder?: boolean | null;
-  /** each given type (POSTAL, DELIVERY, VISITING) is created or replaced; other types are kept */
-  addresses?: readonly AddressInput[] | null;
-}
-
-export interface CreateBusinessPartnerInput extends BusinessPartnerFields {
-  clientAccountId: number;
-  name: string;
-}
-
-export interface UpdateBusinessPartnerInput extends BusinessPartnerFields {
-  /** accepted only when equal to the partner's own: clientAccountId is immutable */
-  clientAccountId?: number | null;
-  /** true reactivates a deactivated partner */
-  isActive?: boolean | null;
-}
-
-/** Parses `value` with a shape from business-partners.rules.ts; the first issue becomes a 400. */
-function check<S extends z.ZodType>(schema: S, path: (string | number)[], value: unknown): z.output<S> {
-  const result = schema.safeParse(value);
-  if (!result.success) throw ValidationError.field(path.map(String), result.error.issues[0]?.message ?? 'is invalid');
-  return result.data;
-}
-
-/** '' and null clear an optional text field. */
-const orNull = (value: string | null | undefined): string | null => (value ? value : null);
-
-function partnerData(f: BusinessPartnerFields): PrismaNS.BusinessPartnerUncheckedUpdateInput {
-  const data: PrismaNS.BusinessPartnerUncheckedUpdateInput = {};
-  if (f.name !== undefined) data.name = check(partnerShapes.name, ['name'], f.name);
-  if (f.organizationNumber !== undefined) {
-    const v = orNull(check(partnerShapes.organizationNumber, ['organizationNumber'], f.organizationNumber));
-    data.organizationNumber = v && digitsOnly(v);
+export async function listBusinessPartners(ctx: RequestContext, args: Args<typeof rules.list>, query: Query = {}) {
+  const { clientAccountId, isActive = true, freeText, orderBy, page, perPage, ...flags } = parse(rules.list, args);
+  await requireAccount(ctx, clientAccountId);
+  const where: PrismaNS.BusinessPartnerWhereInput = { clientAccountId };
+  for (const [flag, value] of Object.entries(flags)) if (value != null) Object.assign(where, { [flag]: value });
+  if (isActive !== null) where.isActive = isActive;
+  const text = freeText?.trim();
+  if (text) {
+    const digits = digitsOnly(text);
+    where.OR = [
+      { name: { contains: text, mode: 'insensitive' } },
+      { email: { contains: text, mode: 'insensitive' } },
+      ...(/^\d+$/.test(digits) ? [{ organizationNumber: { contains: digits } }] : []),
+    ];
   }
-  if (f.nationalIdNumber !== undefined) {
-    const v = orNull(check(partnerShapes.nationalIdNumber, ['nationalIdNumber'], f.nationalIdNumber));
-    data.nationalIdNumber = v && digitsOnly(v);
-  }
-  if (f.email !== undefined) data.email = orNull(check(partnerShapes.email, ['email'], f.email));
-  if (f.phone !== undefined) data.phone = orNull(check(partnerShapes.phone, ['phone'], f.phone));
-  for (const flag of ['isCustomer', 'isSupplier', 'isEmployee', 'isShareholder'] as const) {
-    if (f[flag] != null) data[flag] = f[flag];
-  }
-  return data;
+  return findPage(
+    pageWindow({ page, perPage }, { defaultPerPage: 50, maxPerPage: 100 }),
+    (w) => ctx.db.businessPartner.findMany({ ...query, where, orderBy: toOrderBy(orderBy, BUSINESS_PARTNER_ORDER, ['name']), ...w }),
+    () => ctx.db.businessPartner.count({ where }),
+  );
 }
 
-type AddressRow = Omit<PrismaNS.BusinessPartnerAddressUncheckedCreateInput, 'id' | 'businessPartnerId'> & { addressType: AddressType };
-
-/** The given addresses as complete rows (a given type replaces the stored one entirely). */
-function addressRows(addresses: readonly AddressInput[] | null | undefined): AddressRow[] {
-  const seen = new Set<AddressType>();
-  return (addresses ?? []).map((a, i) => {
-    const at = (field: string) => ['addresses', i, field];
-    if (!a.addressType) throw ValidationError.field(at('addressType').map(String), 'is required (POSTAL, DELIVERY or VISITING)');
-    if (seen.has(a.addressType)) throw ValidationError.field(at('addressType').map(String), `${a.addressType} is given more than once`);
-    seen.add(a.addressType);
-    return {
-      addressType: a.addressType,
-      line1: orNull(check(addressShapes.line1, at('line1'), a.line1)),
-      line2: orNull(check(addressShapes.line2, at('line2'), a.line2)),
-      postalCode: orNull(check(addressShapes.postalCode, at('postalCode'), a.postalCode)),
-      city: orNull(check(addressShapes.city, at('city'), a.city)),
-      countryCode: check(addressShapes.countryCode, at('countryCode'), a.countryCode) ?? 'NO',
-    };
-  });
+export async function getBusinessPartner(ctx: RequestContext, { id }: { id: number }, query: Query = {}) {
+  return requireOwned(ctx, 'Business partner', await ctx.db.businessPartner.findUnique({ ...query, where: { id } }));
 }
 
-export interface CreateBusinessPartnerOptions {
-  /** recorded as created_by / updated_by; null for the admin CLI and seeds */
-  actorUserId?: number | null;
-  query?: Query;
-}
+/** A parsed address as a complete row: a given type replaces the stored one entirely (NO by default). */
+const addressRow = <A extends { countryCode?: string | null }>(a: A) => ({ line1: null, line2: null, postalCode: null, city: null, ...a, countryCode: a.countryCode ?? 'NO' });
 
-/**
- * Creates a business partner with its addresses. No tenancy check: for trusted callers (admin CLI,
- * seeds) and for `createBusinessPartnerAs`, which checks the actor's access first.
- */
-export async function createBusinessPartner(prisma: Db, input: CreateBusinessPartnerInput, options: CreateBusinessPartnerOptions = {}) {
-  if (!(await prisma.clientAccount.findUnique({ where: { id: input.clientAccountId }, select: { id: true } }))) {
-    throw new NotFoundError(`Client account ${input.clientAccountId}`);
-  }
-  const data = partnerData(input) as PrismaNS.BusinessPartnerUncheckedCreateInput;
-  const addresses = addressRows(input.addresses);
-  const actor = options.actorUserId ?? null;
-  return prisma.businessPartner.create({
-    ...options.query,
-    data: {
-      ...data,
-      clientAccountId: input.clientAccountId,
-      createdById: actor,
-      updatedById: actor,
-      ...(addresses.length ? { addresses: { create: addresses } } : {}),
-    },
-  });
-}
-
-/** createBusinessPartner on behalf of the request's actor (403 for an account they cannot access). */
-export async function createBusinessPartnerAs(ctx: RequestContext, input: CreateBusinessPartnerInput, query: Query = {}) {
-  await requireAccount(ctx, input.clientAccountId);
-  return createBusinessPartner(ctx.prisma, input, { actorUserId: ctx.actor.userId, query });
-}
-
-export async function updateBusinessPartner(ctx: RequestContext, id: number, input: UpdateBusinessPartnerInput, query: Query = {}) {
-  const partner = await getBusinessPartner(ctx, id);
-  if (input.clientAccountId != null && input.clientAccountId !== partner.clientAccountId) {
-    throw ValidationError.field('clientAccountId', 'cannot be changed');
-  }
-  const data = partnerData(input);
-  if (input.isActive != null) {
-    if (!input.isActive) assertMayDeactivate(partner);
-    data.isActive = input.isActive;
-  }
-  const addresses = addressRows(input.addresses);
-  return ctx.prisma.$transaction(async (tx) => {
-    await tx.businessPartner.update({ where: { id }, data: { ...data, updatedById: ctx.actor.userId } });
-    for (const address of addresses) {
-      await tx.businessPartnerAddress.upsert({
-        where: { businessPartnerId_addressType: { businessPartnerId: id, addressType: address.addressType } },
-        create: { ...address, businessPartnerId: id },
-        update: address,
-      });
-    }
-    return tx.businessPartner.findUniqueOrThrow({ ...query, where: { id } });
+/** Creates a business partner with its addresses. */
+export async function createBusinessPartner(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  return inTransaction(ctx, async (tx) => {
+    await requireAccount(tx, args.input.clientAccountId);
+    const { input } = await validate(tx, rules.create, args);
+    const { addresses, ...fields } = input;
+    const user = auditUserId(tx);
+    return tx.db.businessPartner.create({
+      ...query,
+      data: { ...fields, createdById: user, updatedById: user, ...(addresses?.length ? { addresses: { create: addresses.map(addressRow) } } : {}) },
+    });
   });
 }
 
@@ -219,8 +56,28 @@ function assertMayDeactivate(partner: { isSelf: boolean }): void {
   if (partner.isSelf) throw ValidationError.field('isActive', 'the company itself (isSelf) cannot be deactivated');
 }
 
+export async function updateBusinessPartner(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  return inTransaction(ctx, async (tx) => {
+    const partner = await getBusinessPartner(tx, args);
+    const { input } = await validate(tx, rules.update, args, { immutable: { clientAccountId: partner.clientAccountId } });
+    const { addresses, clientAccountId: _immutable, ...fields } = input;
+    if (fields.isActive === false) assertMayDeactivate(partner);
+    await tx.db.businessPartner.update({ where: { id: partner.id }, data: { ...fields, updatedById: auditUserId(tx) } });
+    for (const address of (addresses ?? []).map(addressRow)) {
+      await tx.db.businessPartnerAddress.upsert({
+        where: { businessPartnerId_addressType: { businessPartnerId: partner.id, addressType: address.addressType } },
+        create: { ...address, businessPartnerId: partner.id },
+        update: address,
+      });
+    }
+    return tx.db.businessPartner.findUniqueOrThrow({ ...query, where: { id: partner.id } });
+  });
+}
+
 /** Deactivation keeps the record (documents, bank accounts and collections may refer to it). */
-export async function deactivateBusinessPartner(ctx: RequestContext, id: number, query: Query = {}) {
-  assertMayDeactivate(await getBusinessPartner(ctx, id));
-  return ctx.prisma.businessPartner.update({ ...query, where: { id }, data: { isActive: false, updatedById: ctx.actor.userId } });
+export async function deactivateBusinessPartner(ctx: RequestContext, args: { id: number }, query: Query = {}) {
+  return inTransaction(ctx, async (tx) => {
+    assertMayDeactivate(await getBusinessPartner(tx, args));
+    return tx.db.businessPartner.update({ ...query, where: { id: args.id }, data: { isActive: false, updatedById: auditUserId(tx) } });
+  });
 }

@@ -1,4 +1,7 @@
-import type { Role } from '../../generated/prisma/enums.ts';
+import { z } from 'zod';
+import { AutonomyLevel, Role } from '../../generated/prisma/enums.ts';
+import { pageArgs } from '../../shared/pagination.ts';
+import { currencyCode, flag, id, nonEmptyText, optionalChecked, organizationNumber, required } from '../../shared/validation.ts';
 
 /** A provider account is an accounting or auditing firm: industrial classification 69.2xx. */
 export const isProviderIndustryCode = (code: string | null | undefined): boolean => !!code && /^69\.2\d{0,3}$/.test(code);
@@ -58,3 +61,67 @@ export function providerChangeError(
   if (state.servedAccounts > 0) return 'the account serves other client accounts, which only a provider account (69.2xx) can';
   return null;
 }
+
+/** SN2007, e.g. 69.201 (69.2xx makes a provider account); empty or null clears it. */
+const industryCode = optionalChecked(isIndustryCode, 'must be an SN2007 code such as 69.201');
+
+const settings = {
+  displayName: nonEmptyText(250),
+  /** 9 digits with a mod-11 check digit, unique among client accounts */
+  organizationNumber,
+  industryCode,
+  vatLiable: z.boolean(required),
+};
+
+const roleAssignment = z.object({
+  input: z.object({
+    /** email of an existing user */
+    email: z.string(required),
+    clientAccountId: id,
+    /** AA and BK only on provider accounts */
+    role: z.enum(Role, required),
+  }),
+});
+
+const providerLink = z.object({ input: z.object({ providerAccountId: id, clientAccountId: id }) });
+
+/** The inputs of every client account operation (the GraphQL fields' arguments). */
+export const clientAccountRules = {
+  list: z.object({
+    /** true: provider accounts only; false: the others; null/undefined: all */
+    isProvider: z.boolean().nullish(),
+    /** matches display name, unique name and organization number, case-insensitive */
+    freeText: z.string().nullish(),
+    ...pageArgs,
+  }),
+  create: z.object({
+    input: z.object({
+      ...settings,
+      vatLiable: flag,
+      /** lower-case letters, digits and -; derived from displayName when omitted */
+      uniqueName: z
+        .string()
+        .trim()
+        .toLowerCase()
+        .regex(/^[a-z0-9][a-z0-9-]{0,99}$/, 'must be lower-case letters, digits and -')
+        .nullish(),
+      /** ISO 4217, NOK by default */
+      accountingCurrency: currencyCode.nullish(),
+      /** a provider account where the caller holds AA or BK; it will serve the new account */
+      providerAccountId: id.nullish(),
+    }),
+  }),
+  update: z.object({
+    id,
+    /** omitted fields keep their value; null clears organizationNumber, industryCode and lockDate */
+    input: z.object(settings).partial().extend({
+      /** postings dated on or before it are locked; may move either way */
+      lockDate: z.date().nullish(),
+      defaultAutonomyLevel: z.enum(AutonomyLevel, required).optional(),
+    }),
+  }),
+  grantRole: roleAssignment,
+  revokeRole: roleAssignment,
+  linkProvider: providerLink,
+  unlinkProvider: providerLink,
+};

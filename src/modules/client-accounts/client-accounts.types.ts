@@ -1,18 +1,18 @@
-import { z } from 'zod';
 import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
-import { pageType } from '../../shared/page-type.ts';
+import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
-import { isProviderIndustryCode, ROLE_IDS, ROLE_NAMES } from './client-accounts.rules.ts';
+import { clientAccountRules as rules, isProviderIndustryCode, ROLE_IDS, ROLE_NAMES } from './client-accounts.rules.ts';
 import { AutonomyLevel } from '../items/items.types.ts';
 import {
-  createClientAccountAs,
+  createClientAccount,
   getClientAccount,
-  grantRoleByEmail,
-  linkProviderAs,
+  grantRole,
+  linkProvider,
   listClientAccounts,
-  revokeRoleByEmail,
-  unlinkProviderAs,
+  listEligibleClientAccounts,
+  revokeRole,
+  unlinkProvider,
   updateClientAccount,
 } from './client-accounts.service.ts';
 
@@ -99,23 +99,21 @@ const Me = builder.objectRef<{ userId: number }>('Me').implement({
     clientAccounts: t.prismaField({
       type: ['ClientAccount'],
       description: 'Eligible client accounts: own memberships plus accounts served by provider accounts where the user is AA or BK',
-      resolve: async (query, _me, _a, ctx) =>
-        ctx.prisma.clientAccount.findMany({ ...query, where: { id: { in: [...(await ctx.eligibleAccounts())] } }, orderBy: { displayName: 'asc' } }),
+      resolve: (query, _me, args, ctx) => listEligibleClientAccounts(ctx, args, query),
     }),
   }),
 });
 
-const ClientAccountPage = pageType('ClientAccountPage', 'ClientAccount', (ctx) => ctx.prisma.clientAccount);
+const ClientAccountPage = pageType('ClientAccountPage', ClientAccount);
 
-const displayName = z.string().trim().min(1, 'must not be empty').max(250, 'must be at most 250 characters');
-const industryCode = z.string().trim().regex(/^\d{2}\.\d{1,3}$/, 'must be an SN2007 code such as 69.201').nullish();
+// Field rules (names, organization number, SN2007 codes) are the arguments' schemas in client-accounts.rules.ts.
 
 const CreateClientAccountInput = builder.inputType('CreateClientAccountInput', {
   fields: (t) => ({
-    displayName: t.string({ required: true, validate: displayName }),
+    displayName: t.string({ required: true }),
     uniqueName: t.string({ description: 'Lower-case letters, digits and -; derived from displayName when omitted' }),
     organizationNumber: t.string({ description: '9 digits with a valid mod-11 check digit; spaces allowed' }),
-    industryCode: t.string({ validate: industryCode, description: 'SN2007, e.g. 69.201 (69.2xx makes it a provider account)' }),
+    industryCode: t.string({ description: 'SN2007, e.g. 69.201 (69.2xx makes it a provider account)' }),
     vatLiable: t.boolean(),
     accountingCurrency: t.string({ description: 'ISO 4217, NOK by default' }),
     providerAccountId: t.int({ description: 'A provider account where the caller holds AA or BK; it will serve the new account' }),
@@ -125,9 +123,9 @@ const CreateClientAccountInput = builder.inputType('CreateClientAccountInput', {
 const UpdateClientAccountInput = builder.inputType('UpdateClientAccountInput', {
   description: 'Fields to change; omitted fields keep their value.',
   fields: (t) => ({
-    displayName: t.string({ validate: displayName.nullish() }),
+    displayName: t.string(),
     organizationNumber: t.string({ description: 'null clears it' }),
-    industryCode: t.string({ validate: industryCode, description: 'null clears it; may not leave 69.2xx while the account has AA/BK members or serves accounts' }),
+    industryCode: t.string({ description: 'null clears it; may not leave 69.2xx while the account has AA/BK members or serves accounts' }),
     vatLiable: t.boolean(),
     lockDate: t.field({ type: 'Date', description: 'Postings dated on or before it are locked; may move either way; null clears it' }),
     defaultAutonomyLevel: t.field({ type: AutonomyLevel }),
@@ -161,12 +159,13 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    resolve: (_r, args, ctx) => listClientAccounts(ctx, args),
+    validate: rules.list,
+    resolve: (_r, args, ctx, info) => listClientAccounts(ctx, args, nodesQuery(ctx, info)),
   }),
   clientAccount: t.prismaField({
     type: 'ClientAccount',
     args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _r, args, ctx) => getClientAccount(ctx, args.id, query),
+    resolve: (query, _r, args, ctx) => getClientAccount(ctx, args, query),
   }),
 }));
 
@@ -175,34 +174,43 @@ builder.mutationFields((t) => ({
     type: 'ClientAccount',
     description: 'A new client account with the default chart of accounts and the standard tax codes; the caller becomes its CA.',
     args: { input: t.arg({ type: CreateClientAccountInput, required: true }) },
-    resolve: (query, _r, args, ctx) => createClientAccountAs(ctx, args.input, query),
+    validate: rules.create,
+    resolve: (query, _r, args, ctx) => createClientAccount(ctx, args, query),
   }),
   updateClientAccount: t.prismaField({
     type: 'ClientAccount',
     description: 'Settings of a client account; managers only (CA, AA or BK on it, or AA/BK of a provider serving it).',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateClientAccountInput, required: true }) },
-    resolve: (query, _r, args, ctx) => updateClientAccount(ctx, args.id, args.input, query),
+    validate: rules.update,
+    resolve: (query, _r, args, ctx) => updateClientAccount(ctx, args, query),
   }),
   grantRole: t.prismaField({
     type: 'Membership',
     description: 'Gives a user a role on a client account; managers only. Granting a role the user holds is a no-op.',
     args: { input: t.arg({ type: RoleAssignmentInput, required: true }) },
-    resolve: (query, _r, args, ctx) => grantRoleByEmail(ctx, args.input, query),
+    validate: rules.grantRole,
+    resolve: (query, _r, args, ctx) => grantRole(ctx, args, query),
   }),
   revokeRole: t.boolean({
     description: 'Takes a role from a user; managers only. Refused when nobody would be left able to manage the account.',
     args: { input: t.arg({ type: RoleAssignmentInput, required: true }) },
-    resolve: (_r, args, ctx) => revokeRoleByEmail(ctx, args.input),
+    validate: rules.revokeRole,
+    resolve: (_r, args, ctx) => revokeRole(ctx, args),
   }),
   linkProvider: t.prismaField({
     type: 'ClientAccount',
     description: 'Makes a provider account serve a client account; returns the client account.',
     args: { input: t.arg({ type: ProviderLinkInput, required: true }) },
-    resolve: (query, _r, args, ctx) => linkProviderAs(ctx, args.input, query),
+    validate: rules.linkProvider,
+    resolve: async (query, _r, args, ctx) => {
+      await linkProvider(ctx, args);
+      return getClientAccount(ctx, { id: args.input.clientAccountId }, query);
+    },
   }),
   unlinkProvider: t.boolean({
     description: 'Ends a provider relationship. Refused when nobody would be left able to manage the client account.',
     args: { input: t.arg({ type: ProviderLinkInput, required: true }) },
-    resolve: (_r, args, ctx) => unlinkProviderAs(ctx, args.input),
+    validate: rules.unlinkProvider,
+    resolve: (_r, args, ctx) => unlinkProvider(ctx, args),
   }),
 }));

@@ -1,5 +1,5 @@
 import { builder } from '../../builder.ts';
-import { NotFoundError } from '../../shared/errors.ts';
+import { getCurrency, listCurrencies } from './currencies.service.ts';
 
 /** ISO 4217 currencies: system-wide reference data, readable by any caller with `read`. */
 export const Currency = builder.prismaObject('Currency', {
@@ -16,16 +16,11 @@ builder.queryFields((t) => ({
   currencies: t.prismaField({
     type: ['Currency'],
     description: 'All currencies, by code.',
-    resolve: (query, _root, _args, ctx) => ctx.prisma.currency.findMany({ ...query, orderBy: { code: 'asc' } }),
+    resolve: (query, _root, args, ctx) => listCurrencies(ctx, args, query),
   }),
   currency: t.prismaField({
     type: 'Currency',
     args: { code: t.arg.string({ required: true, description: 'ISO 4217 code, case-insensitive' }) },
-    resolve: async (query, _root, args, ctx) => {
-      const code = args.code.trim().toUpperCase();
-      const currency = await ctx.prisma.currency.findUnique({ ...query, where: { code } });
-      if (!currency) throw new NotFoundError(`Currency ${code}`);
-      return currency;
-    },
+    resolve: (query, _root, args, ctx) => getCurrency(ctx, args, query),
   }),
 }));

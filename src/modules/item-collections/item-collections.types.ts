@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import { builder, tenantScoped } from '../../builder.ts';
-import { pageType } from '../../shared/page-type.ts';
+import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { fixed } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
-import { effectiveRecurringInterval, MAX_RECURRING_INTERVAL, MIN_RECURRING_INTERVAL } from './item-collections.rules.ts';
+import { effectiveRecurringInterval, itemCollectionRules as rules } from './item-collections.rules.ts';
 import {
   createItemCollection,
   createItemCollectionEntry,
@@ -102,27 +101,16 @@ export const ItemCollectionEntry = builder.prismaObject('ItemCollectionEntry', {
   }),
 });
 
-const ItemCollectionPage = pageType('ItemCollectionPage', 'ItemCollection', (ctx) => ctx.prisma.itemCollection);
-const ItemCollectionEntryPage = pageType('ItemCollectionEntryPage', 'ItemCollectionEntry', (ctx) => ctx.prisma.itemCollectionEntry);
+const ItemCollectionPage = pageType('ItemCollectionPage', ItemCollection);
+const ItemCollectionEntryPage = pageType('ItemCollectionEntryPage', ItemCollectionEntry);
 
-const name = z.string().max(150, 'must be at most 150 characters').nullish();
-const description = z.string().max(1000, 'must be at most 1000 characters').nullish();
-const currencyCode = z
-  .string()
-  .regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 currency code of three letters, e.g. NOK')
-  .nullish();
-const recurringInterval = z
-  .number()
-  .int('must be a whole number of months')
-  .min(MIN_RECURRING_INTERVAL, `must be from ${MIN_RECURRING_INTERVAL} to ${MAX_RECURRING_INTERVAL}`)
-  .max(MAX_RECURRING_INTERVAL, `must be from ${MIN_RECURRING_INTERVAL} to ${MAX_RECURRING_INTERVAL}`)
-  .nullish();
+// Field rules (lengths, decimals, the recurring period) are the arguments' schemas in item-collections.rules.ts.
 
 const CreateItemCollectionInput = builder.inputType('CreateItemCollectionInput', {
   fields: (t) => ({
     clientAccountId: t.int({ required: true }),
     collectionType: t.field({ type: CollectionType, required: true }),
-    name: t.string({ validate: name }),
+    name: t.string(),
   }),
 });
 
@@ -131,21 +119,21 @@ const UpdateItemCollectionInput = builder.inputType('UpdateItemCollectionInput',
   fields: (t) => ({
     clientAccountId: t.int({ description: 'Immutable: a different value is rejected' }),
     collectionType: t.field({ type: CollectionType }),
-    name: t.string({ validate: name }),
+    name: t.string(),
   }),
 });
 
 /** The optional fields of an entry, shared by create and update. */
 const entryFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0]) => ({
   itemId: t.int({ description: 'An item of the client account of the collection' }),
-  description: t.string({ validate: description }),
-  currencyCode: t.string({ validate: currencyCode, description: 'ISO 4217, e.g. NOK' }),
+  description: t.string(),
+  currencyCode: t.string({ description: 'ISO 4217, e.g. NOK' }),
   businessPartnerId: t.int(),
   projectId: t.int(),
   recurringStartDate: t.field({ type: 'Date' }),
   recurringEndDate: t.field({ type: 'Date', description: 'Not before recurringStartDate' }),
   recurringTerms: t.field({ type: RecurringTerms }),
-  recurringInterval: t.int({ validate: recurringInterval, description: 'Months, 1 to 12; null (stored) means 1' }),
+  recurringInterval: t.int({ description: 'Months, 1 to 12; null (stored) means 1' }),
   refundPolicy: t.field({ type: RefundPolicy }),
   trialEndDate: t.field({ type: 'Date' }),
 });
@@ -184,12 +172,13 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    resolve: (_root, args, ctx) => listItemCollections(ctx, args),
+    validate: rules.list,
+    resolve: (_root, args, ctx, info) => listItemCollections(ctx, args, nodesQuery(ctx, info)),
   }),
   itemCollection: t.prismaField({
     type: 'ItemCollection',
     args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => getItemCollection(ctx, args.id, query),
+    resolve: (query, _root, args, ctx) => getItemCollection(ctx, args, query),
   }),
   itemCollectionEntries: t.field({
     type: ItemCollectionEntryPage,
@@ -209,12 +198,13 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    resolve: (_root, args, ctx) => listItemCollectionEntries(ctx, args),
+    validate: rules.listEntries,
+    resolve: (_root, args, ctx, info) => listItemCollectionEntries(ctx, args, nodesQuery(ctx, info)),
   }),
   itemCollectionEntry: t.prismaField({
     type: 'ItemCollectionEntry',
     args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => getItemCollectionEntry(ctx, args.id, query),
+    resolve: (query, _root, args, ctx) => getItemCollectionEntry(ctx, args, query),
   }),
 }));
 
@@ -225,23 +215,26 @@ builder.mutationFields((t) => ({
   createItemCollection: t.prismaField({
     type: 'ItemCollection',
     args: { input: t.arg({ type: CreateItemCollectionInput, required: true }) },
-    resolve: (query, _root, args, ctx) => createItemCollection(ctx, args.input, query),
+    validate: rules.create,
+    resolve: (query, _root, args, ctx) => createItemCollection(ctx, args, query),
   }),
   updateItemCollection: t.prismaField({
     type: 'ItemCollection',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateItemCollectionInput, required: true }) },
-    resolve: (query, _root, args, ctx) => updateItemCollection(ctx, args.id, args.input, query),
+    validate: rules.update,
+    resolve: (query, _root, args, ctx) => updateItemCollection(ctx, args, query),
   }),
   deleteItemCollection: t.prismaField({
     type: 'ItemCollection',
     description: 'Deletes the collection and all its entries; returns the collection as it was.',
     args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => deleteItemCollection(ctx, args.id, query),
+    resolve: (query, _root, args, ctx) => deleteItemCollection(ctx, args, query),
   }),
   createItemCollectionEntry: t.prismaField({
     type: 'ItemCollectionEntry',
     args: { input: t.arg({ type: CreateItemCollectionEntryInput, required: true }) },
-    resolve: (query, _root, args, ctx) => createItemCollectionEntry(ctx, args.input, query),
+    validate: rules.createEntry,
+    resolve: (query, _root, args, ctx) => createItemCollectionEntry(ctx, args, query),
   }),
   updateItemCollectionEntry: t.prismaField({
     type: 'ItemCollectionEntry',
@@ -250,13 +243,14 @@ builder.mutationFields((t) => ({
       itemCollectionId: withinArg(t),
       input: t.arg({ type: UpdateItemCollectionEntryInput, required: true }),
     },
-    resolve: (query, _root, args, ctx) =>
-      updateItemCollectionEntry(ctx, args.id, args.input, query, { itemCollectionId: args.itemCollectionId }),
+    validate: rules.updateEntry,
+    resolve: (query, _root, args, ctx) => updateItemCollectionEntry(ctx, args, query),
   }),
   deleteItemCollectionEntry: t.prismaField({
     type: 'ItemCollectionEntry',
     description: 'Permanently deletes the entry; returns it as it was.',
     args: { id: t.arg.int({ required: true }), itemCollectionId: withinArg(t) },
-    resolve: (query, _root, args, ctx) => deleteItemCollectionEntry(ctx, args.id, query, { itemCollectionId: args.itemCollectionId }),
+    validate: rules.deleteEntry,
+    resolve: (query, _root, args, ctx) => deleteItemCollectionEntry(ctx, args, query),
   }),
 }));

@@ -1,152 +1,81 @@
 import { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
-import type { AutonomyLevel, ItemType } from '../../generated/prisma/enums.ts';
-import type { RequestContext } from '../../shared/context.ts';
-import { ValidationError } from '../../shared/errors.ts';
-import { checkDecimal } from '../../shared/decimals.ts';
-import { pageWindow, parseOrderBy, type PageSource } from '../../shared/pagination.ts';
+import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
+import { findPage, pageWindow, toOrderBy } from '../../shared/pagination.ts';
+import { fieldReferences } from '../../shared/references.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import type { Decimal } from '../../shared/scalars.ts';
-
-/** spec 001 "Items and units": order_by names (description orders by the item's name). */
-export const ITEM_ORDER: Record<string, string> = {
-  id: 'id',
-  item_no: 'itemNo',
-  name: 'name',
-  description: 'name',
-  item_type: 'itemType',
-  price: 'price',
-  created_at: 'createdAt',
-  updated_at: 'updatedAt',
-};
-
-export interface ListItemsArgs {
-  clientAccountId: number;
-  itemType?: ItemType | null;
-  /** default true; null lists active and inactive items */
-  isActive?: boolean | null;
-  freeText?: string | null;
-  orderBy?: readonly string[] | null;
-  page?: number | null;
-  perPage?: number | null;
-}
-
-export async function listItems(ctx: RequestContext, args: ListItemsArgs): Promise<PageSource> {
-  await requireAccount(ctx, args.clientAccountId);
-  const where: PrismaNS.ItemWhereInput = { clientAccountId: args.clientAccountId };
-  if (args.itemType) where.itemType = args.itemType;
-  const isActive = args.isActive === undefined ? true : args.isActive;
-  if (isActive !== null) where.isActive = isActive;
-  const text = args.freeText?.trim();
-  if (text) {
-    where.OR = [{ itemNo: { contains: text, mode: 'insensitive' } }, { name: { contains: text, mode: 'insensitive' } }];
-  }
-  return {
-    where,
-    orderBy: parseOrderBy(args.orderBy, ITEM_ORDER, ['item_no']),
-    window: pageWindow(args, { defaultPerPage: 50, maxPerPage: 100 }),
-  };
-}
+import { checkUnique, parse, validate, type Args } from '../../shared/validation.ts';
+import { ITEM_ORDER, itemRules } from './items.rules.ts';
 
 type Query = { include?: PrismaNS.ItemInclude; select?: PrismaNS.ItemSelect };
 
-export async function getItem(ctx: RequestContext, id: number, query: Query = {}) {
-  return requireOwned(ctx, 'Item', await ctx.prisma.item.findUnique({ ...query, where: { id } }));
+export type ListItemsArgs = Args<typeof itemRules.list>;
+export type CreateItemArgs = Args<typeof itemRules.create>;
+export type UpdateItemArgs = Args<typeof itemRules.update>;
+
+/** The rows an item's fields name. */
+const REFERENCES = { salesUnitId: 'unit', stockUnitId: 'unit', taxCodeId: 'taxCode' } as const;
+
+export async function listItems(ctx: RequestContext, args: ListItemsArgs, query: Query = {}) {
+  const { clientAccountId, itemType, isActive = true, freeText, orderBy, ...window } = parse(itemRules.list, args);
+  await requireAccount(ctx, clientAccountId);
+  const where: PrismaNS.ItemWhereInput = { clientAccountId };
+  if (itemType) where.itemType = itemType;
+  if (isActive !== null) where.isActive = isActive;
+  const text = freeText?.trim();
+  if (text) where.OR = [{ itemNo: { contains: text, mode: 'insensitive' } }, { name: { contains: text, mode: 'insensitive' } }];
+  return findPage(
+    pageWindow(window, { defaultPerPage: 50, maxPerPage: 100 }),
+    (w) => ctx.db.item.findMany({ ...query, where, orderBy: toOrderBy(orderBy, ITEM_ORDER, ['item_no']), ...w }),
+    () => ctx.db.item.count({ where }),
+  );
 }
 
-export interface ItemFields {
-  itemNo?: string | null;
-  name?: string | null;
-  itemType?: ItemType | null;
-  salesUnitId?: number | null;
-  stockUnitId?: number | null;
-  taxCodeId?: number | null;
-  price?: Decimal | null;
-  metadata?: unknown;
-  autonomyLevel?: AutonomyLevel | null;
+export async function getItem(ctx: RequestContext, { id }: { id: number }, query: Query = {}) {
+  return requireOwned(ctx, 'Item', await ctx.db.item.findUnique({ ...query, where: { id } }));
 }
 
-export interface CreateItemInput extends ItemFields {
-  clientAccountId: number;
-  itemNo: string;
-  salesUnitId: number;
-  taxCodeId: number;
+/** Parsed item fields as columns: a null price stores 0, a null metadata SQL NULL. */
+function columns<F extends { price?: PrismaNS.Decimal | null; metadata?: unknown }>({ price, metadata, ...rest }: F) {
+  return {
+    ...rest,
+    ...(price !== undefined ? { price: price ?? 0 } : {}),
+    ...(metadata !== undefined ? { metadata: metadata === null ? PrismaNS.DbNull : (metadata as PrismaNS.InputJsonValue) } : {}),
+  };
 }
 
-export interface UpdateItemInput extends ItemFields {
-  /** accepted only when equal to the item's own: client_account_id is immutable */
-  clientAccountId?: number | null;
-  isActive?: boolean | null;
-}
-
-/** Checks the references and values of an item's fields against its client account. */
-async function validate(ctx: RequestContext, clientAccountId: number, f: ItemFields, itemId?: number): Promise<PrismaNS.ItemUncheckedUpdateInput> {
-  const data: PrismaNS.ItemUncheckedUpdateInput = {};
-  if (f.itemNo !== undefined) {
-    const itemNo = f.itemNo?.trim();
-    if (!itemNo) throw ValidationError.field('itemNo', 'must not be empty');
-    const clash = await ctx.prisma.item.findUnique({ where: { clientAccountId_itemNo: { clientAccountId, itemNo } }, select: { id: true } });
-    if (clash && clash.id !== itemId) throw ValidationError.field('itemNo', `'${itemNo}' is already used by item ${clash.id}`);
-    data.itemNo = itemNo;
-  }
-  if (f.name !== undefined) data.name = f.name;
-  if (f.itemType !== undefined) {
-    if (f.itemType === null) throw ValidationError.field('itemType', 'must be ITEM or SERVICE');
-    data.itemType = f.itemType;
-  }
-  for (const key of ['salesUnitId', 'stockUnitId'] as const) {
-    const id = f[key];
-    if (id === undefined) continue;
-    if (id === null) {
-      if (key === 'salesUnitId') throw ValidationError.field(key, 'is required');
-      data[key] = null;
-      continue;
-    }
-    if (!(await ctx.prisma.unit.findUnique({ where: { id }, select: { id: true } }))) throw ValidationError.field(key, `unit ${id} does not exist`);
-    data[key] = id;
-  }
-  if (f.taxCodeId !== undefined) {
-    if (f.taxCodeId === null) throw ValidationError.field('taxCodeId', 'is required');
-    const code = await ctx.prisma.taxCode.findUnique({ where: { id: f.taxCodeId }, select: { clientAccountId: true } });
-    if (code?.clientAccountId !== clientAccountId) throw ValidationError.field('taxCodeId', `tax code ${f.taxCodeId} does not exist in client account ${clientAccountId}`);
-    data.taxCodeId = f.taxCodeId;
-  }
-  if (f.price !== undefined) data.price = f.price === null ? 0 : checkDecimal('price', f.price, { precision: 18, scale: 6 });
-  if (f.metadata !== undefined) {
-    if (f.metadata !== null && (typeof f.metadata !== 'object' || Array.isArray(f.metadata))) {
-      throw ValidationError.field('metadata', 'must be a JSON object or null');
-    }
-    data.metadata = f.metadata === null ? PrismaNS.DbNull : (f.metadata as PrismaNS.InputJsonValue);
-  }
-  if (f.autonomyLevel !== undefined) data.autonomyLevel = f.autonomyLevel;
-  return data;
-}
-
-export async function createItem(ctx: RequestContext, input: CreateItemInput, query: Query = {}) {
-  await requireAccount(ctx, input.clientAccountId);
-  const data = await validate(ctx, input.clientAccountId, input);
-  return ctx.prisma.item.create({
-    ...query,
-    data: {
-      ...(data as PrismaNS.ItemUncheckedCreateInput),
-      clientAccountId: input.clientAccountId,
-      createdById: ctx.actor.userId,
-      updatedById: ctx.actor.userId,
-    },
+export async function createItem(ctx: RequestContext, args: CreateItemArgs, query: Query = {}) {
+  return inTransaction(ctx, async (tx) => {
+    const clientAccountId = args.input.clientAccountId;
+    await requireAccount(tx, clientAccountId);
+    const { input } = await validate(tx, itemRules.create, args, {
+      clientAccountId,
+      references: ({ input }) => fieldReferences(input, REFERENCES),
+      check: ({ input }, _found, issues) => checkUnique(tx, issues, { model: 'item', what: 'item', clientAccountId, field: 'itemNo', value: input.itemNo }),
+    });
+    const user = auditUserId(tx);
+    return tx.db.item.create({ ...query, data: { ...columns(input), createdById: user, updatedById: user } });
   });
 }
 
-export async function updateItem(ctx: RequestContext, id: number, input: UpdateItemInput, query: Query = {}) {
-  const item = await getItem(ctx, id);
-  if (input.clientAccountId != null && input.clientAccountId !== item.clientAccountId) {
-    throw ValidationError.field('clientAccountId', 'cannot be changed');
-  }
-  const data = await validate(ctx, item.clientAccountId, input, id);
-  if (input.isActive != null) data.isActive = input.isActive;
-  return ctx.prisma.item.update({ ...query, where: { id }, data: { ...data, updatedById: ctx.actor.userId } });
+export async function updateItem(ctx: RequestContext, args: UpdateItemArgs, query: Query = {}) {
+  return inTransaction(ctx, async (tx) => {
+    const item = await getItem(tx, args);
+    const { input } = await validate(tx, itemRules.update, args, {
+      clientAccountId: item.clientAccountId,
+      immutable: { clientAccountId: item.clientAccountId },
+      references: ({ input }) => fieldReferences(input, REFERENCES),
+      check: ({ input }, _found, issues) =>
+        checkUnique(tx, issues, { model: 'item', what: 'item', clientAccountId: item.clientAccountId, field: 'itemNo', value: input.itemNo, exceptId: item.id }),
+    });
+    const { clientAccountId: _immutable, ...fields } = input;
+    return tx.db.item.update({ ...query, where: { id: item.id }, data: { ...columns(fields), updatedById: auditUserId(tx) } });
+  });
 }
 
 /** DELETE deactivates: the record is kept (documents and collections may refer to it). */
-export async function deactivateItem(ctx: RequestContext, id: number, query: Query = {}) {
-  await getItem(ctx, id);
-  return ctx.prisma.item.update({ ...query, where: { id }, data: { isActive: false, updatedById: ctx.actor.userId } });
+export async function deactivateItem(ctx: RequestContext, args: { id: number }, query: Query = {}) {
+  return inTransaction(ctx, async (tx) => {
+    await getItem(tx, args);
+    return tx.db.item.update({ ...query, where: { id: args.id }, data: { isActive: false, updatedById: auditUserId(tx) } });
+  });
 }

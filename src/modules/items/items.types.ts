@@ -1,9 +1,9 @@
-import { z } from 'zod';
 import { builder, tenantScoped } from '../../builder.ts';
+import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { fixed } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
+import { itemRules } from './items.rules.ts';
 import { createItem, deactivateItem, getItem, listItems, updateItem } from './items.service.ts';
-import { pageType } from '../../shared/page-type.ts';
 
 export const ItemType = builder.enumType('ItemType', {
   values: { ITEM: { description: 'Physical product' }, SERVICE: { description: 'Service' } } as const,
@@ -48,13 +48,12 @@ export const Item = builder.prismaObject('Item', {
   }),
 });
 
-const ItemPage = pageType('ItemPage', 'Item', (ctx) => ctx.prisma.item);
+const ItemPage = pageType('ItemPage', Item);
 
-const itemNo = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
-const name = z.string().max(250, 'must be at most 250 characters').nullish();
+// Field rules (lengths, decimals, JSON objects) are the arguments' schemas in items.rules.ts.
 
 const itemFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0]) => ({
-  name: t.string({ validate: name }),
+  name: t.string(),
   itemType: t.field({ type: ItemType }),
   stockUnitId: t.int(),
   price: t.field({ type: 'Decimal', description: 'Unit price, at most 6 decimals' }),
@@ -65,7 +64,7 @@ const itemFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['field
 const CreateItemInput = builder.inputType('CreateItemInput', {
   fields: (t) => ({
     clientAccountId: t.int({ required: true }),
-    itemNo: t.string({ required: true, validate: itemNo }),
+    itemNo: t.string({ required: true }),
     salesUnitId: t.int({ required: true }),
     taxCodeId: t.int({ required: true }),
     ...itemFields(t),
@@ -76,7 +75,7 @@ const UpdateItemInput = builder.inputType('UpdateItemInput', {
   description: 'Fields to change; omitted fields keep their value. clientAccountId may be sent but not changed.',
   fields: (t) => ({
     clientAccountId: t.int({ description: 'Immutable: a different value is rejected' }),
-    itemNo: t.string({ validate: itemNo }),
+    itemNo: t.string(),
     salesUnitId: t.int(),
     taxCodeId: t.int(),
     isActive: t.boolean({ description: 'true reactivates a deactivated item' }),
@@ -97,12 +96,13 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    resolve: (_root, args, ctx) => listItems(ctx, args),
+    validate: itemRules.list,
+    resolve: (_root, args, ctx, info) => listItems(ctx, args, nodesQuery(ctx, info)),
   }),
   item: t.prismaField({
     type: 'Item',
     args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => getItem(ctx, args.id, query),
+    resolve: (query, _root, args, ctx) => getItem(ctx, args, query),
   }),
 }));
 
@@ -110,17 +110,19 @@ builder.mutationFields((t) => ({
   createItem: t.prismaField({
     type: 'Item',
     args: { input: t.arg({ type: CreateItemInput, required: true }) },
-    resolve: (query, _root, args, ctx) => createItem(ctx, args.input, query),
+    validate: itemRules.create,
+    resolve: (query, _root, args, ctx) => createItem(ctx, args, query),
   }),
   updateItem: t.prismaField({
     type: 'Item',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateItemInput, required: true }) },
-    resolve: (query, _root, args, ctx) => updateItem(ctx, args.id, args.input, query),
+    validate: itemRules.update,
+    resolve: (query, _root, args, ctx) => updateItem(ctx, args, query),
   }),
   deactivateItem: t.prismaField({
     type: 'Item',
     description: 'Deactivates the item (REST DELETE /items/{id}); the record is kept.',
     args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => deactivateItem(ctx, args.id, query),
+    resolve: (query, _root, args, ctx) => deactivateItem(ctx, args, query),
   }),
 }));

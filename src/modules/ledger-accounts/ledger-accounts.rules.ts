@@ -1,4 +1,7 @@
-import type { AccountType, DimensionType } from '../../generated/prisma/enums.ts';
+import { z } from 'zod';
+import { AccountType, DimensionType } from '../../generated/prisma/enums.ts';
+import { pageArgs } from '../../shared/pagination.ts';
+import { flag, id, immutable, nonEmptyText, optionalText, required } from '../../shared/validation.ts';
 
 /**
  * Account codes follow the Norwegian standard numbering: 4 digits (sub-accounts up to 8), the first
@@ -72,3 +75,79 @@ export function sortDimensions(dimensions: Iterable<DimensionType>): DimensionTy
   const set = new Set(dimensions);
   return DIMENSION_ORDER.filter((d) => set.has(d));
 }
+
+/** An account as it is or will be after a change: what the rules across its fields need. */
+export interface AccountState {
+  code: string;
+  accountType: AccountType;
+  saftGroupingCategory?: string | null;
+  saftGroupingCode?: string | null;
+  defaultTaxCodeId?: number | null;
+  allowedTaxCodeIds?: readonly number[] | null;
+}
+
+/**
+ * The rules across an account's fields: code and type agree (reported on accountType when the type
+ * is what changed), SAF-T grouping is both-or-neither, and the default tax code is in a non-empty whitelist.
+ */
+export function accountStateIssues(a: AccountState, typeChanged: boolean): { path: string[]; message: string }[] {
+  const issues: { path: string[]; message: string }[] = [];
+  const codeError = ACCOUNT_CODE_RE.test(a.code) ? accountCodeError(a.code, a.accountType) : null;
+  if (codeError) issues.push({ path: [typeChanged ? 'accountType' : 'code'], message: codeError });
+  const saftError = saftGroupingError(a.saftGroupingCategory, a.saftGroupingCode);
+  if (saftError) issues.push({ path: ['saftGroupingCode'], message: saftError });
+  const whitelist = { allowedTaxCodes: (a.allowedTaxCodeIds ?? []).map((taxCodeId) => ({ taxCodeId })) };
+  if (!isTaxCodeAllowed(whitelist, a.defaultTaxCodeId)) {
+    issues.push({ path: ['defaultTaxCodeId'], message: `the default tax code ${a.defaultTaxCodeId} must be one of the allowed tax codes` });
+  }
+  return issues;
+}
+
+const accountFields = {
+  name: nonEmptyText(250),
+  accountType: z.enum(AccountType, required),
+  /** SAF-T 1.30 GroupingCategory and GroupingCode: both or neither */
+  saftGroupingCategory: optionalText(60),
+  saftGroupingCode: optionalText(10),
+  /** a tax code of the same client account; in allowedTaxCodeIds when that is not empty */
+  defaultTaxCodeId: id.nullish(),
+  isActive: z.boolean(required),
+  /** replaces the set */
+  mandatoryDimensions: z.array(z.enum(DimensionType)).nullish(),
+  /** replaces the whitelist; empty allows any tax code */
+  allowedTaxCodeIds: z.array(id).nullish(),
+};
+
+/** The inputs of every ledger account operation (the GraphQL fields' arguments). */
+export const accountRules = {
+  list: z.object({
+    clientAccountId: id,
+    accountType: z.enum(AccountType).nullish(),
+    /** default true; null lists active and inactive accounts */
+    isActive: z.boolean().nullish(),
+    /** lowest code, inclusive */
+    codeFrom: z.string().nullish(),
+    /** highest code, inclusive, together with its sub-accounts (codeTo 1999 includes 19990) */
+    codeTo: z.string().nullish(),
+    /** matches code and name, case-insensitive */
+    freeText: z.string().nullish(),
+    ...pageArgs,
+  }),
+  create: z.object({
+    input: z
+      .object({
+        clientAccountId: id,
+        code: z.string(required).trim().regex(ACCOUNT_CODE_RE, 'must be 4 to 8 digits starting with 1-8'),
+        ...accountFields,
+        isActive: flag,
+      })
+      .superRefine((a, ctx) => {
+        for (const issue of accountStateIssues(a, true)) ctx.issues.push({ code: 'custom', input: a, ...issue });
+      }),
+  }),
+  update: z.object({
+    id,
+    /** omitted fields keep their value; code and clientAccountId may be sent back but not changed */
+    input: z.object(accountFields).partial().extend({ clientAccountId: immutable, code: immutable }),
+  }),
+};

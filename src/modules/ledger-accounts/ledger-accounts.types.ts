@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import { builder, tenantScoped } from '../../builder.ts';
-import { pageType } from '../../shared/page-type.ts';
+import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { TaxCode } from '../tax-codes/tax-codes.types.ts';
 import { compareTaxCodes } from '../tax-codes/tax-codes.rules.ts';
-import { sortDimensions } from './ledger-accounts.rules.ts';
+import { accountRules as rules, sortDimensions } from './ledger-accounts.rules.ts';
 import { createAccount, getAccount, getAccountByCode, listAccounts, updateAccount } from './ledger-accounts.service.ts';
 
 export const AccountType = builder.enumType('AccountType', {
@@ -53,16 +52,13 @@ export const Account = builder.prismaObject('Account', {
   }),
 });
 
-const AccountPage = pageType('AccountPage', 'Account', (ctx) => ctx.prisma.account);
+const AccountPage = pageType('AccountPage', Account);
 
-const code = z.string().trim().regex(/^[1-8]\d{3,7}$/, 'must be 4 to 8 digits starting with 1-8');
-const name = z.string().trim().min(1, 'must not be empty').max(250, 'must be at most 250 characters');
-const saftCategory = z.string().trim().max(60, 'must be at most 60 characters').nullish();
-const saftCode = z.string().trim().max(10, 'must be at most 10 characters').nullish();
+// Field rules (code format and class, SAF-T grouping, the whitelist) are the arguments' schemas in ledger-accounts.rules.ts.
 
 const accountFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0]) => ({
-  saftGroupingCategory: t.string({ validate: saftCategory, description: 'Together with saftGroupingCode, or neither' }),
-  saftGroupingCode: t.string({ validate: saftCode, description: 'Together with saftGroupingCategory, or neither' }),
+  saftGroupingCategory: t.string({ description: 'Together with saftGroupingCode, or neither' }),
+  saftGroupingCode: t.string({ description: 'Together with saftGroupingCategory, or neither' }),
   defaultTaxCodeId: t.int({ description: 'A tax code of the same client account; must be in allowedTaxCodeIds when that is not empty' }),
   isActive: t.boolean(),
   mandatoryDimensions: t.field({ type: [DimensionType], description: 'Replaces the set' }),
@@ -72,8 +68,8 @@ const accountFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fi
 const CreateAccountInput = builder.inputType('CreateAccountInput', {
   fields: (t) => ({
     clientAccountId: t.int({ required: true }),
-    code: t.string({ required: true, validate: code, description: '4 to 8 digits, first digit 1-8 consistent with accountType' }),
-    name: t.string({ required: true, validate: name }),
+    code: t.string({ required: true, description: '4 to 8 digits, first digit 1-8 consistent with accountType' }),
+    name: t.string({ required: true }),
     accountType: t.field({
       type: AccountType,
       required: true,
@@ -88,7 +84,7 @@ const UpdateAccountInput = builder.inputType('UpdateAccountInput', {
   fields: (t) => ({
     clientAccountId: t.int({ description: 'Immutable: a different value is rejected' }),
     code: t.string({ description: 'Immutable: a different value is rejected' }),
-    name: t.string({ validate: name.nullish() }),
+    name: t.string(),
     accountType: t.field({ type: AccountType, description: 'Must stay consistent with the code class' }),
     ...accountFields(t),
   }),
@@ -108,17 +104,18 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    resolve: (_root, args, ctx) => listAccounts(ctx, args),
+    validate: rules.list,
+    resolve: (_root, args, ctx, info) => listAccounts(ctx, args, nodesQuery(ctx, info)),
   }),
   account: t.prismaField({
     type: 'Account',
     args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => getAccount(ctx, args.id, query),
+    resolve: (query, _root, args, ctx) => getAccount(ctx, args, query),
   }),
   accountByCode: t.prismaField({
     type: 'Account',
     args: { clientAccountId: t.arg.int({ required: true }), code: t.arg.string({ required: true }) },
-    resolve: (query, _root, args, ctx) => getAccountByCode(ctx, args.clientAccountId, args.code, query),
+    resolve: (query, _root, args, ctx) => getAccountByCode(ctx, args, query),
   }),
 }));
 
@@ -126,11 +123,13 @@ builder.mutationFields((t) => ({
   createAccount: t.prismaField({
     type: 'Account',
     args: { input: t.arg({ type: CreateAccountInput, required: true }) },
-    resolve: (query, _root, args, ctx) => createAccount(ctx, args.input, query),
+    validate: rules.create,
+    resolve: (query, _root, args, ctx) => createAccount(ctx, args, query),
   }),
   updateAccount: t.prismaField({
     type: 'Account',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateAccountInput, required: true }) },
-    resolve: (query, _root, args, ctx) => updateAccount(ctx, args.id, args.input, query),
+    validate: rules.update,
+    resolve: (query, _root, args, ctx) => updateAccount(ctx, args, query),
   }),
 }));

@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { builder, tenantScoped } from '../../builder.ts';
 import { fixed } from '../../shared/scalars.ts';
 import { createTaxCode, getTaxCode, listTaxCodes, setTaxRates, updateTaxCode } from './tax-codes.service.ts';
-import { rateInForce, today } from './tax-codes.rules.ts';
+import { rateInForce, taxCodeRules as rules, today } from './tax-codes.rules.ts';
 
 export const TaxDirection = builder.enumType('TaxDirection', {
   values: { INPUT: { description: 'Purchases: input VAT' }, OUTPUT: { description: 'Sales: output VAT' }, NONE: { description: 'Not reported in the VAT return' } } as const,
@@ -44,9 +43,7 @@ export const TaxCode = builder.prismaObject('TaxCode', {
   }),
 });
 
-const standardTaxCode = z.string().trim().min(1).max(2, 'must be a SAF-T standard tax code or NA');
-const name = z.string().trim().min(1, 'must not be empty').max(250, 'must be at most 250 characters');
-const nameEn = z.string().trim().max(250, 'must be at most 250 characters').nullish();
+// Field rules (code format, standard codes, rates and periods) are the arguments' schemas in tax-codes.rules.ts.
 
 const TaxRateInput = builder.inputType('TaxRateInput', {
   description: 'One period of a rate history; bounds inclusive, null is open. Periods of one code must not overlap.',
@@ -61,10 +58,10 @@ const CreateTaxCodeInput = builder.inputType('CreateTaxCodeInput', {
   fields: (t) => ({
     clientAccountId: t.int({ required: true }),
     code: t.string({ required: true, description: "Unique in the client account: 1 to 10 letters, digits, '.', '_' or '-'" }),
-    standardTaxCode: t.string({ required: true, validate: standardTaxCode, description: 'SAF-T StandardTaxCode the code reports as (0, 1, 3, ... 92), or NA' }),
+    standardTaxCode: t.string({ required: true, description: 'SAF-T StandardTaxCode the code reports as (0, 1, 3, ... 92), or NA' }),
     direction: t.field({ type: TaxDirection, required: true }),
-    name: t.string({ required: true, validate: name }),
-    nameEn: t.string({ validate: nameEn }),
+    name: t.string({ required: true }),
+    nameEn: t.string(),
     validFrom: t.field({ type: 'Date' }),
     validTo: t.field({ type: 'Date' }),
     isActive: t.boolean(),
@@ -75,8 +72,8 @@ const CreateTaxCodeInput = builder.inputType('CreateTaxCodeInput', {
 const UpdateTaxCodeInput = builder.inputType('UpdateTaxCodeInput', {
   description: 'Fields to change; omitted fields keep their value. Rates change with setTaxRates.',
   fields: (t) => ({
-    name: t.string({ validate: name.nullish() }),
-    nameEn: t.string({ validate: nameEn }),
+    name: t.string(),
+    nameEn: t.string(),
     isActive: t.boolean(),
     validFrom: t.field({ type: 'Date' }),
     validTo: t.field({ type: 'Date' }),
@@ -88,12 +85,13 @@ builder.queryFields((t) => ({
     type: ['TaxCode'],
     description: 'The VAT codes of a client account, by code.',
     args: { clientAccountId: t.arg.int({ required: true }), isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all codes' }) },
+    validate: rules.list,
     resolve: (query, _root, args, ctx) => listTaxCodes(ctx, args, query),
   }),
   taxCode: t.prismaField({
     type: 'TaxCode',
     args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => getTaxCode(ctx, args.id, query),
+    resolve: (query, _root, args, ctx) => getTaxCode(ctx, args, query),
   }),
 }));
 
@@ -102,17 +100,20 @@ builder.mutationFields((t) => ({
     type: 'TaxCode',
     description: 'A custom tax code of a client account, with its rate history.',
     args: { input: t.arg({ type: CreateTaxCodeInput, required: true }) },
-    resolve: (query, _root, args, ctx) => createTaxCode(ctx, args.input, query),
+    validate: rules.create,
+    resolve: (query, _root, args, ctx) => createTaxCode(ctx, args, query),
   }),
   updateTaxCode: t.prismaField({
     type: 'TaxCode',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateTaxCodeInput, required: true }) },
-    resolve: (query, _root, args, ctx) => updateTaxCode(ctx, args.id, args.input, query),
+    validate: rules.update,
+    resolve: (query, _root, args, ctx) => updateTaxCode(ctx, args, query),
   }),
   setTaxRates: t.prismaField({
     type: 'TaxCode',
     description: 'Replaces the rate history of a tax code (standard codes too: the law changes); periods must not overlap.',
     args: { taxCodeId: t.arg.int({ required: true }), rates: t.arg({ type: [TaxRateInput], required: true }) },
-    resolve: (query, _root, args, ctx) => setTaxRates(ctx, args.taxCodeId, args.rates, query),
+    validate: rules.setRates,
+    resolve: (query, _root, args, ctx) => setTaxRates(ctx, args, query),
   }),
 }));

@@ -1,7 +1,7 @@
 import { builder } from '../../builder.ts';
-import { pageWindow, parseOrderBy } from '../../shared/pagination.ts';
-import { pageType } from '../../shared/page-type.ts';
-import { NotFoundError } from '../../shared/errors.ts';
+import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import { unitRules } from './units.rules.ts';
+import { getUnit, listUnits } from './units.service.ts';
 
 /** Units of measure: system-wide and read-only (UN/ECE Recommendation 20/21 codes). */
 export const Unit = builder.prismaObject('Unit', {
@@ -14,9 +14,7 @@ export const Unit = builder.prismaObject('Unit', {
   }),
 });
 
-const UnitPage = pageType('UnitPage', 'Unit', (ctx) => ctx.prisma.unit);
-
-export const UNIT_ORDER = { id: 'id', symbol: 'symbol', description: 'description', un_ece_rec_20_code: 'unEceRec20Code' };
+const UnitPage = pageType('UnitPage', Unit);
 
 builder.queryFields((t) => ({
   units: t.field({
@@ -27,19 +25,12 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    resolve: (_root, args) => ({
-      where: {},
-      orderBy: parseOrderBy(args.orderBy, UNIT_ORDER, ['id']),
-      window: pageWindow(args, { defaultPerPage: 100, maxPerPage: 100 }),
-    }),
+    validate: unitRules.list,
+    resolve: (_root, args, ctx, info) => listUnits(ctx, args, nodesQuery(ctx, info)),
   }),
   unit: t.prismaField({
     type: 'Unit',
     args: { id: t.arg.int({ required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const unit = await ctx.prisma.unit.findUnique({ ...query, where: { id: args.id } });
-      if (!unit) throw new NotFoundError('Unit');
-      return unit;
-    },
+    resolve: (query, _root, args, ctx) => getUnit(ctx, args, query),
   }),
 }));

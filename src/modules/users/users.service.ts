@@ -1,69 +1,60 @@
-import type { Db, Prisma } from '../../db/database.ts';
-import { ConflictError, ValidationError } from '../../shared/errors.ts';
+import { inTransaction, type RequestContext } from '../../shared/context.ts';
+import { ConflictError, NotFoundError } from '../../shared/errors.ts';
 import { hashPassword, verifyPassword } from '../../shared/passwords.ts';
-import type { RequestContext } from '../../shared/context.ts';
-import { isEmailAddress } from '../../shared/email.ts';
+import { validate, type Args } from '../../shared/validation.ts';
+import { normalizeEmail, userRules as rules } from './users.rules.ts';
 
-export interface CreateUserInput {
-  email: string;
-  password: string;
-  firstName?: string | null;
-  lastName?: string | null;
+/** A user as others see it: no password hash. */
+const PUBLIC = { id: true, email: true, firstName: true, lastName: true } as const;
+
+/** The user with this email (any case, surrounding spaces ignored), or null. */
+export function findUserByEmail(ctx: RequestContext, { email }: { email: string }) {
+  return ctx.db.user.findUnique({ where: { email: normalizeEmail(email) } });
 }
 
-export const MIN_PASSWORD_LENGTH = 8;
-
-/** Emails are stored and looked up lower-cased and trimmed. */
-export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
-
-export function userByEmail(prisma: Db, email: string) {
-  return prisma.user.findUnique({ where: { email: normalizeEmail(email) } });
+/** The user with this email, or 404. */
+export async function getUserByEmail(ctx: RequestContext, args: { email: string }) {
+  const user = await findUserByEmail(ctx, args);
+  if (!user) throw new NotFoundError(`User ${args.email}`);
+  return user;
 }
 
-export async function createUser(prisma: Prisma, input: CreateUserInput) {
-  const email = normalizeEmail(input.email);
-  if (!isEmailAddress(email)) throw ValidationError.field('email', 'must be a valid email address');
-  if (input.password.length < MIN_PASSWORD_LENGTH) {
-    throw ValidationError.field('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  }
-  if (await prisma.user.findUnique({ where: { email }, select: { id: true } })) {
-    throw new ConflictError(`A user with email ${email} already exists`);
-  }
-  return prisma.user.create({
-    data: { email, passwordHash: await hashPassword(input.password), firstName: input.firstName ?? null, lastName: input.lastName ?? null },
-    select: { id: true, email: true, firstName: true, lastName: true, createdAt: true },
+/** A user who can log in (the admin CLI and tests; there is no sign-up). */
+export async function createUser(ctx: RequestContext, args: Args<typeof rules.create>) {
+  return inTransaction(ctx, async (tx) => {
+    const { input } = await validate(tx, rules.create, args, {
+      check: async ({ input }) => {
+        if (await findUserByEmail(tx, input)) throw new ConflictError(`A user with email ${input.email} already exists`);
+      },
+    });
+    const { password, ...fields } = input;
+    return tx.db.user.create({ data: { ...fields, passwordHash: await hashPassword(password) }, select: { ...PUBLIC, createdAt: true } });
   });
 }
 
-
-const PUBLIC = { id: true, email: true, firstName: true, lastName: true } as const;
-
-/** The caller's own names; null clears one. */
-export async function updateProfile(ctx: RequestContext, input: { firstName?: string | null; lastName?: string | null }) {
-  const data: { firstName?: string | null; lastName?: string | null } = {};
-  for (const key of ['firstName', 'lastName'] as const) {
-    const v = input[key];
-    if (v === undefined) continue;
-    const trimmed = v?.trim() || null;
-    if (trimmed && trimmed.length > 100) throw ValidationError.field(key, 'must be at most 100 characters');
-    data[key] = trimmed;
-  }
-  return ctx.prisma.user.update({ where: { id: ctx.actor.userId }, data, select: PUBLIC });
+/** The caller's own names; null or empty clears one. */
+export async function updateProfile(ctx: RequestContext, args: Args<typeof rules.updateMe>) {
+  return inTransaction(ctx, async (tx) => {
+    const { input } = await validate(tx, rules.updateMe, args);
+    return tx.db.user.update({ where: { id: tx.actor.userId }, data: input, select: PUBLIC });
+  });
 }
 
 /**
  * Changes the caller's password after checking the current one, and ends every other session of the
  * user in the same transaction (the session making the request stays valid).
  */
-export async function changePassword(ctx: RequestContext, input: { currentPassword: string; newPassword: string }): Promise<boolean> {
-  const user = await ctx.prisma.user.findUniqueOrThrow({ where: { id: ctx.actor.userId }, select: { passwordHash: true } });
-  if (!(await verifyPassword(user.passwordHash, input.currentPassword))) throw ValidationError.field('currentPassword', 'is not correct');
-  if (input.newPassword.length < MIN_PASSWORD_LENGTH) throw ValidationError.field('newPassword', `must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  if (input.newPassword === input.currentPassword) throw ValidationError.field('newPassword', 'must differ from the current password');
-  const passwordHash = await hashPassword(input.newPassword);
-  await ctx.prisma.$transaction([
-    ctx.prisma.user.update({ where: { id: ctx.actor.userId }, data: { passwordHash } }),
-    ctx.prisma.session.deleteMany({ where: { userId: ctx.actor.userId, ...(ctx.actor.sessionId ? { id: { not: ctx.actor.sessionId } } : {}) } }),
-  ]);
-  return true;
+export async function changePassword(ctx: RequestContext, args: Args<typeof rules.changePassword>): Promise<boolean> {
+  return inTransaction(ctx, async (tx) => {
+    const { userId, sessionId } = tx.actor;
+    const { input } = await validate(tx, rules.changePassword, args, {
+      check: async ({ input }, _found, issues) => {
+        const user = await tx.db.user.findUniqueOrThrow({ where: { id: userId }, select: { passwordHash: true } });
+        if (!(await verifyPassword(user.passwordHash, input.currentPassword))) issues.add(['currentPassword'], 'is not correct');
+      },
+    });
+    await tx.db.user.update({ where: { id: userId }, data: { passwordHash: await hashPassword(input.newPassword) } });
+    await tx.db.session.deleteMany({ where: { userId, ...(sessionId ? { id: { not: sessionId } } : {}) } });
+    return true;
+  });
 }

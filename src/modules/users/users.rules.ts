@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { isEmailAddress } from '../../shared/email.ts';
+import { optionalText, required } from '../../shared/validation.ts';
+
+export const MIN_PASSWORD_LENGTH = 8;
+
+/** Emails are stored and looked up lower-cased and trimmed. */
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+
+const email = z.string(required).trim().toLowerCase().refine(isEmailAddress, 'must be a valid email address');
+const password = z.string(required).min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+/** a first or last name; empty or null clears it */
+const name = optionalText(100);
+
+/** The inputs of every user operation (the GraphQL fields' arguments; createUser is the admin CLI's). */
+export const userRules = {
+  create: z.object({ input: z.object({ email, password, firstName: name, lastName: name }) }),
+  updateMe: z.object({ input: z.object({ firstName: name, lastName: name }) }),
+  changePassword: z.object({
+    input: z
+      .object({ currentPassword: z.string(required), newPassword: password })
+      .refine((p) => p.newPassword !== p.currentPassword, { path: ['newPassword'], message: 'must differ from the current password' }),
+  }),
+};
