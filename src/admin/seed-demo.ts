@@ -2,6 +2,7 @@ import type { Prisma } from '../db/database.ts';
 import { createBankAccount } from '../modules/bank-accounts/bank-accounts.service.ts';
 import { createBusinessPartner } from '../modules/business-partners/business-partners.service.ts';
 import { createClientAccount, grantRole, linkProvider } from '../modules/client-accounts/client-accounts.service.ts';
+import { createItem } from '../modules/items/items.service.ts';
 import { createUser } from '../modules/users/users.service.ts';
 import { inTransaction, systemContext } from '../shared/context.ts';
 
@@ -40,17 +41,17 @@ export async function seedDemo(prisma: Prisma) {
     (await prisma.taxCode.findUniqueOrThrow({ where: { clientAccountId_code: { clientAccountId: company.id, code } } })).id;
   const [high, food] = [await tax('3'), await tax('31')];
 
-  // The demo user's data, in one transaction.
+  // The demo user's items, partners and bank accounts, in one transaction.
   await inTransaction(systemContext(prisma, { actingUserId: user.id }), async (tx) => {
-    await tx.db.item.createMany({
-      data: [
-        { itemNo: 'KAFFE-500', name: 'Kaffebønner 500 g', itemType: 'ITEM' as const, salesUnitId: piece.id, stockUnitId: piece.id, taxCodeId: food, price: '149.000000' },
-        { itemNo: 'KAFFE-BULK', name: 'Kaffebønner, løsvekt', itemType: 'ITEM' as const, salesUnitId: kg.id, stockUnitId: kg.id, taxCodeId: food, price: '279.500000' },
-        { itemNo: 'KVERN-01', name: 'Kaffekvern', itemType: 'ITEM' as const, salesUnitId: piece.id, taxCodeId: high, price: '899.000000' },
-        { itemNo: 'KURS-BARISTA', name: 'Baristakurs', itemType: 'SERVICE' as const, salesUnitId: hour.id, taxCodeId: high, price: '650.000000' },
-        { itemNo: 'SERVICE-AVTALE', name: 'Serviceavtale kaffemaskin', itemType: 'SERVICE' as const, salesUnitId: piece.id, taxCodeId: high, price: '4990.000000', metadata: { contractMonths: 12 } },
-      ].map((i) => ({ ...i, clientAccountId: company.id, createdById: user.id, updatedById: user.id })),
-    });
+    for (const item of [
+      { itemNo: 'KAFFE-500', name: 'Kaffebønner 500 g', itemType: 'ITEM' as const, salesUnitId: piece.id, stockUnitId: piece.id, taxCodeId: food, price: '149' },
+      { itemNo: 'KAFFE-BULK', name: 'Kaffebønner, løsvekt', itemType: 'ITEM' as const, salesUnitId: kg.id, stockUnitId: kg.id, taxCodeId: food, price: '279.5' },
+      { itemNo: 'KVERN-01', name: 'Kaffekvern', itemType: 'ITEM' as const, salesUnitId: piece.id, taxCodeId: high, price: '899' },
+      { itemNo: 'KURS-BARISTA', name: 'Baristakurs', itemType: 'SERVICE' as const, salesUnitId: hour.id, taxCodeId: high, price: '650' },
+      { itemNo: 'SERVICE-AVTALE', name: 'Serviceavtale kaffemaskin', itemType: 'SERVICE' as const, salesUnitId: piece.id, taxCodeId: high, price: '4990', metadata: { contractMonths: 12 } },
+    ]) {
+      await createItem(tx, { input: { ...item, clientAccountId: company.id } });
+    }
     await createBusinessPartner(tx, { input: {
       clientAccountId: company.id, name: 'Kafé Lillebror AS', organizationNumber: '923609016', email: 'post@lillebror.example', isCustomer: true,
       addresses: [{ addressType: 'POSTAL', line1: 'Storgata 1', postalCode: '0155', city: 'Oslo' }],

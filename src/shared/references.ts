@@ -37,7 +37,7 @@ export interface FoundReferences {
 }
 
 /** "<what> <id> does not exist in client account <id>" (or just "does not exist" for system-wide rows). */
-export function missingMessage(model: ReferenceModel, id: Key, clientAccountId: number | null): string {
+function missingMessage(model: ReferenceModel, id: Key, clientAccountId: number | null): string {
   const spec = MODELS[model];
   const shown = typeof id === 'string' ? `'${id}'` : String(id);
   return spec.tenant ? `${spec.what} ${shown} does not exist in client account ${clientAccountId}` : `${spec.what} ${shown} does not exist`;

@@ -4,19 +4,15 @@ import { findPage, pageWindow, toOrderBy } from '../../shared/pagination.ts';
 import { fieldReferences } from '../../shared/references.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { checkUnique, parse, validate, type Args } from '../../shared/validation.ts';
-import { ITEM_ORDER, itemRules } from './items.rules.ts';
+import { ITEM_ORDER, itemRules as rules } from './items.rules.ts';
 
 type Query = { include?: PrismaNS.ItemInclude; select?: PrismaNS.ItemSelect };
-
-export type ListItemsArgs = Args<typeof itemRules.list>;
-export type CreateItemArgs = Args<typeof itemRules.create>;
-export type UpdateItemArgs = Args<typeof itemRules.update>;
 
 /** The rows an item's fields name. */
 const REFERENCES = { salesUnitId: 'unit', stockUnitId: 'unit', taxCodeId: 'taxCode' } as const;
 
-export async function listItems(ctx: RequestContext, args: ListItemsArgs, query: Query = {}) {
-  const { clientAccountId, itemType, isActive = true, freeText, orderBy, ...window } = parse(itemRules.list, args);
+export async function listItems(ctx: RequestContext, args: Args<typeof rules.list>, query: Query = {}) {
+  const { clientAccountId, itemType, isActive = true, freeText, orderBy, ...window } = parse(rules.list, args);
   await requireAccount(ctx, clientAccountId);
   const where: PrismaNS.ItemWhereInput = { clientAccountId };
   if (itemType) where.itemType = itemType;
@@ -43,11 +39,11 @@ function columns<F extends { price?: PrismaNS.Decimal | null; metadata?: unknown
   };
 }
 
-export async function createItem(ctx: RequestContext, args: CreateItemArgs, query: Query = {}) {
+export async function createItem(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
     const clientAccountId = args.input.clientAccountId;
     await requireAccount(tx, clientAccountId);
-    const { input } = await validate(tx, itemRules.create, args, {
+    const { input } = await validate(tx, rules.create, args, {
       clientAccountId,
       references: ({ input }) => fieldReferences(input, REFERENCES),
       check: ({ input }, _found, issues) => checkUnique(tx, issues, { model: 'item', what: 'item', clientAccountId, field: 'itemNo', value: input.itemNo }),
@@ -57,10 +53,10 @@ export async function createItem(ctx: RequestContext, args: CreateItemArgs, quer
   });
 }
 
-export async function updateItem(ctx: RequestContext, args: UpdateItemArgs, query: Query = {}) {
+export async function updateItem(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
     const item = await getItem(tx, args);
-    const { input } = await validate(tx, itemRules.update, args, {
+    const { input } = await validate(tx, rules.update, args, {
       clientAccountId: item.clientAccountId,
       immutable: { clientAccountId: item.clientAccountId },
       references: ({ input }) => fieldReferences(input, REFERENCES),

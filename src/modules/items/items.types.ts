@@ -2,7 +2,7 @@ import { builder, tenantScoped } from '../../builder.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { fixed } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
-import { itemRules } from './items.rules.ts';
+import { itemRules as rules } from './items.rules.ts';
 import { createItem, deactivateItem, getItem, listItems, updateItem } from './items.service.ts';
 
 export const ItemType = builder.enumType('ItemType', {
@@ -96,7 +96,7 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: itemRules.list,
+    validate: rules.list,
     resolve: (_root, args, ctx, info) => listItems(ctx, args, nodesQuery(ctx, info)),
   }),
   item: t.prismaField({
@@ -110,13 +110,13 @@ builder.mutationFields((t) => ({
   createItem: t.prismaField({
     type: 'Item',
     args: { input: t.arg({ type: CreateItemInput, required: true }) },
-    validate: itemRules.create,
+    validate: rules.create,
     resolve: (query, _root, args, ctx) => createItem(ctx, args, query),
   }),
   updateItem: t.prismaField({
     type: 'Item',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateItemInput, required: true }) },
-    validate: itemRules.update,
+    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateItem(ctx, args, query),
   }),
   deactivateItem: t.prismaField({
