@@ -41,6 +41,7 @@ async function main(): Promise<void> {
       `  GraphiQL:  ${config.baseUrl}/graphql   (click Sign in)`,
       `  OAuth 2.0: ${config.baseUrl}/.well-known/oauth-authorization-server`,
       `  REST:      ${config.baseUrl}/api/v2/...`,
+      `  Mail:      ${mailer.describe}`,
       `  Token:     curl -s -X POST ${config.baseUrl}/v2/oauth/login -H 'Content-Type: application/json' \\`,
       demo || (await db.prisma.user.count({ where: { email: DEMO_LOGIN.email } }))
         ? `               -d '{"email":"${DEMO_LOGIN.email}","password":"${DEMO_LOGIN.password}"}'   (demo login)`
