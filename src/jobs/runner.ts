@@ -4,7 +4,7 @@ import type { Database } from '../db/database.ts';
 import { createMailer, type Mailer } from '../mail/mailer.ts';
 import type { Logger } from '../shared/logger.ts';
 import './all.ts';
-import { jobDefinitions, onEnqueued, type JobDefinition } from './jobs.ts';
+import { jobDefinitions, onEnqueued, type JobContext, type JobDefinition } from './jobs.ts';
 import { openExecutor, type SqlExecutor } from './sql.ts';
 
 /**
@@ -138,6 +138,9 @@ function withTimeLimit<T>(work: Promise<T>, seconds: number, controller: AbortCo
 
 export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
   const { db, config, logger } = options;
+  const worked = jobDefinitions().filter((d) => !options.queues || options.queues.includes(d.name));
+  const unknown = options.queues?.filter((name) => !worked.some((d) => d.name === name));
+  if (unknown?.length) throw new Error(`No such jobs: ${unknown.join(', ')}`);
   const pollMs = (options.pollingIntervalSeconds ?? 2) * 1000;
   const schedules = options.schedules ?? true;
   const ownMailer = !options.mailer;
@@ -171,7 +174,7 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
     const entry: Running = { definition, jobId: job.id, controller, abandoned: false };
     running.add(entry);
     const log = logger.child({ job: job.name, jobId: job.id });
-    const ctx = {
+    const ctx: JobContext = {
       prisma: db.prisma,
       config,
       logger: log,
@@ -207,9 +210,6 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
     }
   }
 
-  const worked = jobDefinitions().filter((d) => !options.queues || options.queues.includes(d.name));
-  const unknown = options.queues?.filter((name) => !worked.some((d) => d.name === name));
-  if (unknown?.length) throw new Error(`No such jobs: ${unknown.join(', ')}`);
   const loops = worked.flatMap((d) => Array.from({ length: d.options.concurrency ?? 1 }, () => workLoop(d)));
   const stopWaking = onEnqueued((name) => sleepers.get(name)?.forEach((s) => s.wake()));
 
