@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import PgBoss from 'pg-boss';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -51,15 +52,35 @@ async function ensureQueues(boss: PgBoss): Promise<void> {
   }
 }
 
+/** pg-boss's schema version (pg-boss/version.json), to tell whether a database needs migrating. */
+const SCHEMA_VERSION: number = createRequire(import.meta.url)('pg-boss/version.json').schema;
+
+/** One statement: pg-boss's schema is current and every defined job has its queue. */
+async function jobsSchemaIsCurrent(executor: SqlExecutor): Promise<boolean> {
+  const names = jobDefinitions().map((d) => d.name);
+  try {
+    const { rows } = await executor.executeSql(
+      'SELECT (SELECT version FROM pgboss.version) AS version, (SELECT count(*)::int FROM pgboss.queue WHERE name = ANY($1::text[])) AS queues',
+      [names],
+    );
+    return rows[0].version === SCHEMA_VERSION && rows[0].queues === names.length;
+  } catch {
+    return false; // no pgboss schema yet
+  }
+}
+
 /**
- * Installs or upgrades pg-boss's schema and the queues of the defined jobs, without starting
- * workers: at every start (server, admin CLI, npm run migrate) so that `enqueue` works anywhere.
+ * Installs or upgrades pg-boss's schema and creates the queues of the defined jobs, without
+ * starting workers: in the admin CLI (so commands can enqueue), npm run migrate and the test
+ * template. When all is in place it costs one statement (each CLI run pays it); changed retry
+ * options of an existing queue are then applied by the next startJobs, which always updates them.
  */
 export async function migrateJobs(db: Database, logger: Logger): Promise<void> {
   const executor = openExecutor(db, logger);
-  const boss = new PgBoss({ db: executor, supervise: false, schedule: false });
-  boss.on('error', (err) => logger.warn({ err }, 'job queue migration error'));
   try {
+    if (await jobsSchemaIsCurrent(executor)) return;
+    const boss = new PgBoss({ db: executor, supervise: false, schedule: false });
+    boss.on('error', (err) => logger.warn({ err }, 'job queue migration error'));
     await boss.start();
     await ensureQueues(boss);
     await boss.stop({ graceful: false, close: false });
