@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { parseInvocation } from '../../src/admin/commands.ts';
 import { defineJob, enqueue } from '../../src/jobs/jobs.ts';
 import { migrateJobs } from '../../src/jobs/runner.ts';
 import { createLogger } from '../../src/shared/logger.ts';
@@ -14,6 +15,15 @@ const listed = defineJob<{ marker: string }>('test.cli-listed', async () => unde
 const tmpDirs: string[] = [];
 afterAll(() => {
   for (const dir of tmpDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+// Usage errors exit 2 before any database is opened (test/admin covers that path): checked in-process.
+it.each([
+  [['jobs', '--state', 'done'], /--state must be one of created, retry, active, completed, cancelled, failed, not 'done'/],
+  [['jobs', '--limit', '0'], /--limit must be a positive integer, not '0'/],
+  [['jobs', '--limit', 'all'], /--limit must be a positive integer, not 'all'/],
+])('jobs %j is a usage error', (argv, message) => {
+  expect(() => parseInvocation(argv)).toThrow(message);
 });
 
 describe.each(targets())('admin CLI jobs (%s)', (target) => {
