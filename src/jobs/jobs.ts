@@ -95,6 +95,10 @@ export function onEnqueued(waker: Waker): () => void {
  * is enqueued if it rolls back, and workers see it only after the commit); the plain client commits
  * it at once. Also accepts anything with a `prisma` (a request context). Returns the job id, or null
  * when a singletonKey/singletonSeconds job of the same key already exists.
+ *
+ * Inside `$transaction(async (tx) => …)` pass `tx`, never the outer client: PGlite is one
+ * connection, so a statement through the outer client waits for the transaction, which waits for
+ * it (until the transaction times out).
  */
 export async function enqueue<T extends object>(
   target: Db | { prisma: Db },

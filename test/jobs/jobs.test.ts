@@ -65,6 +65,16 @@ const jobState = async (db: Database, name: string, id: string) =>
 const countByMarker = async (db: Database, marker: string) =>
   Number((await db.prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pgboss.job WHERE name = 'test.record' AND data->>'marker' = ${marker}`)[0].n);
 
+/** Fetches the next job of a queue the way a worker does (it is then active), without running it. */
+async function fetchLikeAWorker(db: Database, name: string): Promise<string | undefined> {
+  const runner = await start(db, { queues: [] });
+  try {
+    return (await runner.boss.fetch(name))[0]?.id;
+  } finally {
+    await runner.stop();
+  }
+}
+
 const tmpDirs: string[] = [];
 afterAll(() => {
   for (const dir of tmpDirs) rmSync(dir, { recursive: true, force: true });
@@ -138,6 +148,23 @@ describe.each(targets())('background jobs (%s)', (target: Target) => {
       await again.close();
     }
   }, 60_000);
+
+  it('a job whose process died while running it runs again once its time is up (pg-boss maintenance)', async () => {
+    const marker = uniq();
+    const id = (await enqueue(db.prisma, record, { marker }, { expireInSeconds: 1, priority: 10 }))!;
+    const taken = await fetchLikeAWorker(db, record.name); // a process takes the job, then dies
+    expect(taken).toBe(id);
+    expect(await jobState(db, record.name, id)).toBe('active');
+    await sleep(1100);
+    const runner = await start(db);
+    try {
+      await runner.boss.maintain(); // what pg-boss's supervisor does every 2 minutes
+      await eventually(async () => (await jobState(db, record.name, id)) === 'completed', 'the second run');
+      expect(runsOf(marker)).toHaveLength(1);
+    } finally {
+      await runner.stop();
+    }
+  });
 
   it.runIf(target === 'postgres')('two runners on one database (two server processes) run each of 60 jobs exactly once', async () => {
     const other = await openTestDatabase(target); // its own connections, as another process has
