@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { JWK } from 'jose';
 import { z } from 'zod';
 
@@ -22,6 +23,10 @@ const schema = z.object({
   OAUTH_JWKS: z.string().optional(),
   /** Comma-separated secrets that sign the authorization server's cookies (first signs); default: generated once, kept in the database */
   OAUTH_COOKIE_KEYS: z.string().optional(),
+  /** SMTP server for outgoing mail (smtp://user:password@host:587, smtps:// for TLS from the start); unset: .eml files in DATA_DIR/outbox */
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  /** Sender of outgoing mail; default "Accounting API" <no-reply@host of BASE_URL> */
+  MAIL_FROM: z.string().min(3).optional(),
 });
 
 export interface Config {
@@ -36,6 +41,11 @@ export interface Config {
   /** configured signing keys (private JWKs), when OAUTH_JWKS is set */
   oauthJwks: { keys: JWK[] } | undefined;
   oauthCookieKeys: string[] | undefined;
+  /** outgoing mail goes to this SMTP server; unset: written to mailOutbox */
+  smtpUrl: string | undefined;
+  /** DATA_DIR/outbox: where messages are written as .eml files when there is no SMTP server */
+  mailOutbox: string;
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {}
@@ -50,10 +60,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const oauthJwks = e.OAUTH_JWKS === undefined ? undefined : parseJwks(e.OAUTH_JWKS);
+  const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     port: e.PORT,
     host: e.HOST,
-    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    baseUrl,
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     logLevel: e.LOG_LEVEL,
@@ -61,6 +72,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : !e.DATABASE_URL,
     oauthJwks,
     oauthCookieKeys: e.OAUTH_COOKIE_KEYS?.split(',').map((k) => k.trim()).filter(Boolean),
+    smtpUrl: e.SMTP_URL,
+    mailOutbox: join(e.DATA_DIR, 'outbox'),
+    mailFrom: e.MAIL_FROM ?? `"Accounting API" <no-reply@${new URL(baseUrl).hostname}>`,
   };
 }
 

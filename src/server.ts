@@ -6,7 +6,8 @@ import { DataDirLockedError } from './db/lock.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { ensureReferenceData } from './db/reference-data.ts';
 import { createLogger } from './shared/logger.ts';
-import { startCleanup } from './modules/oauth/cleanup.ts';
+import { startJobs } from './jobs/runner.ts';
+import { createMailer } from './mail/mailer.ts';
 import { DEMO_LOGIN, seedDemo } from './admin/seed-demo.ts';
 
 /** npm start: open the database, migrate, seed reference data (and the demo on a new embedded db), listen. */
@@ -26,7 +27,9 @@ async function main(): Promise<void> {
     demo = true;
   }
   const { express } = await createApp({ config, db, logger });
-  const stopCleanup = startCleanup(db.prisma, logger);
+  // the job queue installs or upgrades its schema and queues itself, then works every queue
+  const mailer = createMailer(config);
+  const jobs = await startJobs({ db, config, logger, mailer });
   const server: Server = express.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const ms = Math.round(performance.now() - started);
@@ -38,6 +41,7 @@ async function main(): Promise<void> {
       `  GraphiQL:  ${config.baseUrl}/graphql   (click Sign in)`,
       `  OAuth 2.0: ${config.baseUrl}/.well-known/oauth-authorization-server`,
       `  REST:      ${config.baseUrl}/api/v2/...`,
+      `  Mail:      ${mailer.describe}`,
       `  Token:     curl -s -X POST ${config.baseUrl}/v2/oauth/login -H 'Content-Type: application/json' \\`,
       demo || (await db.prisma.user.count({ where: { email: DEMO_LOGIN.email } }))
         ? `               -d '{"email":"${DEMO_LOGIN.email}","password":"${DEMO_LOGIN.password}"}'   (demo login)`
@@ -54,9 +58,13 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down');
-    stopCleanup();
+    // running jobs get 3 of the 5 seconds; one still running is failed and retried by another process or the next start
+    const jobsStopped = jobs.stop({ timeoutMs: 3000 });
     server.close(() => {
-      db.close().finally(() => process.exit(0));
+      jobsStopped
+        .then(() => mailer.close())
+        .then(() => db.close())
+        .finally(() => process.exit(0));
     });
     server.closeAllConnections();
     setTimeout(() => process.exit(1), 5000).unref();

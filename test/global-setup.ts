@@ -7,6 +7,8 @@ import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { ensureReferenceData } from '../src/db/reference-data.ts';
+import { migrateJobs } from '../src/jobs/runner.ts';
+import { createLogger } from '../src/shared/logger.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -18,7 +20,7 @@ declare module 'vitest' {
 }
 
 /**
- * Once per run: migrate a PGlite template (each test file clones it in well under a second) and,
+ * Once per run: migrate a PGlite template (the Prisma schema and pg-boss's) (each test file clones it in well under a second) and,
  * when TEST_DATABASE_URL points at a PostgreSQL server, create a fresh database for the run and
  * drop it afterwards. Tests give every case its own tenant, so nothing needs cleaning in between.
  */
@@ -27,6 +29,7 @@ export default async function setup(project: TestProject) {
   const mem = await openDatabase({ memory: true });
   await applyMigrations(mem.adapterFactory);
   await ensureReferenceData(mem.prisma);
+  await migrateJobs(mem, createLogger('silent')); // pg-boss's schema and queues: test files need not install them
   const dump = await mem.pglite!.dumpDataDir('gzip');
   await mem.close();
   const file = join(dir, 'template.tar.gz');
@@ -46,6 +49,7 @@ export default async function setup(project: TestProject) {
     const pgDb = await openDatabase({ databaseUrl: url.toString() });
     await applyMigrations(pgDb.adapterFactory);
     await ensureReferenceData(pgDb.prisma);
+    await migrateJobs(pgDb, createLogger('silent'));
     await pgDb.close();
     project.provide('postgresUrl', url.toString());
     drop = async () => {

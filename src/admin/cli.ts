@@ -4,8 +4,10 @@ import { DataDirLockedError } from '../db/lock.ts';
 import { applyMigrations } from '../db/migrate.ts';
 import { ensureReferenceData } from '../db/reference-data.ts';
 import { systemContext } from '../shared/context.ts';
+import { migrateJobs } from '../jobs/runner.ts';
 import { AppError } from '../shared/errors.ts';
 import { fromPrismaError } from '../shared/graphql-errors.ts';
+import { createLogger } from '../shared/logger.ts';
 import { parseInvocation, usage, UsageError } from './commands.ts';
 
 /**
@@ -36,6 +38,7 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     await applyMigrations(db.adapterFactory);
     await ensureReferenceData(db.prisma);
+    await migrateJobs(db, createLogger('silent')); // so commands can enqueue jobs, and `jobs` finds its tables
     const result = await invocation.command.run({ ctx: systemContext(db.prisma), prisma: db.prisma, config }, invocation.flags);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;

@@ -7,6 +7,7 @@ import { ROLE_IDS, isProviderIndustryCode } from '../modules/client-accounts/cli
 import { createClientAccount, grantRole, linkProvider } from '../modules/client-accounts/client-accounts.service.ts';
 import { createUser } from '../modules/users/users.service.ts';
 import type { RequestContext } from '../shared/context.ts';
+import { JOB_STATES, listJobs, type JobState } from '../jobs/list.ts';
 import { DEMO_LOGIN, seedDemo } from './seed-demo.ts';
 
 /**
@@ -19,19 +20,22 @@ import { DEMO_LOGIN, seedDemo } from './seed-demo.ts';
 /** Bad invocation: unknown command or flag, missing or malformed value. The CLI exits 2. */
 export class UsageError extends Error {}
 
-type FlagKind = 'string' | 'id' | 'boolean' | 'role';
+/** id: a positive integer naming a row; count: a positive integer; choice: one of `choices` */
+type FlagKind = 'string' | 'id' | 'count' | 'boolean' | 'choice';
 
 interface FlagSpec {
   kind: FlagKind;
   required?: boolean;
   /** placeholder in the usage text */
   value: string;
+  choices?: readonly string[];
 }
 
 const ROLES = ['AA', 'CA', 'BK', 'EM'] as const;
 
 const req = (kind: FlagKind, value: string): FlagSpec => ({ kind, required: true, value });
 const opt = (kind: FlagKind, value: string): FlagSpec => ({ kind, value });
+const choice = (choices: readonly string[], required = false): FlagSpec => ({ kind: 'choice', required, value: choices.join('|'), choices });
 
 export interface CommandContext {
   /** the system context every command calls the services with */
@@ -41,7 +45,7 @@ export interface CommandContext {
   config: Config;
 }
 
-/** Parsed flag values by flag name (without --): strings, positive integer ids, booleans, roles. */
+/** Parsed flag values by flag name (without --): strings, positive integers, booleans, choices. */
 export class Flags {
   constructor(private readonly values: ReadonlyMap<string, string | number | boolean>) {}
   string(name: string): string {
@@ -56,8 +60,14 @@ export class Flags {
   optionalBoolean(name: string): boolean | undefined {
     return this.values.get(name) as boolean | undefined;
   }
+  optionalCount(name: string): number | undefined {
+    return this.values.get(name) as number | undefined;
+  }
   role(name: string): Role {
     return this.values.get(name) as Role;
+  }
+  optionalChoice<T extends string>(name: string): T | undefined {
+    return this.values.get(name) as T | undefined;
   }
 }
 
@@ -68,6 +78,14 @@ export interface Command {
 }
 
 const iso = (d: Date) => d.toISOString();
+
+/** Job data can hold whole attachments: strings over 500 characters are shown as their length. */
+function elideLongStrings(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > 500 ? `<${value.length} characters>` : value;
+  if (Array.isArray(value)) return value.map(elideLongStrings);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, elideLongStrings(v)]));
+  return value;
+}
 
 export const COMMANDS: Record<string, Command> = {
   'create-user': {
@@ -129,7 +147,7 @@ export const COMMANDS: Record<string, Command> = {
 
   'grant-role': {
     summary: 'Give a user a role on a client account (AA and BK only on provider accounts, 69.2xx)',
-    flags: { email: req('string', 'E'), 'client-account-id': req('id', 'ID'), role: req('role', 'AA|CA|BK|EM') },
+    flags: { email: req('string', 'E'), 'client-account-id': req('id', 'ID'), role: choice(ROLES, true) },
     async run({ ctx, prisma }, f) {
       const m = await grantRole(ctx, { input: { email: f.string('email'), clientAccountId: f.id('client-account-id'), role: f.role('role') } });
       const user = await prisma.user.findUniqueOrThrow({ where: { id: m.userId }, select: { email: true } });
@@ -194,6 +212,32 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
 
+  jobs: {
+    summary: 'List background jobs, newest first, with their state (archived: completed more than 12 hours ago)',
+    flags: { state: choice(JOB_STATES), name: opt('string', 'JOB'), limit: opt('count', 'N (default 50)') },
+    async run({ prisma }, f) {
+      const jobs = await listJobs(prisma, { state: f.optionalChoice<JobState>('state'), name: f.optionalString('name'), limit: f.optionalCount('limit') ?? 50 });
+      return {
+        count: jobs.length,
+        jobs: jobs.map((j) => ({
+          id: j.id,
+          name: j.name,
+          state: j.state,
+          archived: j.archived,
+          retry_count: j.retryCount,
+          retry_limit: j.retryLimit,
+          priority: j.priority,
+          created_at: iso(j.createdOn),
+          start_after: iso(j.startAfter),
+          started_at: j.startedOn && iso(j.startedOn),
+          completed_at: j.completedOn && iso(j.completedOn),
+          data: elideLongStrings(j.data),
+          output: elideLongStrings(j.output),
+        })),
+      };
+    },
+  },
+
   'seed-demo': {
     summary: 'Create the demo firm, company and login (idempotent)',
     flags: {},
@@ -240,16 +284,19 @@ function parseValue(flag: string, spec: FlagSpec, raw: string): string | number 
   switch (spec.kind) {
     case 'string':
       return raw;
-    case 'id': {
+    case 'id':
+    case 'count': {
       const n = Number(raw);
-      if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`--${flag} must be a positive integer id, not '${raw}'`);
+      if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1) {
+        throw new UsageError(`--${flag} must be a positive integer${spec.kind === 'id' ? ' id' : ''}, not '${raw}'`);
+      }
       return n;
     }
     case 'boolean':
       if (raw !== 'true' && raw !== 'false') throw new UsageError(`--${flag} must be true or false, not '${raw}'`);
       return raw === 'true';
-    case 'role':
-      if (!(ROLES as readonly string[]).includes(raw)) throw new UsageError(`--${flag} must be one of ${ROLES.join(', ')}, not '${raw}'`);
+    case 'choice':
+      if (!spec.choices!.includes(raw)) throw new UsageError(`--${flag} must be one of ${spec.choices!.join(', ')}, not '${raw}'`);
       return raw;
   }
 }

@@ -20,14 +20,17 @@ export interface Database {
   prisma: PrismaClient;
   /** Human-readable target, without credentials */
   describe: string;
-  /** the embedded engine, when kind is pglite (tests dump and clone it) */
+  /** the embedded engine, when kind is pglite (tests dump and clone it; the job queue runs on it) */
   pglite?: PGlite;
+  /** the connection string, when kind is postgres (the job queue opens its own pool with it) */
+  connectionString?: string;
   close(): Promise<void>;
 }
 
 export type DatabaseTarget =
   | { databaseUrl: string }
-  | { dataDir: string; purpose: string }
+  /** the embedded database in dataDir; a new data dir can start from a dump (tests) */
+  | { dataDir: string; purpose: string; loadDataDir?: Blob | File }
   /** in-memory PGlite, optionally loaded from a dump (tests) */
   | { memory: true; loadDataDir?: Blob | File };
 
@@ -78,6 +81,7 @@ export async function openDatabase(target: DatabaseTarget, options: PrismaOption
       adapterFactory,
       prisma,
       describe: redact(target.databaseUrl),
+      connectionString: target.databaseUrl,
       close: () => prisma.$disconnect(),
     };
   }
@@ -92,7 +96,7 @@ export async function openDatabase(target: DatabaseTarget, options: PrismaOption
     try {
       const dir = join(target.dataDir, 'pglite');
       mkdirSync(dir, { recursive: true });
-      pg = await PGlite.create(dir);
+      pg = await PGlite.create(dir, { loadDataDir: target.loadDataDir });
     } catch (e) {
       lock.release();
       throw e;

@@ -1,4 +1,6 @@
 import { loadConfig } from '../config.ts';
+import { migrateJobs } from '../jobs/runner.ts';
+import { createLogger } from '../shared/logger.ts';
 import { openDatabase } from './database.ts';
 import { DataDirLockedError } from './lock.ts';
 import { applyMigrations, createMigration } from './migrate.ts';
@@ -22,6 +24,7 @@ async function main(): Promise<void> {
     );
     try {
       const applied = await applyMigrations(db.adapterFactory);
+      await migrateJobs(db, createLogger('silent')); // pg-boss's schema (pgboss) and the job queues
       console.log(applied.length ? `Applied ${applied.join(', ')} to ${db.describe}` : `${db.describe} is up to date.`);
     } finally {
       await db.close();

@@ -5,44 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-
-/**
- * The real admin CLI (`npm run --silent admin -- ...` runs `tsx src/admin/cli.ts`), as a user runs
- * it: one JSON object on stdout and exit 0, or a message on stderr and exit 2 (usage) / 1 (others).
- */
-const cwd = process.cwd();
-const TSX = join(cwd, 'node_modules/.bin/tsx');
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-// vitest puts BASE_URL=/ into process.env; the children must see a clean configuration.
-const baseEnv = (): NodeJS.ProcessEnv => ({ ...process.env, DATABASE_URL: '', BASE_URL: '', LOG_LEVEL: 'silent', SEED_DEMO: 'false' });
-
-function cli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['src/admin/cli.ts', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** Exit 0 and exactly one JSON object on stdout (JSON.parse fails on anything more). */
-function json(res: CliResult): Record<string, any> {
-  expect(res.stderr, 'stderr').toBe('');
-  expect(res.code).toBe(0);
-  const value = JSON.parse(res.stdout);
-  expect(value).toBeTypeOf('object');
-  expect(Array.isArray(value)).toBe(false);
-  return value;
-}
+import { baseEnv, cli, cwd, json, SLOW, TSX, type CliResult } from '../support/cli.ts';
 
 /** A random valid organization number (mod-11), printed with spaces: "923 609 016". */
 function orgNumber(): { spaced: string; digits: string } {
@@ -66,9 +29,6 @@ const freePort = () =>
       s.close(() => resolve(port));
     });
   });
-
-/** A CLI run can wait behind the other runs of its target (and the machine is shared): generous. */
-const SLOW = 90_000;
 
 const tmpDirs: string[] = [];
 const tmp = (prefix: string) => {
@@ -137,7 +97,7 @@ describe.concurrent('admin CLI usage errors (exit 2, nothing on stdout, no datab
     const res = await cli(args, env);
     expect(res.code).toBe(2);
     expect(res.stdout).toBe('');
-    for (const command of ['create-user', 'create-client-account', 'grant-role', 'link-provider', 'create-business-partner', 'create-bank-account', 'seed-demo']) {
+    for (const command of ['create-user', 'create-client-account', 'grant-role', 'link-provider', 'create-business-partner', 'create-bank-account', 'seed-demo', 'jobs']) {
       expect(res.stderr).toContain(command);
     }
   });

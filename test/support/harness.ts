@@ -1,11 +1,13 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inject } from 'vitest';
 import { createApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
+import { startJobs, type JobRunner, type JobRunnerOptions } from '../../src/jobs/runner.ts';
 import { createLogger, type Logger } from '../../src/shared/logger.ts';
 import { OAUTH_RATE_LIMITS, type RateLimitName, type RateLimitRule } from '../../src/shared/rate-limit.ts';
 import { createSeed, type Seed } from './seed.ts';
@@ -26,12 +28,21 @@ export function targets(): Target[] {
   return wanted ? available.filter((t) => wanted.includes(t)) : available;
 }
 
-/** Opens a database of the target: a clone of the migrated PGlite template, or the run's PostgreSQL db. */
-export async function openTestDatabase(target: Target, options: Pick<StartOptions, 'log'> = {}): Promise<Database> {
+/** The migrated PGlite template (Prisma and pg-boss schemas, reference data) as a data dir dump. */
+export const pgliteTemplate = (): Blob => new Blob([readFileSync(inject('pgliteTemplate'))]);
+
+/**
+ * Opens a database of the target: a clone of the migrated PGlite template (in memory, or in
+ * `dataDir` when the test reopens it like a restarted server), or the run's PostgreSQL db.
+ */
+export async function openTestDatabase(target: Target, options: Pick<StartOptions, 'log'> & { dataDir?: string } = {}): Promise<Database> {
   const log = options.log?.map((level) => ({ level, emit: 'event' as const }));
   if (target === 'postgres') return openDatabase({ databaseUrl: inject('postgresUrl')! }, { log });
-  const dump = readFileSync(inject('pgliteTemplate'));
-  return openDatabase({ memory: true, loadDataDir: new Blob([dump]) }, { log });
+  if (options.dataDir) {
+    const fresh = !existsSync(join(options.dataDir, 'pglite', 'PG_VERSION'));
+    return openDatabase({ dataDir: options.dataDir, purpose: 'test', loadDataDir: fresh ? pgliteTemplate() : undefined }, { log });
+  }
+  return openDatabase({ memory: true, loadDataDir: pgliteTemplate() }, { log });
 }
 
 export interface HttpResult<T = any> {
@@ -43,7 +54,10 @@ export interface HttpResult<T = any> {
 
 export interface TestApp {
   url: string;
+  config: Config;
   db: Database;
+  /** the job queue, when started with `{ jobs: true }` (or options) */
+  jobs?: JobRunner;
   seed: Seed;
   /** HTTP request to the running app; `body` is sent as JSON unless it is a string */
   http<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<HttpResult<T>>;
@@ -81,6 +95,14 @@ export interface StartOptions {
   rateLimits?: 'spec' | 'relaxed';
   /** the app's logger (default: silent, or TEST_LOG_LEVEL) */
   logger?: Logger;
+  /**
+   * Start the job queue's workers (polling every 0.5 s, no cron schedules unless asked); off by
+   * default. On PostgreSQL, test files running in parallel share the database: name the `queues`
+   * the test works, or another file's workers may take its jobs.
+   */
+  jobs?: boolean | Pick<JobRunnerOptions, 'pollingIntervalSeconds' | 'schedules' | 'mailer' | 'queues'>;
+  /** more configuration (environment variable names), e.g. SMTP_URL or DATA_DIR */
+  env?: Record<string, string>;
 }
 
 /**
@@ -94,15 +116,19 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', BASE_URL: url });
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', BASE_URL: url, ...options.env });
+  const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const { express } = await createApp({
     config,
     db,
-    logger: options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    logger,
     rateLimits: options.rateLimits === 'spec' ? OAUTH_RATE_LIMITS : RELAXED_LIMITS,
     rateLimitNamespace: `test-${randomUUID()}:`,
   });
   handler = express;
+  const jobs = options.jobs
+    ? await startJobs({ db, config, logger, pollingIntervalSeconds: 0.5, schedules: false, ...(options.jobs === true ? {} : options.jobs) })
+    : undefined;
 
   const http: TestApp['http'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -131,7 +157,9 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
 
   return {
     url,
+    config,
     db,
+    jobs,
     seed: createSeed(db.prisma),
     http,
     statements,
@@ -142,7 +170,19 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await jobs?.stop();
       await db.close();
     },
   };
+}
+
+/** Polls `check` until it returns something other than undefined/false (jobs run in the background). */
+export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 20_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > until) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

@@ -1,11 +1,8 @@
 import type { Prisma } from '../../db/database.ts';
-import type { Logger } from '../../shared/logger.ts';
+import { defineJob } from '../../jobs/jobs.ts';
 import { pruneRateLimitCounters } from '../../shared/rate-limit.ts';
 import { pruneIdempotencyKeys } from '../../shared/idempotency.ts';
 import { pruneOauthObjects } from './adapter.ts';
-
-/** How often the server deletes what has expired. */
-export const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
  * Deletes expired state: authorization-server objects past their expiry plus the grace period,
@@ -20,23 +17,16 @@ export async function cleanupExpired(prisma: Prisma): Promise<{ oauthObjects: nu
   return { oauthObjects, sessions, rateLimitCounters, idempotencyKeys };
 }
 
-/** Runs cleanupExpired now and every CLEANUP_INTERVAL_MS; returns a stop function. */
-export function startCleanup(prisma: Prisma, logger: Logger, intervalMs = CLEANUP_INTERVAL_MS): () => void {
-  let running = false;
-  const run = async () => {
-    if (running) return;
-    running = true;
-    try {
-      const deleted = await cleanupExpired(prisma);
-      if (Object.values(deleted).some((n) => n > 0)) logger.info({ deleted }, 'expired rows deleted');
-    } catch (err) {
-      logger.warn({ err }, 'cleanup of expired rows failed; retrying at the next interval');
-    } finally {
-      running = false;
-    }
-  };
-  void run();
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
-}
+/**
+ * Every 10 minutes, once for all server processes sharing the database (a pg-boss schedule). A
+ * failed run is not retried: the next one comes soon enough.
+ */
+export const cleanupJob = defineJob(
+  'oauth.cleanup',
+  async (_data, { prisma, logger }) => {
+    const deleted = await cleanupExpired(prisma);
+    if (deleted.oauthObjects || deleted.sessions || deleted.rateLimitCounters) logger.info({ deleted }, 'expired rows deleted');
+    return deleted;
+  },
+  { schedule: '*/10 * * * *', retryLimit: 0 },
+);

@@ -1,0 +1,6 @@
+/**
+ * Every module that defines jobs, imported for its defineJob calls (as src/schema.ts imports every
+ * module's types): the runner and migrateJobs create a queue and a worker for each.
+ */
+import '../mail/mail.job.ts';
+import '../modules/oauth/cleanup.ts';

@@ -1,0 +1,125 @@
+import type { RequestContext } from '../shared/context.ts';
+import PgBoss from 'pg-boss';
+import type { Config } from '../config.ts';
+import type { Db, Prisma } from '../db/database.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import type { Logger } from '../shared/logger.ts';
+import { prismaExecutor } from './sql.ts';
+
+/**
+ * Background jobs: a durable queue in the database (pg-boss, schema `pgboss`). A module defines a
+ * job once, at import time, and enqueues it from a service, preferably inside the transaction of the
+ * operation that asks for it:
+ *
+ *   export const sendWelcome = defineJob('users.send-welcome', async ({ userId }: { userId: number }, { prisma, mailer }) => { … },
+ *     { retryLimit: 5, retryDelay: 30, retryBackoff: true });
+ *   await prisma.$transaction(async (tx) => { …; await enqueue(tx, sendWelcome, { userId }); });
+ *
+ * Every server process works every queue (src/jobs/runner.ts); a job is fetched with
+ * `FOR UPDATE SKIP LOCKED`, so it runs once however many processes share the database. A run that
+ * throws is retried after retryDelay seconds (doubling, with jitter, when retryBackoff is set) until
+ * retryLimit retries are used up; the job then stays `failed` with the error as its output.
+ * Handlers must tolerate a second run of the same job (a process can die between the work and the
+ * bookkeeping): delivery is at least once.
+ */
+
+/** What a handler gets besides the job's data. */
+export interface JobContext {
+  prisma: Prisma;
+  /** a system context on the database for calling services (src/shared/context.ts, systemContext) */
+  service: RequestContext;
+  config: Config;
+  logger: Logger;
+  mailer: Mailer;
+  job: { id: string; name: string; retryCount: number; retryLimit: number; createdOn: Date };
+  /** aborted when the run exceeds its time (expireInSeconds) or the process shuts down */
+  signal: AbortSignal;
+}
+
+export type JobHandler<T> = (data: T, ctx: JobContext) => Promise<unknown>;
+
+export interface JobOptions {
+  /** retries after the first run (default 2: three runs in all) */
+  retryLimit?: number;
+  /** seconds before a retry (default 0); with retryBackoff the first wait, doubling each time */
+  retryDelay?: number;
+  retryBackoff?: boolean;
+  /** how long one run may take before it counts as failed (default 15 minutes) */
+  expireInSeconds?: number;
+  /** runs of this job at a time in each process (default 1) */
+  concurrency?: number;
+  /** cron expression (UTC): enqueue the job on this schedule, once for all processes */
+  schedule?: string;
+}
+
+export interface JobDefinition<T extends object = object> {
+  readonly name: string;
+  readonly handler: JobHandler<T>;
+  readonly options: JobOptions;
+}
+
+const definitions = new Map<string, JobDefinition<any>>();
+
+/**
+ * Registers a job. Call it at module top level so the definition exists before the runner starts;
+ * src/jobs/all.ts imports every module that defines jobs.
+ */
+export function defineJob<T extends object = Record<string, never>>(name: string, handler: JobHandler<T>, options: JobOptions = {}): JobDefinition<T> {
+  if (!/^[a-z0-9][a-z0-9._-]*$/.test(name)) throw new Error(`Job name '${name}': use lower-case letters, digits, '.', '_' and '-'`);
+  if (definitions.has(name)) throw new Error(`Job '${name}' is defined twice`);
+  const definition: JobDefinition<T> = { name, handler, options };
+  definitions.set(name, definition);
+  return definition;
+}
+
+export function jobDefinitions(): JobDefinition<any>[] {
+  return [...definitions.values()];
+}
+
+/** When and how (overrides of the job's retry options, deduplication by singletonKey, priority). */
+export type EnqueueOptions = Pick<
+  PgBoss.SendOptions,
+  'startAfter' | 'priority' | 'singletonKey' | 'singletonSeconds' | 'retryLimit' | 'retryDelay' | 'retryBackoff' | 'expireInSeconds'
+>;
+
+/** Builds pg-boss's INSERT; never connects (every send names its `db`). */
+let sender: PgBoss | undefined;
+
+/** Wakes this process's workers of a job; set by the runner. */
+type Waker = (name: string) => void;
+const wakers = new Set<Waker>();
+export function onEnqueued(waker: Waker): () => void {
+  wakers.add(waker);
+  return () => wakers.delete(waker);
+}
+
+/**
+ * Adds a job to the queue through `db`: a transaction client puts it in that transaction (nothing
+ * is enqueued if it rolls back, and workers see it only after the commit); the plain client commits
+ * it at once. Also accepts anything with a `prisma` (a request context). Returns the job id, or null
+ * when a singletonKey/singletonSeconds job of the same key already exists.
+ *
+ * Inside `$transaction(async (tx) => …)` pass `tx`, never the outer client: PGlite is one
+ * connection, so a statement through the outer client waits for the transaction, which waits for
+ * it (until the transaction times out).
+ */
+export async function enqueue<T extends object>(
+  target: Db | { db: Db; actor: unknown },
+  job: JobDefinition<T> | string,
+  data: T,
+  options: EnqueueOptions = {},
+): Promise<string | null> {
+  const name = typeof job === 'string' ? job : job.name;
+  if (!definitions.has(name)) throw new Error(`Unknown job '${name}' (define it with defineJob and import it in src/jobs/all.ts)`);
+  const db = 'actor' in target ? target.db : target;
+  sender ??= new PgBoss({ db: { executeSql: () => Promise.reject(new Error('pg-boss sender has no connection of its own')) } });
+  const id = await sender.send(name, data, { ...options, db: prismaExecutor(db) });
+  if (id === null && options.singletonKey === undefined && options.singletonSeconds === undefined) {
+    // pg-boss joins the insert with its queue table: no queue row, no job
+    throw new Error(`Job queue '${name}' does not exist: the database's job schema is not migrated (migrateJobs)`);
+  }
+  // Wake this process's idle workers. Inside a transaction they find nothing yet (on PGlite they wait
+  // for the commit) and poll again after their interval: no harm either way.
+  if (id !== null) for (const wake of wakers) wake(name);
+  return id;
+}
