@@ -40,7 +40,8 @@ async function main(): Promise<void> {
       `  Accounting API on ${config.baseUrl}  (${db.describe}, ready in ${ms} ms)`,
       `  GraphiQL:  ${config.baseUrl}/graphql   (click Sign in)`,
       `  OAuth 2.0: ${config.baseUrl}/.well-known/oauth-authorization-server`,
-      `  REST:      ${config.baseUrl}/api/v2/...`,
+      `  REST:      ${config.baseUrl}/api/v2/...   (docs: ${config.baseUrl}/api/v2/docs, OpenAPI: /api/v2/openapi.json)`,
+      `  MCP:       ${config.baseUrl}/mcp   (tools for AI agents; OAuth discovery from its 401)`,
       `  Mail:      ${mailer.describe}`,
       `  Token:     curl -s -X POST ${config.baseUrl}/v2/oauth/login -H 'Content-Type: application/json' \\`,
       demo || (await db.prisma.user.count({ where: { email: DEMO_LOGIN.email } }))
