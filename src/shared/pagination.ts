@@ -50,8 +50,11 @@ export async function findPage<T>(
 type SortOrder = 'asc' | 'desc';
 
 /** The model field an `orderBy` value names (`-created_at`, `createdAt`, `+name`), or undefined. */
-const orderField = (raw: string, allowed: Record<string, string>): string | undefined =>
-  allowed[toSnake(toCamel(raw.replace(/^[-+]/, '').trim()))];
+const orderField = (raw: string, allowed: Record<string, string>): string | undefined => {
+  const name = toSnake(toCamel(raw.replace(/^[-+]/, '').trim()));
+  // own names only: `constructor`, `__proto__` or `toString` are no fields (a plain object has them all)
+  return Object.hasOwn(allowed, name) ? allowed[name] : undefined;
+};
 
 /**
  * The `orderBy` argument: field names, `-` for descending (e.g. `description`, `-created_at`).

@@ -206,6 +206,9 @@ describe.each(targets())('items REST (%s)', (target) => {
       ['per_page=0', 'per_page=0'],
       ['an unknown with relation', 'with=owner'],
       ['an unknown order_by field', 'order_by=colour'],
+      ['order_by=constructor (a name every plain object has)', 'order_by=constructor'],
+      ['order_by=__proto__', 'order_by=__proto__'],
+      ['order_by=-toString', 'order_by=-toString'],
       ['a bad item_type', 'item_type=GADGET'],
       ['a bad is_active', 'is_active=maybe'],
     ])('400 for %s', async (_name, qs) => {
