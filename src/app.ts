@@ -9,7 +9,8 @@ import { createRestRouter, errorShapeRouter } from '../rest-adapter/index.ts';
 import { docsRoutes } from '../rest-adapter/docs-route.ts';
 import { Authenticator } from './shared/authentication.ts';
 import { createRequestContext, type RequestContext } from './shared/context.ts';
-import { maskError, requireToken } from './shared/graphql-errors.ts';
+import { guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
+import { guardGraphqlHttp, guardQuery, jsonBody } from './shared/input-guard.ts';
 import { errorShapeOf, sendError } from './shared/error-renderer.ts';
 import { AppError, bearerChallenge, MethodNotAllowedError, UnauthenticatedError } from './shared/errors.ts';
 import { createMcpHandler } from '../rest-adapter/mcp.ts';
@@ -77,6 +78,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     next();
   });
 
+  app.use(guardQuery);
+
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -123,11 +126,11 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
 
   // JSON bodies whatever the content type (legacy clients often omit it); uploads will be multipart.
   // The bytes are kept for the Idempotency-Key fingerprint.
-  const json = express.json({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/'), verify: keepRawBody });
+  const json = jsonBody({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/'), verify: keepRawBody });
   app.use('/api/v2', docsRoutes(schema, { baseUrl: config.baseUrl })); // public: openapi.json and the docs page
   app.use('/api/v2', errorShapeRouter(), bearer('api'), json, idempotency({ prisma: db.prisma, isWrite: isWriteMethod }), createRestRouter(schema));
   const mcp = createMcpHandler(schema, { name: 'accounting-api', version: PACKAGE_VERSION });
-  app.post('/mcp', bearer('mcp'), express.json({ limit: '1mb', verify: keepRawBody }), idempotency({ prisma: db.prisma, isWrite: mcp.isWriteCall }), mcp.handle);
+  app.post('/mcp', bearer('mcp'), jsonBody({ limit: '1mb', verify: keepRawBody }), idempotency({ prisma: db.prisma, isWrite: mcp.isWriteCall }), mcp.handle);
   app.all('/mcp', (req, _res, next) => next(new MethodNotAllowedError(`Method ${req.method} is not allowed on /mcp: every call is a POST (stateless Streamable HTTP)`, ['POST'])));
 
   const yoga: YogaServerInstance<{ req: ContextRequest; res: Response }, RequestContext> = createYoga({
@@ -139,11 +142,11 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     renderGraphiQL: (options) => renderGraphiQLWithSignIn(options, config.baseUrl),
     logging: false,
     landingPage: false,
-    plugins: [requireToken(challenge('graphql'))],
+    plugins: [guardGraphqlInput, requireToken(challenge('graphql'))],
   });
   // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen.
   const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: isGraphqlMutation });
-  app.use('/graphql', bearer('graphql'), bufferKeyedBody(), graphqlIdempotency, (req, res) => yoga(req as ContextRequest, res));
+  app.use('/graphql', guardGraphqlHttp, bearer('graphql'), bufferKeyedBody(), graphqlIdempotency, (req, res) => yoga(req as ContextRequest, res));
 
   app.use((req, _res, next) => {
     next(new AppError(`No such endpoint: ${req.method} ${req.path}`, 404, 'common.not_found'));

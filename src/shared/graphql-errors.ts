@@ -1,6 +1,7 @@
 import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from './context.ts';
+import { guardDocument, guardInput } from './input-guard.ts';
 import type { Logger } from 'pino';
 import { AppError, ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from './errors.ts';
 
@@ -47,6 +48,22 @@ function introspectionOnly(document: DocumentNode, operationName: string | null 
     });
   return only(op.selectionSet);
 }
+
+/**
+ * The edge guard (src/shared/input-guard.ts) for what yoga parses itself: a NUL or too-deep nesting
+ * in the document, variables or extensions is a 400 naming where, before anything executes.
+ */
+export const guardGraphqlInput: Plugin<RequestContext> = {
+  onParams({ params }) {
+    try {
+      guardInput({ query: params.query, variables: params.variables, extensions: params.extensions });
+      guardDocument(params.query);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      throw new GraphQLError(e.message, { originalError: e, extensions: { code: e.code, http: { status: e.status } } });
+    }
+  },
+};
 
 /**
  * /graphql without a token: the schema is public (schema.graphql ships in the repository), so

@@ -1,3 +1,4 @@
+import { jsonBody } from '../../shared/input-guard.ts';
 import { bearerChallenge } from '../../shared/errors.ts';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Prisma } from '../../db/database.ts';
@@ -88,7 +89,7 @@ export function clientsRouter(deps: { oauth: OauthProvider; prisma: Prisma; auth
     return undefined;
   };
 
-  router.post('/', express.json({ limit: '16kb' }), async (req, res) => {
+  router.post('/', jsonBody({ limit: '16kb' }), async (req, res) => {
     const userId = await sessionUser(req, res);
     if (userId === undefined) return;
     const problem = checkBody(req.body, false);

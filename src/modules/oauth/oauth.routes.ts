@@ -1,3 +1,4 @@
+import { formBody, jsonBody } from '../../shared/input-guard.ts';
 import express, { type Router } from 'express';
 import type { Config } from '../../config.ts';
 import type { Prisma } from '../../db/database.ts';
@@ -22,8 +23,8 @@ export const OAUTH_PREFIXES = ['/v2/oauth', '/public/v2/oauth'] as const;
  */
 export function oauthRoutes(deps: { oauth: OauthProvider; prisma: Prisma; config: Config; authenticator: Authenticator; limits: Record<RateLimitName, RequestHandler> }): Router {
   const { oauth, prisma, config, limits } = deps;
-  const form = express.urlencoded({ extended: false, limit: '16kb' });
-  const json = express.json({ limit: '16kb' });
+  const form = formBody({ limit: '16kb' });
+  const json = jsonBody({ limit: '16kb' });
 
   const prefixed = express.Router();
   const authorize = authorizeRoute({ oauth, prisma, baseUrl: config.baseUrl });

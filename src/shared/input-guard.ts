@@ -1,0 +1,158 @@
+import type { IncomingMessage } from 'node:http';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { AppError, ValidationError } from './errors.ts';
+
+/**
+ * Input no entry point may pass on, refused at the edge with a 400 naming the field, once for every
+ * body parser, query string and GraphQL request:
+ * - the NUL character: PostgreSQL refuses U+0000 in text and jsonb, so it would surface as a 500;
+ * - JSON nested deeper than MAX_DEPTH levels: nothing in the API nests that deep, and recursive code
+ *   further on must never meet a stack overflow.
+ */
+export const MAX_DEPTH = 32;
+
+const NUL = '\u0000';
+
+/** A short, bounded rendering of where a problem is (never the whole input). */
+const shown = (path: (string | number)[]) =>
+  path
+    .slice(0, 8)
+    .map((p) => String(p).replaceAll(NUL, '\\u0000').slice(0, 40))
+    .join('.') || 'body';
+
+/** The first NUL or too-deep nesting in a parsed value, by path; iterative, so any input is safe to walk. */
+export function findUnsafe(value: unknown): { path: (string | number)[]; message: string } | null {
+  const stack: { v: unknown; path: (string | number)[] }[] = [{ v: value, path: [] }];
+  while (stack.length) {
+    const { v, path } = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes(NUL)) return { path, message: 'must not contain the NUL character (U+0000)' };
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (path.length >= MAX_DEPTH) return { path: path.slice(0, 3), message: `nests deeper than ${MAX_DEPTH} levels` };
+    if (Array.isArray(v)) v.forEach((x, i) => stack.push({ v: x, path: [...path, i] }));
+    else
+      for (const [k, x] of Object.entries(v)) {
+        if (k.includes(NUL)) return { path: [...path, k], message: 'must not contain the NUL character (U+0000) in its name' };
+        stack.push({ v: x, path: [...path, k] });
+      }
+  }
+  return null;
+}
+
+/** Throws a ValidationError (400) naming the field when the value holds unsafe input. */
+export function guardInput(value: unknown, prefix: (string | number)[] = []): void {
+  const problem = findUnsafe(value);
+  if (problem) {
+    const path = [...prefix, ...problem.path].map((p) => String(p).replaceAll(NUL, '\\u0000'));
+    throw new ValidationError(`${shown(path)}: ${problem.message}`, [{ path, message: problem.message }]);
+  }
+}
+
+/** A GraphQL document: its string literals may write the NUL as an escape, which the parser turns into one. */
+export function guardDocument(query: unknown): void {
+  if (typeof query === 'string' && /\\u0000|\\u\{0+\}/i.test(query)) throw ValidationError.field('query', 'must not contain the NUL character (U+0000), escaped or not');
+}
+
+/** JSON nesting depth of raw JSON text, counted outside strings. */
+function jsonDepth(buf: Buffer): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i];
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) max = Math.max(max, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return max;
+}
+
+type Verify = (req: IncomingMessage, res: Response, buf: Buffer, encoding: string) => void;
+
+/**
+ * body-parser `verify` hooks: they see the raw bytes before parsing, so the depth is bounded before
+ * JSON.parse builds anything, and a NUL is named by its field. An AppError thrown here keeps its 400.
+ */
+const verifyJson: Verify = (_req, _res, buf) => {
+  if (jsonDepth(buf) > MAX_DEPTH) throw new ValidationError(`body: nests deeper than ${MAX_DEPTH} levels`);
+  const text = buf.toString('utf8');
+  if (/\\u0000/i.test(text)) {
+    try {
+      guardInput(JSON.parse(text));
+    } catch (e) {
+      if (e instanceof ValidationError) throw e;
+      // not JSON: the parser answers that
+    }
+  }
+};
+
+const verifyForm: Verify = (_req, _res, buf) => {
+  const text = buf.toString('latin1');
+  if (!/%00/.test(text)) return;
+  for (const [k, v] of new URLSearchParams(text)) {
+    if (k.includes(NUL) || v.includes(NUL)) throw ValidationError.field(k.replaceAll(NUL, '\\u0000').slice(0, 40), 'must not contain the NUL character (U+0000)');
+  }
+};
+
+const chain =
+  (...hooks: (Verify | undefined)[]): Verify =>
+  (req, res, buf, encoding) => {
+    for (const h of hooks) h?.(req, res, buf, encoding);
+  };
+
+/** The JSON body parser every entry point uses (the guard runs on the raw bytes; `verify` adds more). */
+export function jsonBody(options: { limit: string; type?: (req: IncomingMessage) => boolean; verify?: Verify }): RequestHandler {
+  return express.json({ limit: options.limit, ...(options.type ? { type: options.type } : {}), verify: chain(verifyJson, options.verify) });
+}
+
+/** The form body parser every entry point uses. */
+export function formBody(options: { limit: string }): RequestHandler {
+  return express.urlencoded({ extended: false, limit: options.limit, verify: verifyForm });
+}
+
+/** Query strings of every path: a NUL in a parameter name or value is a 400 naming it. */
+export function guardQuery(req: Request, _res: Response, next: NextFunction): void {
+  const raw = req.originalUrl.indexOf('?');
+  if (raw < 0 || !/%00/.test(req.originalUrl.slice(raw))) return next();
+  try {
+    for (const [k, v] of new URLSearchParams(req.originalUrl.slice(raw + 1))) {
+      if (k.includes(NUL) || v.includes(NUL)) throw ValidationError.field(k.replaceAll(NUL, '\\u0000').slice(0, 40), 'must not contain the NUL character (U+0000)');
+    }
+    next();
+  } catch (e) {
+    next(e);
+  }
+}
+
+const GRAPHQL_TYPES = ['application/json', 'application/graphql-response+json', 'application/graphql', 'application/x-www-form-urlencoded', 'multipart/form-data'];
+
+/**
+ * What yoga would answer with an empty body or a 500, answered as a GraphQL response instead: a path
+ * below /graphql (404), a POST body of a type GraphQL over HTTP does not know (415), and GET
+ * `variables`/`extensions` that are not JSON objects (400).
+ */
+export function guardGraphqlHttp(req: Request, _res: Response, next: NextFunction): void {
+  if (req.path !== '/') return next(new AppError(`No such endpoint: ${req.method} ${req.originalUrl.split('?')[0].slice(0, 80)}`, 404, 'common.not_found'));
+  if (req.method === 'POST' && !req.is(GRAPHQL_TYPES)) {
+    return next(new AppError(`POST /graphql takes application/json (or application/graphql, a form, multipart); got ${String(req.get('content-type') ?? 'no Content-Type').slice(0, 60)}`, 415, 'common.unsupported_media_type'));
+  }
+  if (req.method === 'GET') {
+    for (const name of ['variables', 'extensions']) {
+      const raw = req.query[name];
+      if (raw === undefined) continue;
+      let value: unknown;
+      try {
+        value = typeof raw === 'string' ? JSON.parse(raw) : undefined;
+      } catch {
+        /* reported below */
+      }
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return next(ValidationError.field(name, 'must be a JSON object'));
+    }
+  }
+  next();
+}

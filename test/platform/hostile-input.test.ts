@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import type { Tenant } from '../support/seed.ts';
+
+// Hardening: "A NUL byte gives 500 on 23 endpoints … refuse it at the edge with a 400 naming the field,
+// once for every entry point"; "Bound JSON nesting depth for every body, never echo unbounded input".
+
+const deep = (n: number) => `${'['.repeat(n)}1${']'.repeat(n)}`;
+
+describe.each(targets())('hostile input is refused at the edge (%s)', (target) => {
+  let app: TestApp;
+  let t: Tenant;
+  let vat: number;
+
+  beforeAll(async () => {
+    app = await startTestApp(target);
+    t = await app.seed.tenant();
+    vat = await t.taxCode('3');
+  });
+  afterAll(() => app?.close());
+
+  const item = (extra: Record<string, unknown>) => ({ client_account_id: t.account.id, item_no: 'N-1', sales_unit_id: 1, tax_code_id: vat, ...extra });
+
+  it.each([
+    ['item_no: "a\\u0000b"', { item_no: 'a\u0000b' }, 'item_no'],
+    ['metadata: {"a": "\\u0000"}', { metadata: { a: '\u0000' } }, 'metadata.a'],
+    ['a NUL in a metadata key', { metadata: { 'k\u0000': 1 } }, 'metadata.k\\u0000'],
+  ])('POST /api/v2/items with %s → 400 naming the field', async (_name, extra, field) => {
+    const res = await app.http('POST', '/api/v2/items', { token: t.user.token, body: item(extra) });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: `${field}: must not contain the NUL character (U+0000)${field.includes('k\\u0000') ? ' in its name' : ''}`, status: 400 });
+  });
+
+  it('GET /api/v2/items?free_text=%00 → 400 naming free_text', async () => {
+    const res = await app.http('GET', `/api/v2/items?client_account_id=${t.account.id}&free_text=%00`, { token: t.user.token });
+    expect(res).toMatchObject({ status: 400, body: { error: 'free_text: must not contain the NUL character (U+0000)', status: 400 } });
+  });
+
+  it.each([
+    ['POST /v2/oauth/token client_id=%00', '/v2/oauth/token', 'grant_type=client_credentials&client_id=%00', 'application/x-www-form-urlencoded'],
+    ['POST /v2/oauth/revoke token=%00', '/v2/oauth/revoke', 'token=%00&client_id=x', 'application/x-www-form-urlencoded'],
+    ['POST /v2/oauth/login with a NUL in the email', '/v2/oauth/login', JSON.stringify({ email: 'a\u0000@b.no', password: 'x' }), 'application/json'],
+    ['POST /v2/oauth/register with a NUL in client_name', '/v2/oauth/register', JSON.stringify({ client_name: '\u0000', redirect_uris: ['https://x.example/cb'] }), 'application/json'],
+  ])('%s → 400 in the OAuth shape', async (_name, path, body, type) => {
+    const res = await app.http('POST', path, { body, headers: { 'content-type': type } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('NUL') });
+  });
+
+  it.each([
+    ['a literal in the document', { query: '{ currency(code: "N\\u0000K") { code } }' }],
+    ['a variable', { query: 'query($c: String!) { currency(code: $c) { code } }', variables: { c: 'N\u0000K' } }],
+    ['a mutation input', { query: 'mutation($i: UpdateMeInput!) { updateMe(input: $i) { id } }', variables: { i: { firstName: 'x\u0000' } } }],
+  ])('GraphQL: a NUL in %s → 400 as a GraphQL response, nothing runs', async (_name, body) => {
+    const res = await app.http('POST', '/graphql', { token: t.user.token, body });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]).toMatchObject({ message: expect.stringContaining('NUL'), extensions: { code: 'common.validation_error' } });
+  });
+
+  it('a body nested 5,000 deep → 400 naming the limit, without echoing the input', async () => {
+    const body = JSON.stringify(item({})).replace('"item_no":"N-1"', `"item_no":${deep(5000)}`);
+    const res = await app.http('POST', '/api/v2/items', { token: t.user.token, body });
+    expect(res).toMatchObject({ status: 400, body: { error: 'body: nests deeper than 32 levels', status: 400 } });
+    expect(res.text.length).toBeLessThan(200);
+  });
+
+  it('GraphQL variables nested 2,000 deep → 400', async () => {
+    const res = await app.http('POST', '/graphql', { token: t.user.token, body: `{"query":"query($v: [Int]) { __typename }","variables":{"v":${deep(2000)}}}` });
+    expect(res.status).toBe(400);
+    expect(res.text.length).toBeLessThan(300);
+  });
+
+  it('order_by names every plain object has (constructor, __proto__) are no fields: 400, also on GraphQL', async () => {
+    const res = await app.gql(t.user.token, `{ items(clientAccountId: ${t.account.id}, orderBy: ["__proto__"]) { meta { records } } }`);
+    expect(res.errors?.[0].extensions?.code).toBe('common.validation_error');
+    const units = await app.http('GET', '/api/v2/units?order_by=constructor', { token: t.user.token });
+    expect(units.status).toBe(400);
+  });
+
+  it.each([
+    ['variables={', '/graphql?query=%7B__typename%7D&variables=%7B', 400, 'variables: must be a JSON object'],
+    ['extensions={', '/graphql?query=%7B__typename%7D&extensions=%7B', 400, 'extensions: must be a JSON object'],
+    ['a path below /graphql', '/graphql/%00', 404, 'No such endpoint: GET /graphql/%00'],
+  ])('GET /graphql with %s → 4xx as a GraphQL response', async (_name, path, status, message) => {
+    const res = await app.http('GET', path, { token: t.user.token, headers: { accept: 'application/json' } });
+    expect(res.status).toBe(status);
+    expect(res.body).toMatchObject({ errors: [{ message, extensions: { code: expect.any(String) } }] });
+  });
+
+  it.each([
+    ['text/plain', { 'content-type': 'text/plain' }],
+    ['no content type', {}],
+  ])('POST /graphql as %s → 415 as a GraphQL response', async (_name, headers) => {
+    const res = await fetch(`${app.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${t.user.token}`, ...headers }, body: '{"query":"{ __typename }"}' });
+    expect(res.status).toBe(415);
+    expect((await res.json()).errors[0].extensions.code).toBe('common.unsupported_media_type');
+  });
+});
