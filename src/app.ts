@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import cors from 'cors';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
@@ -54,7 +55,7 @@ type Entry = 'api' | 'graphql' | 'mcp';
 export async function createApp({ config, db, logger, rateLimits, rateLimitNamespace }: AppDeps): Promise<App> {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', config.trustProxy);
   const keys = await loadOauthKeys(db.prisma, { jwks: config.oauthJwks, cookieKeys: config.oauthCookieKeys });
   const oauth = createOauthProvider({ config, prisma: db.prisma, keys, logger });
   const authenticator = new Authenticator();
@@ -79,6 +80,17 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   });
 
   app.use(guardQuery);
+
+  // Browsers on other origins may call the bearer-token entry points (no cookies there): preflights
+  // are answered here, before any authentication.
+  const crossOrigin = cors({
+    origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Idempotency-Key', 'X-Request-Id', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-Id'],
+    exposedHeaders: ['X-Request-Id', 'WWW-Authenticate', 'Idempotent-Replayed', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Mcp-Session-Id', 'Allow'],
+    maxAge: 600,
+  });
+  app.use(['/api/v2', '/graphql', '/mcp'], crossOrigin);
 
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });

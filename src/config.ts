@@ -24,6 +24,13 @@ const schema = z.object({
   /** Comma-separated secrets that sign the authorization server's cookies (first signs); default: generated once, kept in the database */
   OAUTH_COOKIE_KEYS: z.string().optional(),
   /** SMTP server for outgoing mail (smtp://user:password@host:587, smtps:// for TLS from the start); unset: .eml files in DATA_DIR/outbox */
+  /** Origins browsers may call the API from: `*` (default: bearer tokens, no cookies) or a comma-separated list */
+  CORS_ORIGINS: z.string().default('*'),
+  /**
+   * express 'trust proxy': off by default, so X-Forwarded-For is ignored and rate limits count the
+   * peer's address. `true`, a hop count, or addresses/subnets (e.g. `loopback`, `10.0.0.0/8`).
+   */
+  TRUST_PROXY: z.string().default('false'),
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   /** Sender of outgoing mail; default "Accounting API" <no-reply@host of BASE_URL> */
   MAIL_FROM: z.string().min(3).optional(),
@@ -43,6 +50,9 @@ export interface Config {
   oauthCookieKeys: string[] | undefined;
   /** outgoing mail goes to this SMTP server; unset: written to mailOutbox */
   smtpUrl: string | undefined;
+  /** '*' or the allowed origins */
+  corsOrigins: '*' | string[];
+  trustProxy: boolean | number | string;
   /** DATA_DIR/outbox: where messages are written as .eml files when there is no SMTP server */
   mailOutbox: string;
   mailFrom: string;
@@ -73,6 +83,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauthJwks,
     oauthCookieKeys: e.OAUTH_COOKIE_KEYS?.split(',').map((k) => k.trim()).filter(Boolean),
     smtpUrl: e.SMTP_URL,
+    corsOrigins: e.CORS_ORIGINS.trim() === '*' ? '*' : e.CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean),
+    trustProxy: /^(false|off|no|0)$/i.test(e.TRUST_PROXY) ? false : /^(true|on|yes)$/i.test(e.TRUST_PROXY) ? true : /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
     mailOutbox: join(e.DATA_DIR, 'outbox'),
     mailFrom: e.MAIL_FROM ?? `"Accounting API" <no-reply@${new URL(baseUrl).hostname}>`,
   };

@@ -80,6 +80,7 @@ export function createResponseValidator(document: OpenApiDocument, options: { pr
     if (!path.startsWith(prefix + '/') && path !== prefix) return;
     const local = path.slice(prefix.length) || '/';
     if (options.ignore?.test(local)) return;
+    if (r.method.toUpperCase() === 'OPTIONS') return; // CORS preflights are the browser's, no operation
     const method = r.method.toLowerCase() === 'head' ? 'get' : r.method.toLowerCase();
     const route = routes.find((x) => x.pattern.test(local));
     const operation = route?.methods[method];
