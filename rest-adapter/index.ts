@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { execute, type GraphQLSchema } from 'graphql';
 import type { RequestContext } from '../src/shared/context.ts';
-import { AppError, InsufficientScopeError, MethodNotAllowedError } from '../src/shared/errors.ts';
+import { InsufficientScopeError, MethodNotAllowedError, NoSuchEndpointError } from '../src/shared/errors.ts';
 import { compileOperation, type CompiledOperation } from './compile.ts';
 import type { Operation } from './operation.ts';
 import { operationVariables, type OperationRequest } from './variables.ts';
@@ -84,7 +84,7 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly Operatio
     });
   }
   router.use((req: Request, _res: Response, next: NextFunction) => {
-    next(new AppError(`No such endpoint: ${req.method} ${req.baseUrl}${req.path}`, 404, 'common.not_found'));
+    next(new NoSuchEndpointError(req.method, `${req.baseUrl}${req.path}`));
   });
   return router;
 }

@@ -8,19 +8,17 @@ import type { Logger } from './shared/logger.ts';
 import { schema } from './schema.ts';
 import { createRestRouter, errorShapeRouter } from '../rest-adapter/index.ts';
 import { docsRoutes } from '../rest-adapter/docs-route.ts';
-import { Authenticator } from './shared/authentication.ts';
+import { ANONYMOUS, Authenticator } from './shared/authentication.ts';
 import { createRequestContext, type RequestContext } from './shared/context.ts';
 import { guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
 import { guardGraphqlHttp, guardQuery, jsonBody } from './shared/input-guard.ts';
 import { errorShapeOf, sendError } from './shared/error-renderer.ts';
-import { AppError, bearerChallenge, MethodNotAllowedError, UnauthenticatedError } from './shared/errors.ts';
+import { bearerChallenge, MethodNotAllowedError, NoSuchEndpointError, UnauthenticatedError } from './shared/errors.ts';
 import { createMcpHandler } from '../rest-adapter/mcp.ts';
-import { apiResourceIdentifiers, normalizeResource } from './modules/oauth/provider.ts';
 import { PACKAGE_VERSION } from './version.ts';
-import { ANONYMOUS } from './shared/authentication.ts';
 import { sessionTokenVerifier } from './modules/auth/sessions.service.ts';
 import { loadOauthKeys } from './modules/oauth/keys.ts';
-import { createOauthProvider, type OauthProvider } from './modules/oauth/provider.ts';
+import { apiResourceIdentifiers, createOauthProvider, mcpResourceIdentifiers, normalizeResource, type OauthProvider } from './modules/oauth/provider.ts';
 import { jwtTokenVerifier } from './modules/oauth/jwt-verifier.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { createRateLimiters, type RateLimitName, type RateLimitRule } from './shared/rate-limit.ts';
@@ -107,10 +105,11 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   const challenge = (entry: Entry, error?: string) =>
     bearerChallenge({ realm: config.baseUrl, resourceMetadata: `${config.baseUrl}/.well-known/oauth-protected-resource${entry === 'api' ? '' : `/${entry}`}`, error });
   /** the audiences each entry point accepts (a JWT bound to /mcp is no token for /api/v2, and the reverse) */
+  const apiAudiences = new Set(apiResourceIdentifiers(config.baseUrl).map(normalizeResource));
   const audiences: Record<Entry, ReadonlySet<string>> = {
-    api: new Set(apiResourceIdentifiers(config.baseUrl).map(normalizeResource)),
-    graphql: new Set(apiResourceIdentifiers(config.baseUrl).map(normalizeResource)),
-    mcp: new Set([config.baseUrl, `${config.baseUrl}/mcp`].map(normalizeResource)),
+    api: apiAudiences,
+    graphql: apiAudiences,
+    mcp: new Set(mcpResourceIdentifiers(config.baseUrl).map(normalizeResource)),
   };
   const bearer = (entry: Entry) => async (req: Request, _res: Response, next: NextFunction) => {
     const r = req as ContextRequest;
@@ -161,7 +160,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   app.use('/graphql', guardGraphqlHttp, bearer('graphql'), bufferKeyedBody(), graphqlIdempotency, (req, res) => yoga(req as ContextRequest, res));
 
   app.use((req, _res, next) => {
-    next(new AppError(`No such endpoint: ${req.method} ${req.path}`, 404, 'common.not_found'));
+    next(new NoSuchEndpointError(req.method, req.path));
   });
 
   // Last: every error that escaped, in the entry point's shape (express' own handler would answer HTML).

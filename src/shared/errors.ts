@@ -100,10 +100,10 @@ export class MethodNotAllowedError extends AppError {
   }
 }
 
-/** 413 and 415 and the like: the request itself could not be read. */
-export class BadRequestBodyError extends AppError {
-  constructor(message: string, status = 400) {
-    super(message, status, status === 400 ? 'common.validation_error' : 'common.bad_request');
+/** 404 for a path no route serves (shown bounded: a path is client input). */
+export class NoSuchEndpointError extends AppError {
+  constructor(method: string, path: string) {
+    super(`No such endpoint: ${method} ${path.slice(0, 120)}`, 404, 'common.not_found');
   }
 }
 

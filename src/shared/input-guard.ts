@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { AppError, ValidationError } from './errors.ts';
+import { AppError, NoSuchEndpointError, ValidationError } from './errors.ts';
 
 /**
  * Input no entry point may pass on, refused at the edge with a 400 naming the field, once for every
@@ -80,10 +80,10 @@ type Verify = (req: IncomingMessage, res: Response, buf: Buffer, encoding: strin
  */
 const verifyJson: Verify = (_req, _res, buf) => {
   if (jsonDepth(buf) > MAX_DEPTH) throw new ValidationError(`body: nests deeper than ${MAX_DEPTH} levels`);
-  const text = buf.toString('utf8');
-  if (/\\u0000/i.test(text)) {
+  // JSON writes a NUL only as the escape \u0000 (lowercase u; a raw NUL is no JSON at all)
+  if (buf.includes('\\u0000')) {
     try {
-      guardInput(JSON.parse(text));
+      guardInput(JSON.parse(buf.toString('utf8')));
     } catch (e) {
       if (e instanceof ValidationError) throw e;
       // not JSON: the parser answers that
@@ -137,7 +137,7 @@ const GRAPHQL_TYPES = ['application/json', 'application/graphql-response+json', 
  * `variables`/`extensions` that are not JSON objects (400).
  */
 export function guardGraphqlHttp(req: Request, _res: Response, next: NextFunction): void {
-  if (req.path !== '/') return next(new AppError(`No such endpoint: ${req.method} ${req.originalUrl.split('?')[0].slice(0, 80)}`, 404, 'common.not_found'));
+  if (req.path !== '/') return next(new NoSuchEndpointError(req.method, req.originalUrl.split('?')[0]));
   if (req.method === 'POST' && !req.is(GRAPHQL_TYPES)) {
     return next(new AppError(`POST /graphql takes application/json (or application/graphql, a form, multipart); got ${String(req.get('content-type') ?? 'no Content-Type').slice(0, 60)}`, 415, 'common.unsupported_media_type'));
   }

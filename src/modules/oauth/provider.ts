@@ -39,6 +39,10 @@ export type HandoffRequest = IncomingMessage & { oauthHandoff?: AuthorizeHandoff
 export function resourceIdentifiers(baseUrl: string): string[] {
   return [...apiResourceIdentifiers(baseUrl), `${baseUrl}/mcp`];
 }
+/** The ones the tool endpoint accepts as audience: the service as a whole, or /mcp itself. */
+export function mcpResourceIdentifiers(baseUrl: string): string[] {
+  return [baseUrl, `${baseUrl}/mcp`];
+}
 /** The ones the REST and GraphQL API accept as audience (the tool endpoint /mcp is another resource). */
 export function apiResourceIdentifiers(baseUrl: string): string[] {
   return [baseUrl, `${baseUrl}/api/v2`, `${baseUrl}/graphql`];
