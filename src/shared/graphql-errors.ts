@@ -1,4 +1,4 @@
-import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { getOperationAST, GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from './context.ts';
 import { guardDocument, guardInput } from './input-guard.ts';
@@ -33,8 +33,7 @@ function httpOf(app: AppError): { status: number; headers?: Record<string, strin
 function introspectionOnly(document: DocumentNode, operationName: string | null | undefined): boolean {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-  const ops = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const op = operationName ? ops.find((o) => o.name?.value === operationName) : ops.length === 1 ? ops[0] : undefined;
+  const op = getOperationAST(document, operationName);
   if (!op || op.operation !== 'query') return false;
   const seen = new Set<string>();
   const only = (set: SelectionSetNode): boolean =>
