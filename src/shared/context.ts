@@ -96,5 +96,30 @@ export const isTransaction = (db: Db): boolean => typeof (db as { $connect?: unk
  */
 export async function inTransaction<T>(ctx: RequestContext, block: (tx: RequestContext) => Promise<T>): Promise<T> {
   if (isTransaction(ctx.db)) return block(ctx);
-  return (ctx.db as Prisma).$transaction((tx) => block(buildContext({ db: tx, actor: ctx.actor, requestId: ctx.requestId, logger: ctx.logger }, ctx)));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await (ctx.db as Prisma).$transaction((tx) => block(buildContext({ db: tx, actor: ctx.actor, requestId: ctx.requestId, logger: ctx.logger }, ctx)));
+    } catch (e) {
+      if (attempt >= MAX_ATTEMPTS || !lostRace(e)) throw e;
+      ctx.logger.debug({ code: (e as { code?: string }).code, attempt }, 'transaction lost a race; running it again');
+    }
+  }
+}
+
+/** How often a transaction that lost a race runs (the first run included). */
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Did the transaction fail only because a concurrent one committed between its checks and its write?
+ * A unique (P2002) or foreign-key (P2003) violation, a write conflict or deadlock (P2034), or
+ * PostgreSQL's serialization failure / deadlock. Run again, the operation's own checks see the other
+ * transaction's rows and give the answer they give sequentially (400 naming the field, 404), so the
+ * status never depends on timing. Nothing outside the database happened in the failed run: it rolled
+ * back, jobs included.
+ */
+function lostRace(e: unknown): boolean {
+  const err = e as { code?: unknown; meta?: { code?: unknown; driverAdapterError?: { cause?: { originalCode?: unknown } } } };
+  if (err?.code === 'P2002' || err?.code === 'P2003' || err?.code === 'P2034') return true;
+  const sqlState = err?.meta?.code ?? err?.meta?.driverAdapterError?.cause?.originalCode;
+  return sqlState === '40001' || sqlState === '40P01' || sqlState === '23505' || sqlState === '23503';
 }
