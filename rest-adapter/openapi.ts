@@ -150,6 +150,7 @@ const ERRORS: Record<number, [string, string]> = {
   413: ['ContentTooLarge', 'The request body is larger than 1 MB.'],
   422: ['UnprocessableContent', 'The Idempotency-Key was already used for a different request.'],
   500: ['InternalServerError', 'An unexpected error; the body says nothing of its cause (quote x-request-id when reporting it).'],
+  503: ['ServiceUnavailable', 'The server is at capacity: the request could not be started in time (REQUEST_QUEUE_TIMEOUT_MS) and was not worked on. Retry after `Retry-After` seconds.'],
 };
 
 /** The error statuses a client can meet on one operation. */
@@ -163,6 +164,7 @@ function errorStatuses(c: CompiledOperation, hasBody: boolean): number[] {
     ...(hasBody ? [413] : []),
     ...(c.isMutation ? [422] : []),
     500,
+    503,
   ];
 }
 
@@ -257,7 +259,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
     schemas[schemaName] ??= errorSchema;
     responses[key] ??= {
       description,
-      headers: { 'x-request-id': requestId, ...(status === 401 || status === 403 ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } } : {}) },
+      headers: { 'x-request-id': requestId, ...(status === 401 || status === 403 ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } } : {}), ...(status === 503 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}) },
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemaName}` } } },
     };
     return { $ref: `#/components/responses/${key}` };
@@ -323,6 +325,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
           description: 'RFC 6750 bearer challenge: `error="invalid_token"` or `error="insufficient_scope"`, and `resource_metadata` pointing at the RFC 9728 protected-resource metadata.',
           schema: { type: 'string' },
         },
+        RetryAfter: { description: 'Seconds to wait before sending the request again.', schema: { type: 'integer', minimum: 1 } },
         IdempotentReplayed: { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
       },
       securitySchemes: {

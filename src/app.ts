@@ -13,6 +13,7 @@ import { createRequestContext, type RequestContext } from './shared/context.ts';
 import { guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
 import { guardGraphqlHttp, guardQuery, jsonBody } from './shared/input-guard.ts';
 import { errorShapeOf, sendError } from './shared/error-renderer.ts';
+import { admissionControl } from './shared/admission.ts';
 import { bearerChallenge, MethodNotAllowedError, NoSuchEndpointError, UnauthenticatedError } from './shared/errors.ts';
 import { createMcpHandler } from '../rest-adapter/mcp.ts';
 import { PACKAGE_VERSION } from './version.ts';
@@ -79,6 +80,12 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
 
   app.use(guardQuery);
 
+  // At most config.admission.concurrency requests at work; the rest wait their turn in arrival order
+  // or are told 503 + Retry-After (health checks pass: a load balancer must see a busy server is alive).
+  app.use('/api/v2', errorShapeRouter()); // the route's error shape, also for a 503 here
+  const admission = admissionControl(config.admission, (req, res, _next, error) => sendError(res, error, errorShapeOf(req, res), (req as ContextRequest).requestId, logger));
+  app.use((req, res, next) => (req.path === '/health' ? next() : admission.middleware(req, res, next)));
+
   // Browsers on other origins may call the bearer-token entry points (no cookies there): preflights
   // are answered here, before any authentication.
   const crossOrigin = cors({
@@ -139,7 +146,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   // The bytes are kept for the Idempotency-Key fingerprint.
   const json = jsonBody({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/'), verify: keepRawBody });
   app.use('/api/v2', docsRoutes(schema, { baseUrl: config.baseUrl })); // public: openapi.json and the docs page
-  app.use('/api/v2', errorShapeRouter(), bearer('api'), json, idempotency({ prisma: db.prisma, isWrite: isWriteMethod }), createRestRouter(schema));
+  app.use('/api/v2', bearer('api'), json, idempotency({ prisma: db.prisma, isWrite: isWriteMethod }), createRestRouter(schema));
   const mcp = createMcpHandler(schema, { name: 'accounting-api', version: PACKAGE_VERSION });
   app.post('/mcp', bearer('mcp'), jsonBody({ limit: '1mb', verify: keepRawBody }), idempotency({ prisma: db.prisma, isWrite: mcp.isWriteCall }), mcp.handle);
   app.all('/mcp', (req, _res, next) => next(new MethodNotAllowedError(`Method ${req.method} is not allowed on /mcp: every call is a POST (stateless Streamable HTTP)`, ['POST'])));

@@ -6,6 +6,7 @@ import { DataDirLockedError } from './db/lock.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { ensureReferenceData } from './db/reference-data.ts';
 import { createLogger } from './shared/logger.ts';
+import { answerClientErrors } from './shared/client-errors.ts';
 import { startJobs } from './jobs/runner.ts';
 import { createMailer } from './mail/mailer.ts';
 import { DEMO_LOGIN, seedDemo } from './admin/seed-demo.ts';
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
   const mailer = createMailer(config);
   const jobs = await startJobs({ db, config, logger, mailer });
   const server: Server = express.listen(config.port, config.host);
+  answerClientErrors(server);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const ms = Math.round(performance.now() - started);
   logger.info({ database: db.describe, port: config.port, ms }, 'listening');

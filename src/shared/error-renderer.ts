@@ -69,7 +69,7 @@ export function toWireError(err: unknown): WireError {
 }
 
 /** OAuth error codes (RFC 6749 / 6750) for statuses outside the OAuth endpoints' own tables. */
-const OAUTH_CODES: Record<number, string> = { 400: 'invalid_request', 401: 'invalid_token', 403: 'insufficient_scope', 429: 'rate_limit_exceeded', 500: 'server_error' };
+const OAUTH_CODES: Record<number, string> = { 400: 'invalid_request', 401: 'invalid_token', 403: 'insufficient_scope', 429: 'rate_limit_exceeded', 500: 'server_error', 503: 'temporarily_unavailable' };
 
 export function errorBody(err: WireError, shape: ErrorShape, requestId: string): unknown {
   switch (shape) {
@@ -88,7 +88,11 @@ export function errorBody(err: WireError, shape: ErrorShape, requestId: string):
 export function errorShapeOf(req: Request, res: Response): ErrorShape {
   const chosen = res.locals.errorShape as ErrorShape | undefined;
   if (chosen) return chosen;
-  const path = req.originalUrl.split('?')[0];
+  return errorShapeOfPath(req.originalUrl.split('?')[0]);
+}
+
+/** The shape by path alone, for answers given before a route is known. */
+export function errorShapeOfPath(path: string): ErrorShape {
   if (path === '/graphql' || path.startsWith('/graphql/')) return 'graphql';
   if (/^\/(public\/)?v2\/oauth(\/|$)/.test(path) || path === '/mcp') return 'oauth';
   return 'simple';
@@ -100,7 +104,7 @@ export function errorShapeOf(req: Request, res: Response): ErrorShape {
  */
 export function sendError(res: Response, err: unknown, shape: ErrorShape, requestId: string, logger: Logger): void {
   const wire = toWireError(err);
-  if (wire.status >= 500) logger.error({ err, requestId }, 'unexpected error');
+  if (wire.status >= 500 && wire.status !== 503) logger.error({ err, requestId }, 'unexpected error'); // 503: load shed, expected
   if (res.headersSent) return void res.end();
   for (const [name, value] of Object.entries(wire.headers)) res.setHeader(name, value);
   if (shape === 'oauth') res.setHeader('Cache-Control', 'no-store');

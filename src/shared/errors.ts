@@ -92,6 +92,14 @@ export class RateLimitedError extends AppError {
   }
 }
 
+/** 503: the server is at capacity (src/shared/admission.ts); the client should come back after Retry-After. */
+export class ServiceUnavailableError extends AppError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message, 503, 'common.unavailable');
+    this.headers = { 'Retry-After': String(retryAfterSeconds) };
+  }
+}
+
 /** 405 for a known path with another method; `allow` lists the methods it has. */
 export class MethodNotAllowedError extends AppError {
   constructor(message: string, allow: readonly string[]) {

@@ -95,4 +95,29 @@ describe.each(targets())('hostile input is refused at the edge (%s)', (target) =
     expect(res.status).toBe(415);
     expect((await res.json()).errors[0].extensions.code).toBe('common.unsupported_media_type');
   });
+
+  // "431 from Node's header limit as plain text. Every error the app can shape is JSON in the route's error shape."
+  it.each([
+    ['/api/v2/items', { error: 'The request headers are too large (at most 16 KB in all)', status: 431 }],
+    ['/graphql', { errors: [{ message: 'The request headers are too large (at most 16 KB in all)', extensions: { code: 'common.request_rejected' } }] }],
+    ['/v2/oauth/token', { error: 'invalid_request', error_description: 'The request headers are too large (at most 16 KB in all)' }],
+  ])('GET %s with 20 KB of headers → 431 as JSON in the route’s error shape', async (path, body) => {
+    const res = await fetch(`${app.url}${path}`, { headers: { authorization: `Bearer ${t.user.token}`, 'x-padding': 'a'.repeat(20_000) } });
+    expect(res.status).toBe(431);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await res.json()).toEqual(body);
+  });
+
+  it('a malformed request line → 400 as JSON', async () => {
+    const { connect } = await import('node:net');
+    const socket = connect(Number(new URL(app.url).port), '127.0.0.1');
+    socket.write('GET /api/v2/items HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n');
+    const raw = await new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (d) => (text += d.toString()));
+      socket.on('close', () => resolve(text));
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'Malformed HTTP request', status: 400 });
+  });
 });

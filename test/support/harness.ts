@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { startJobs, type JobRunner, type JobRunnerOptions } from '../../src/jobs/runner.ts';
 import { createLogger, type Logger } from '../../src/shared/logger.ts';
+import { answerClientErrors } from '../../src/shared/client-errors.ts';
 import { OAUTH_RATE_LIMITS, type RateLimitName, type RateLimitRule } from '../../src/shared/rate-limit.ts';
 import { createSeed, type Seed } from './seed.ts';
 import { schema } from '../../src/schema.ts';
@@ -113,6 +114,7 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
   const db = await openTestDatabase(target, options);
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const server: Server = createServer((req, res) => handler!(req, res));
+  answerClientErrors(server);
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

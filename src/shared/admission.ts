@@ -1,0 +1,121 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { ServiceUnavailableError } from './errors.ts';
+
+/**
+ * Admission control: at most `concurrency` requests are worked on at once; the others wait in one
+ * first-in-first-out queue, and a request that cannot be started in time is answered at once with
+ * 503 and Retry-After instead of hanging until the client gives up.
+ *
+ * Why: the database is the bottleneck (PGlite has one connection, PostgreSQL a small pool). Without a
+ * gate, 200 connections all start work, every one of them waits on the database, nobody finishes in
+ * time and memory grows with the backlog; with it, the requests inside run at the database's speed
+ * and the rest are either served in arrival order or told to come back.
+ *
+ * A queued request is refused (503) when
+ *   - the queue already holds `queueLimit` requests (memory stays bounded), or
+ *   - its expected wait (its place in the queue × the recent time per request ÷ concurrency) is
+ *     beyond `maxWaitMs`: it would time out anyway, so it learns that now, not after `maxWaitMs`, or
+ *   - it has waited `maxWaitMs`.
+ * A client that disconnects while queued leaves the queue without costing any work.
+ */
+export interface AdmissionOptions {
+  /** requests worked on at once; 0 turns the gate off */
+  concurrency: number;
+  /** requests waiting at most */
+  queueLimit: number;
+  /** how long a request may wait for its turn, in milliseconds */
+  maxWaitMs: number;
+}
+
+export interface AdmissionStats {
+  active: number;
+  queued: number;
+  shed: number;
+}
+
+interface Waiter {
+  start: () => void;
+  refuse: () => void;
+  timer: NodeJS.Timeout;
+  gone: boolean;
+}
+
+export interface Admission {
+  middleware: RequestHandler;
+  stats(): AdmissionStats;
+}
+
+/** weight of the newest sample in the moving average of the time per request */
+const SMOOTHING = 0.1;
+
+export function admissionControl(options: AdmissionOptions, refuse: (req: Request, res: Response, next: NextFunction, error: ServiceUnavailableError) => void): Admission {
+  const { concurrency, queueLimit, maxWaitMs } = options;
+  let active = 0;
+  let shed = 0;
+  let averageMs = 0;
+  let waiting = 0; // queued waiters still wanting a turn
+  const queue: Waiter[] = [];
+  let head = 0; // index of the first waiter; the array is compacted when half of it is spent
+
+  const retryAfterSeconds = () => Math.max(1, Math.ceil(maxWaitMs / 1000));
+  const refuseWith = (req: Request, res: Response, next: NextFunction, why: string) => {
+    shed++;
+    refuse(req, res, next, new ServiceUnavailableError(`The server is busy (${why}); retry after ${retryAfterSeconds()} s`, retryAfterSeconds()));
+  };
+
+  const release = () => {
+    active--;
+    while (head < queue.length && active < concurrency) {
+      const waiter = queue[head++];
+      if (waiter.gone) continue;
+      waiter.gone = true;
+      waiting--;
+      clearTimeout(waiter.timer);
+      waiter.start();
+    }
+    if (head > 64 && head * 2 > queue.length) {
+      queue.splice(0, head);
+      head = 0;
+    }
+  };
+
+  const begin = (req: Request, res: Response, next: NextFunction) => {
+    active++;
+    const started = performance.now();
+    let done = false;
+    res.once('close', () => {
+      if (done) return;
+      done = true;
+      const ms = performance.now() - started;
+      averageMs = averageMs === 0 ? ms : averageMs + SMOOTHING * (ms - averageMs);
+      release();
+    });
+    next();
+  };
+
+  const middleware: RequestHandler = (req, res, next) => {
+    if (concurrency <= 0 || active < concurrency) return begin(req, res, next);
+    if (waiting >= queueLimit) return refuseWith(req, res, next, `${waiting} requests are waiting`);
+    const expectedMs = ((waiting + 1) * averageMs) / concurrency;
+    if (expectedMs > maxWaitMs) return refuseWith(req, res, next, `the expected wait of ${Math.round(expectedMs)} ms is beyond ${maxWaitMs} ms`);
+    const waiter: Waiter = {
+      start: () => begin(req, res, next),
+      refuse: () => refuseWith(req, res, next, `no turn within ${maxWaitMs} ms`),
+      timer: setTimeout(() => leave(true), maxWaitMs),
+      gone: false,
+    };
+    const leave = (answer: boolean) => {
+      if (waiter.gone) return;
+      waiter.gone = true;
+      waiting--;
+      clearTimeout(waiter.timer);
+      if (answer) waiter.refuse();
+    };
+    // A client that hangs up while queued needs no answer and no work.
+    res.once('close', () => leave(false));
+    queue.push(waiter);
+    waiting++;
+  };
+
+  return { middleware, stats: () => ({ active, queued: waiting, shed }) };
+}

@@ -1,0 +1,209 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { admissionControl, type Admission } from '../../src/shared/admission.ts';
+import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import type { Tenant } from '../support/seed.ts';
+
+// Hardening: "The server must shed load gracefully (bounded queue / 503 with Retry-After rather than
+// timeouts) and not grow without bound".
+
+/** A server whose /work requests finish when the test says so. */
+async function gatedServer(options: { concurrency: number; queueLimit: number; maxWaitMs: number }) {
+  const app = express();
+  const pending: (() => void)[] = [];
+  const admission: Admission = admissionControl(options, (_req, res, _next, error) => {
+    res.status(error.status).set(error.headers).json({ error: error.message, status: error.status });
+  });
+  app.use(admission.middleware);
+  app.get('/work/:n', (req, res) => {
+    pending.push(() => res.json({ n: Number(req.params.n) }));
+  });
+  const server: Server = createServer(app).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const finishOne = async () => {
+    while (!pending.length) await new Promise((r) => setTimeout(r, 2));
+    pending.shift()!();
+  };
+  const until = async (check: () => boolean) => {
+    while (!check()) await new Promise((r) => setTimeout(r, 2));
+  };
+  return { url, admission, finishOne, until, pending, close: () => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(r));
+    },
+  };
+}
+
+describe('admission control', () => {
+  let gate: Awaited<ReturnType<typeof gatedServer>> | undefined;
+  afterEach(async () => {
+    gate?.pending.splice(0).forEach((finish) => finish());
+    await gate?.close();
+  });
+
+  it('at most `concurrency` requests are worked on; the others wait and are served in arrival order', async () => {
+    gate = await gatedServer({ concurrency: 2, queueLimit: 10, maxWaitMs: 10_000 });
+    const order: number[] = [];
+    const answers = [1, 2, 3, 4, 5].map(async (n) => {
+      const res = await fetch(`${gate!.url}/work/${n}`);
+      order.push(((await res.json()) as { n: number }).n);
+      return res.status;
+    });
+    await gate.until(() => gate!.admission.stats().queued === 3);
+    expect(gate.admission.stats()).toMatchObject({ active: 2, queued: 3 });
+    expect(gate.pending).toHaveLength(2);
+    for (let i = 0; i < 5; i++) await gate.finishOne();
+    expect(await Promise.all(answers)).toEqual([200, 200, 200, 200, 200]);
+    expect(order.slice(2)).toEqual([3, 4, 5]);
+    expect(gate.admission.stats()).toEqual({ active: 0, queued: 0, shed: 0 });
+  });
+
+  it('a full queue: 503 with Retry-After at once, nothing worked on', async () => {
+    gate = await gatedServer({ concurrency: 1, queueLimit: 1, maxWaitMs: 3000 });
+    const first = fetch(`${gate.url}/work/1`);
+    const second = fetch(`${gate.url}/work/2`);
+    await gate.until(() => gate!.admission.stats().queued === 1);
+    const started = performance.now();
+    const third = await fetch(`${gate.url}/work/3`);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(third.status).toBe(503);
+    expect(third.headers.get('retry-after')).toBe('3');
+    expect(await third.json()).toEqual({ error: 'The server is busy (1 requests are waiting); retry after 3 s', status: 503 });
+    expect(gate.pending).toHaveLength(1);
+    await gate.finishOne();
+    await gate.finishOne();
+    expect([(await first).status, (await second).status]).toEqual([200, 200]);
+    expect(gate.admission.stats().shed).toBe(1);
+  });
+
+  it('a request that waits longer than maxWaitMs: 503, and it is never worked on', async () => {
+    gate = await gatedServer({ concurrency: 1, queueLimit: 10, maxWaitMs: 200 });
+    const first = fetch(`${gate.url}/work/1`);
+    await gate.until(() => gate!.admission.stats().active === 1);
+    const second = await fetch(`${gate.url}/work/2`);
+    expect(second.status).toBe(503);
+    expect(await second.json()).toEqual({ error: 'The server is busy (no turn within 200 ms); retry after 1 s', status: 503 });
+    await gate.finishOne();
+    expect((await first).status).toBe(200);
+    expect(gate.pending).toHaveLength(0);
+  });
+
+  it('when the expected wait is beyond maxWaitMs the answer is 503 at once, not after the wait', async () => {
+    gate = await gatedServer({ concurrency: 1, queueLimit: 100, maxWaitMs: 1000 });
+    // teach it that a request takes ~600 ms
+    const slow = fetch(`${gate.url}/work/0`);
+    await gate.until(() => gate!.pending.length === 1);
+    await new Promise((r) => setTimeout(r, 600));
+    await gate.finishOne();
+    await slow;
+    const busy = fetch(`${gate.url}/work/1`);
+    await gate.until(() => gate!.admission.stats().active === 1);
+    const queued = fetch(`${gate.url}/work/2`); // expected wait ~600 ms: queued
+    await gate.until(() => gate!.admission.stats().queued === 1);
+    const started = performance.now();
+    const refused = await fetch(`${gate.url}/work/3`); // expected wait ~1200 ms: refused now
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { error: string }).error).toMatch(/^The server is busy \(the expected wait of \d+ ms is beyond 1000 ms\)/);
+    await gate.finishOne();
+    await gate.finishOne();
+    expect([(await busy).status, (await queued).status]).toEqual([200, 200]);
+  });
+
+  it('a client that hangs up while queued leaves the queue and costs no work', async () => {
+    gate = await gatedServer({ concurrency: 1, queueLimit: 10, maxWaitMs: 10_000 });
+    const first = fetch(`${gate.url}/work/1`);
+    await gate.until(() => gate!.admission.stats().active === 1);
+    const abort = new AbortController();
+    const gone = fetch(`${gate.url}/work/2`, { signal: abort.signal }).catch(() => 'aborted');
+    await gate.until(() => gate!.admission.stats().queued === 1);
+    abort.abort();
+    expect(await gone).toBe('aborted');
+    await gate.until(() => gate!.admission.stats().queued === 0);
+    await gate.finishOne();
+    expect((await first).status).toBe(200);
+    const third = fetch(`${gate.url}/work/3`);
+    await gate.finishOne();
+    expect(await (await third).json()).toEqual({ n: 3 });
+  });
+
+  it('concurrency 0 turns the gate off', async () => {
+    gate = await gatedServer({ concurrency: 0, queueLimit: 0, maxWaitMs: 1 });
+    const answers = [1, 2, 3].map((n) => fetch(`${gate!.url}/work/${n}`));
+    await gate.until(() => gate!.pending.length === 3);
+    for (let i = 0; i < 3; i++) await gate.finishOne();
+    expect((await Promise.all(answers)).map((r) => r.status)).toEqual([200, 200, 200]);
+  });
+});
+
+describe.each(targets())('a busy server answers 503 in each entry point’s shape (%s)', (target) => {
+  let app: TestApp;
+  let t: Tenant;
+
+  beforeAll(async () => {
+    app = await startTestApp(target, { env: { REQUEST_CONCURRENCY: '1', REQUEST_QUEUE_LIMIT: '0' } });
+    t = await app.seed.tenant();
+  });
+  afterAll(() => app?.close());
+
+  /** Keeps one request at work: it waits on a lock (PGlite: on its only connection) the test holds. */
+  async function withOneRequestAtWork(check: () => Promise<void>) {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holder = app.db.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe('LOCK TABLE items IN ACCESS EXCLUSIVE MODE');
+        locked();
+        await released;
+      },
+      { timeout: 30_000 },
+    );
+    await isLocked;
+    const busy = app.http('GET', `/api/v2/items?client_account_id=${t.account.id}`, { token: t.user.token });
+    await new Promise((r) => setTimeout(r, 200)); // the request is admitted and waits on the lock
+    try {
+      await check();
+    } finally {
+      release();
+      await holder;
+    }
+    expect((await busy).status).toBe(200);
+  }
+
+  it('REST: 503 {error, status} with Retry-After, documented in the OpenAPI description', async () => {
+    await withOneRequestAtWork(async () => {
+      const res = await app.http('GET', `/api/v2/items?client_account_id=${t.account.id}`, { token: t.user.token });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(res.body).toEqual({ error: 'The server is busy (0 requests are waiting); retry after 5 s', status: 503 });
+    });
+  });
+
+  it('GraphQL: 503 as a GraphQL response with code common.unavailable', async () => {
+    await withOneRequestAtWork(async () => {
+      const res = await app.http('POST', '/graphql', { token: t.user.token, body: { query: '{ __typename }' } });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ errors: [{ message: expect.stringMatching(/^The server is busy/), extensions: { code: 'common.unavailable' } }] });
+    });
+  });
+
+  it('OAuth: 503 temporarily_unavailable (RFC 6749)', async () => {
+    await withOneRequestAtWork(async () => {
+      const res = await app.http('POST', '/v2/oauth/token', { body: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.stringMatching(/^The server is busy/) });
+    });
+  });
+
+  it('/health still answers while the server is busy', async () => {
+    await withOneRequestAtWork(async () => {
+      const res = await app.http('GET', '/health');
+      expect(res).toMatchObject({ status: 200, body: { status: 'ok' } });
+    });
+  });
+});
