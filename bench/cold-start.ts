@@ -15,7 +15,7 @@ const COMMANDS: Record<Runner, [string, string[]]> = {
   'node dist': [process.execPath, ['dist/src/server.js']],
   tsx: ['node_modules/.bin/tsx', ['src/server.ts']],
 };
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
       const port = (s.address() as { port: number }).port;

@@ -40,6 +40,8 @@ const schema = z.object({
   REQUEST_QUEUE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(1000),
   /** How long a request may wait for its turn before it is answered 503 with Retry-After (ms) */
   REQUEST_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5000),
+  /** While the event loop lags more than this (ms), new requests are answered 503 at once; 0: never */
+  REQUEST_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   /** Sender of outgoing mail; default "Accounting API" <no-reply@host of BASE_URL> */
   MAIL_FROM: z.string().min(3).optional(),
@@ -63,7 +65,7 @@ export interface Config {
   corsOrigins: '*' | string[];
   trustProxy: boolean | number | string;
   /** admission control: requests at once (0: off), waiting at most, longest wait */
-  admission: { concurrency: number; queueLimit: number; maxWaitMs: number };
+  admission: { concurrency: number; queueLimit: number; maxWaitMs: number; maxEventLoopDelayMs: number };
   /** DATA_DIR/outbox: where messages are written as .eml files when there is no SMTP server */
   mailOutbox: string;
   mailFrom: string;
@@ -96,7 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: e.SMTP_URL,
     corsOrigins: e.CORS_ORIGINS.trim() === '*' ? '*' : e.CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean),
     trustProxy: /^(false|off|no|0)$/i.test(e.TRUST_PROXY) ? false : /^(true|on|yes)$/i.test(e.TRUST_PROXY) ? true : /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
-    admission: { concurrency: e.REQUEST_CONCURRENCY ?? (e.DATABASE_URL ? 16 : 4), queueLimit: e.REQUEST_QUEUE_LIMIT, maxWaitMs: e.REQUEST_QUEUE_TIMEOUT_MS },
+    admission: { concurrency: e.REQUEST_CONCURRENCY ?? (e.DATABASE_URL ? 16 : 4), queueLimit: e.REQUEST_QUEUE_LIMIT, maxWaitMs: e.REQUEST_QUEUE_TIMEOUT_MS, maxEventLoopDelayMs: e.REQUEST_MAX_EVENT_LOOP_DELAY_MS },
     mailOutbox: join(e.DATA_DIR, 'outbox'),
     mailFrom: e.MAIL_FROM ?? `"Accounting API" <no-reply@${new URL(baseUrl).hostname}>`,
   };

@@ -17,6 +17,12 @@ import { ServiceUnavailableError } from './errors.ts';
  *     beyond `maxWaitMs`: it would time out anyway, so it learns that now, not after `maxWaitMs`, or
  *   - it has waited `maxWaitMs`.
  * A client that disconnects while queued leaves the queue without costing any work.
+ *
+ * The queue only sees requests Node has read. When the process itself is the bottleneck (the
+ * embedded database runs its queries on this thread), requests wait unseen in the kernel while the
+ * event loop is busy, and by the time they are read they have waited for seconds. So the event loop's
+ * delay is watched too: while it is beyond `maxEventLoopDelayMs`, new requests are answered 503 at
+ * once, which is cheap, drains the backlog fast and lets the admitted requests finish.
  */
 export interface AdmissionOptions {
   /** requests worked on at once; 0 turns the gate off */
@@ -25,12 +31,16 @@ export interface AdmissionOptions {
   queueLimit: number;
   /** how long a request may wait for its turn, in milliseconds */
   maxWaitMs: number;
+  /** refuse new requests while the event loop lags more than this (ms); 0: never */
+  maxEventLoopDelayMs?: number;
 }
 
 export interface AdmissionStats {
   active: number;
   queued: number;
   shed: number;
+  /** the event loop's recent delay (ms), when it is watched */
+  eventLoopDelayMs: number;
 }
 
 interface Waiter {
@@ -43,19 +53,37 @@ interface Waiter {
 export interface Admission {
   middleware: RequestHandler;
   stats(): AdmissionStats;
+  /** stops watching the event loop */
+  close(): void;
 }
+
+/** how often the event loop's delay is read */
+const LAG_SAMPLE_MS = 100;
 
 /** weight of the newest sample in the moving average of the time per request */
 const SMOOTHING = 0.1;
 
 export function admissionControl(options: AdmissionOptions, refuse: (req: Request, res: Response, next: NextFunction, error: ServiceUnavailableError) => void): Admission {
-  const { concurrency, queueLimit, maxWaitMs } = options;
+  const { concurrency, queueLimit, maxWaitMs, maxEventLoopDelayMs = 0 } = options;
   let active = 0;
   let shed = 0;
   let averageMs = 0;
   let waiting = 0; // queued waiters still wanting a turn
   const queue: Waiter[] = [];
   let head = 0; // index of the first waiter; the array is compacted when half of it is spent
+
+  // The delay is how late a timer due every LAG_SAMPLE_MS fires; a reading decays by a third per
+  // interval, so one late timer counts for a few hundred milliseconds, not until the next reading.
+  let lagMs = 0;
+  let sampler: NodeJS.Timeout | undefined;
+  if (concurrency > 0 && maxEventLoopDelayMs > 0) {
+    let last = performance.now();
+    sampler = setInterval(() => {
+      const now = performance.now();
+      lagMs = Math.max(0, now - last - LAG_SAMPLE_MS, (lagMs * 2) / 3);
+      last = now;
+    }, LAG_SAMPLE_MS).unref();
+  }
 
   const retryAfterSeconds = () => Math.max(1, Math.ceil(maxWaitMs / 1000));
   const refuseWith = (req: Request, res: Response, next: NextFunction, why: string) => {
@@ -94,7 +122,9 @@ export function admissionControl(options: AdmissionOptions, refuse: (req: Reques
   };
 
   const middleware: RequestHandler = (req, res, next) => {
-    if (concurrency <= 0 || active < concurrency) return begin(req, res, next);
+    if (concurrency <= 0) return begin(req, res, next);
+    if (maxEventLoopDelayMs > 0 && lagMs > maxEventLoopDelayMs) return refuseWith(req, res, next, `the event loop lags ${Math.round(lagMs)} ms`);
+    if (active < concurrency) return begin(req, res, next);
     if (waiting >= queueLimit) return refuseWith(req, res, next, `${waiting} requests are waiting`);
     const expectedMs = ((waiting + 1) * averageMs) / concurrency;
     if (expectedMs > maxWaitMs) return refuseWith(req, res, next, `the expected wait of ${Math.round(expectedMs)} ms is beyond ${maxWaitMs} ms`);
@@ -117,5 +147,9 @@ export function admissionControl(options: AdmissionOptions, refuse: (req: Reques
     waiting++;
   };
 
-  return { middleware, stats: () => ({ active, queued: waiting, shed }) };
+  return {
+    middleware,
+    stats: () => ({ active, queued: waiting, shed, eventLoopDelayMs: Math.round(lagMs) }),
+    close: () => clearInterval(sampler),
+  };
 }

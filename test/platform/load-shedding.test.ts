@@ -10,7 +10,7 @@ import type { Tenant } from '../support/seed.ts';
 // timeouts) and not grow without bound".
 
 /** A server whose /work requests finish when the test says so. */
-async function gatedServer(options: { concurrency: number; queueLimit: number; maxWaitMs: number }) {
+async function gatedServer(options: { concurrency: number; queueLimit: number; maxWaitMs: number; maxEventLoopDelayMs?: number }) {
   const app = express();
   const pending: (() => void)[] = [];
   const admission: Admission = admissionControl(options, (_req, res, _next, error) => {
@@ -41,6 +41,7 @@ describe('admission control', () => {
   let gate: Awaited<ReturnType<typeof gatedServer>> | undefined;
   afterEach(async () => {
     gate?.pending.splice(0).forEach((finish) => finish());
+    gate?.admission.close();
     await gate?.close();
   });
 
@@ -58,7 +59,7 @@ describe('admission control', () => {
     for (let i = 0; i < 5; i++) await gate.finishOne();
     expect(await Promise.all(answers)).toEqual([200, 200, 200, 200, 200]);
     expect(order.slice(2)).toEqual([3, 4, 5]);
-    expect(gate.admission.stats()).toEqual({ active: 0, queued: 0, shed: 0 });
+    expect(gate.admission.stats()).toMatchObject({ active: 0, queued: 0, shed: 0 });
   });
 
   it('a full queue: 503 with Retry-After at once, nothing worked on', async () => {
@@ -128,6 +129,22 @@ describe('admission control', () => {
     const third = fetch(`${gate.url}/work/3`);
     await gate.finishOne();
     expect(await (await third).json()).toEqual({ n: 3 });
+  });
+
+  it('while the event loop lags beyond maxEventLoopDelayMs, new requests get 503 at once; then they are served again', async () => {
+    gate = await gatedServer({ concurrency: 4, queueLimit: 10, maxWaitMs: 5000, maxEventLoopDelayMs: 100 });
+    await new Promise((r) => setTimeout(r, 250));
+    const blockedUntil = Date.now() + 600;
+    while (Date.now() < blockedUntil); // the process is busy: the sampler fires ~500 ms late
+    await new Promise((r) => setTimeout(r, 0));
+    expect(gate.admission.stats().eventLoopDelayMs).toBeGreaterThan(300);
+    const refused = await fetch(`${gate.url}/work/1`);
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { error: string }).error).toMatch(/^The server is busy \(the event loop lags \d+ ms\); retry after 5 s$/);
+    await new Promise((r) => setTimeout(r, 1000)); // the reading decays below 100 ms
+    const served = fetch(`${gate.url}/work/2`);
+    await gate.finishOne();
+    expect((await served).status).toBe(200);
   });
 
   it('concurrency 0 turns the gate off', async () => {

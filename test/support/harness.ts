@@ -118,7 +118,9 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', BASE_URL: url, ...options.env });
+  // Event-loop-delay shedding is off: a loaded CI machine must not turn functional tests into 503s
+  // (test/platform/load-shedding.test.ts turns it on).
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', BASE_URL: url, REQUEST_MAX_EVENT_LOOP_DELAY_MS: '0', ...options.env });
   const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const { express } = await createApp({
     config,
