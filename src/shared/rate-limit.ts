@@ -27,6 +27,11 @@ export const OAUTH_RATE_LIMITS = {
   revoke: { limit: 60, windowMs: MINUTE },
   /** GET /v2/oauth/authorize */
   authorize: { limit: 120, windowMs: HOUR },
+  /**
+   * POST /v2/oauth/authorize, the consent form (not in spec 000's table): its own count with GET's
+   * budget, as every submission follows a consent page, so a real flow never meets it before GET's.
+   */
+  consent: { limit: 120, windowMs: HOUR },
   /** POST /v2/oauth/login */
   login: { limit: 60, windowMs: HOUR },
   /** POST /v2/oauth/register */
