@@ -1,10 +1,13 @@
 import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type ClientRateLimitInfo, type Logger as RateLimitLogger, type Options, type Store } from 'express-rate-limit';
 import type { Prisma } from '../db/database.ts';
+import type { RequestContext } from './context.ts';
+import { RateLimitedError } from './errors.ts';
 
 /**
- * Rate limits per client address, counted in the database (rate_limit_counters) so that every
- * server process on the same PostgreSQL shares one count.
+ * Rate limits, counted in the database (rate_limit_counters) so that every server process on the
+ * same PostgreSQL shares one count: the OAuth endpoints' per client address, and the API's per
+ * user (/api/v2, /graphql and /mcp together).
  *
  * Fixed windows: a key's first hit opens a window of `windowMs`; hits in it are counted; the first
  * hit after it ends starts again at 1. Every decision uses the database clock (`now()`), never the
@@ -39,6 +42,15 @@ export const OAUTH_RATE_LIMITS = {
 } as const satisfies Record<string, RateLimitRule>;
 
 export type RateLimitName = keyof typeof OAUTH_RATE_LIMITS;
+
+/**
+ * Requests per user to /api/v2, /graphql and /mcp together, by default (API_RATE_LIMIT,
+ * API_RATE_LIMIT_WINDOW_SECONDS): Visma eAccounting's published 600 per minute.
+ */
+export const API_RATE_LIMIT: RateLimitRule = { limit: 600, windowMs: MINUTE };
+
+/** Every limit of the app; `api: null` turns the API limit off. */
+export type RateLimitRules = Record<RateLimitName, RateLimitRule> & { api: RateLimitRule | null };
 
 interface CounterRow {
   hits: number;
@@ -132,6 +144,9 @@ function describeWindow(ms: number): string {
   return `${ms} milliseconds`;
 }
 
+/** draft-6 RateLimit-* headers, no X-RateLimit-*, and fail closed (see createRateLimiters) */
+const COMMON = { standardHeaders: 'draft-6', legacyHeaders: false, passOnStoreError: false } as const;
+
 export interface RateLimitOptions {
   /** limits per name; OAUTH_RATE_LIMITS unless given (tests use small ones) */
   rules?: Record<RateLimitName, RateLimitRule>;
@@ -170,9 +185,7 @@ export function createRateLimiters(prisma: Prisma, options: RateLimitOptions = {
       store: new PrismaRateLimitStore(prisma, `${namespace}${name}:`),
       // req.ip honours the app's 'trust proxy'; it is undefined only once the socket is gone.
       keyGenerator: (req: Request) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown'),
-      standardHeaders: 'draft-6',
-      legacyHeaders: false,
-      passOnStoreError: false,
+      ...COMMON,
       handler: (_req, res) => {
         res.status(429).json(body);
       },
@@ -180,4 +193,43 @@ export function createRateLimiters(prisma: Prisma, options: RateLimitOptions = {
     });
   }
   return limiters;
+}
+
+/**
+ * The API limit, mounted after the bearer middleware of /api/v2, /graphql and /mcp: one instance, so
+ * one count per user whichever entry point (and whatever token: session, authorization code or a
+ * client_credentials client, which acts for its owner) the requests use; `${namespace}api:user:<id>`.
+ * /graphql without a token (introspection only) counts per client address instead
+ * (`api:address:<ip>`, IPv6 per /56). Requests without a request context (the GraphiQL page) and
+ * the public docs, mounted before, are not counted: they do not touch the database.
+ *
+ * Every counted response carries RateLimit-Limit, -Remaining, -Reset and -Policy; over the limit the
+ * RateLimitedError (429, Retry-After) goes to the app's error renderer, which writes it in the entry
+ * point's shape: {error, status} or the v2 envelope on /api/v2, a GraphQL error with extensions.code
+ * and retryAfter on /graphql, the OAuth shape on /mcp. Fails closed when the database is down, like
+ * the OAuth limits. `rule` null: no limit (a pass-through).
+ */
+export function createApiRateLimiter(prisma: Prisma, rule: RateLimitRule | null, options: Omit<RateLimitOptions, 'rules'> = {}): RequestHandler {
+  if (!rule) return (_req, _res, next) => next();
+  const { limit, windowMs } = rule;
+  const per = `at most ${limit} request${limit === 1 ? '' : 's'} per ${describeWindow(windowMs)}`;
+  const actorOf = (req: Request) => (req as Request & { ctx?: RequestContext }).ctx?.actor;
+  return rateLimit({
+    windowMs,
+    limit,
+    store: new PrismaRateLimitStore(prisma, `${options.namespace ?? ''}api:`),
+    skip: (req: Request) => !actorOf(req),
+    keyGenerator: (req: Request) => {
+      const actor = actorOf(req)!;
+      return actor.tokenKind === 'anonymous' ? `address:${ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown')}` : `user:${actor.userId}`;
+    },
+    ...COMMON,
+    handler: (req, res, next) => {
+      const anonymous = actorOf(req)!.tokenKind === 'anonymous';
+      // the Retry-After express-rate-limit has just set, so the error's header repeats it exactly
+      const retryAfter = Number(res.getHeader('Retry-After') ?? Math.ceil(windowMs / 1000));
+      next(new RateLimitedError(retryAfter, `Rate limit exceeded: ${per} ${anonymous ? 'from one address without a token' : 'for one user'}`));
+    },
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
 }
