@@ -21,7 +21,7 @@ import { loadOauthKeys } from './modules/oauth/keys.ts';
 import { apiResourceIdentifiers, createOauthProvider, mcpResourceIdentifiers, normalizeResource, type OauthProvider } from './modules/oauth/provider.ts';
 import { jwtTokenVerifier } from './modules/oauth/jwt-verifier.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
-import { createApiRateLimiter, createRateLimiters, OAUTH_RATE_LIMITS, type RateLimitRules } from './shared/rate-limit.ts';
+import { createApiRateLimiter, createAttemptLimiter, createRateLimiters, OAUTH_RATE_LIMITS, PASSWORD_CHECK_LIMIT, type RateLimitRules } from './shared/rate-limit.ts';
 import { graphiqlDefaultQuery, renderGraphiQLWithSignIn } from './graphiql.ts';
 import { bufferKeyedBody, idempotency, isGraphqlMutation, isWriteMethod, keepRawBody } from './shared/idempotency.ts';
 
@@ -29,7 +29,7 @@ export interface AppDeps {
   config: Config;
   db: Database;
   logger: Logger;
-  /** rate limits replacing the defaults: spec 000's table for the OAuth endpoints, config.apiRateLimit */
+  /** rate limits replacing the defaults: spec 000's table for the OAuth endpoints, config.apiRateLimit, PASSWORD_CHECK_LIMIT */
   rateLimits?: Partial<RateLimitRules>;
   /** prefix of the rate-limit keys: apps sharing one database share counts only with the same namespace */
   rateLimitNamespace?: string;
@@ -94,12 +94,13 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     res.json({ status: 'ok' });
   });
 
-  const rules: RateLimitRules = { ...OAUTH_RATE_LIMITS, api: config.apiRateLimit, ...rateLimits };
+  const rules: RateLimitRules = { ...OAUTH_RATE_LIMITS, api: config.apiRateLimit, passwordCheck: PASSWORD_CHECK_LIMIT, ...rateLimits };
   const namespace = rateLimitNamespace ?? '';
   const limits = createRateLimiters(db.prisma, { rules, namespace });
   app.use(oauthRoutes({ oauth, prisma: db.prisma, config, authenticator, limits }));
   /** one count per user across /api/v2, /graphql and /mcp (mounted after each one's bearer middleware) */
   const apiLimit = createApiRateLimiter(db.prisma, rules.api, { namespace });
+  const serviceLimits = { passwordCheck: createAttemptLimiter(db.prisma, `${namespace}password-check:user:`, rules.passwordCheck, 'password checks') };
 
   /**
    * Bearer middleware: token -> actor -> request context; 401 without a valid token. On /graphql a
@@ -132,6 +133,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
         actor,
         requestId: r.requestId,
         logger: logger.child({ requestId: r.requestId, userId: actor.userId }),
+        limits: serviceLimits,
       });
       next();
     } catch (e) {

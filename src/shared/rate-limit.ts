@@ -1,13 +1,13 @@
 import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type ClientRateLimitInfo, type Logger as RateLimitLogger, type Options, type Store } from 'express-rate-limit';
 import type { Prisma } from '../db/database.ts';
-import type { RequestContext } from './context.ts';
+import type { AttemptLimiter, RequestContext } from './context.ts';
 import { RateLimitedError } from './errors.ts';
 
 /**
  * Rate limits, counted in the database (rate_limit_counters) so that every server process on the
- * same PostgreSQL shares one count: the OAuth endpoints' per client address, and the API's per
- * user (/api/v2, /graphql and /mcp together).
+ * same PostgreSQL shares one count: the OAuth endpoints' per client address, the API's per user
+ * (/api/v2, /graphql and /mcp together) and changePassword's password checks per user.
  *
  * Fixed windows: a key's first hit opens a window of `windowMs`; hits in it are counted; the first
  * hit after it ends starts again at 1. Every decision uses the database clock (`now()`), never the
@@ -49,8 +49,15 @@ export type RateLimitName = keyof typeof OAUTH_RATE_LIMITS;
  */
 export const API_RATE_LIMIT: RateLimitRule = { limit: 600, windowMs: MINUTE };
 
+/**
+ * changePassword's check of the current password, per user. Every attempt counts, right or wrong:
+ * a stolen session token must not become a password oracle (and a way to lock the owner out), while
+ * a person changing their password needs a handful of tries a year.
+ */
+export const PASSWORD_CHECK_LIMIT: RateLimitRule = { limit: 10, windowMs: HOUR };
+
 /** Every limit of the app; `api: null` turns the API limit off. */
-export type RateLimitRules = Record<RateLimitName, RateLimitRule> & { api: RateLimitRule | null };
+export type RateLimitRules = Record<RateLimitName, RateLimitRule> & { api: RateLimitRule | null; passwordCheck: RateLimitRule };
 
 interface CounterRow {
   hits: number;
@@ -66,11 +73,12 @@ interface CounterRow {
 export class PrismaRateLimitStore implements Store {
   /** Counts live in the database: another instance (or process) with the same prefix shares them. */
   readonly localKeys = false;
-  private windowMs = MINUTE;
 
+  /** `windowMs`: until express-rate-limit's init() sets it (a store used without a middleware keeps it) */
   constructor(
     private readonly prisma: Prisma,
     readonly prefix: string,
+    private windowMs = MINUTE,
   ) {}
 
   init(options: Options): void {
@@ -127,6 +135,10 @@ export class PrismaRateLimitStore implements Store {
 export async function pruneRateLimitCounters(prisma: Prisma): Promise<number> {
   return prisma.$executeRaw`DELETE FROM rate_limit_counters WHERE reset_at <= now()`;
 }
+
+/** Seconds until `resetTime`, rounded up, as express-rate-limit prints Retry-After. */
+const secondsUntil = (resetTime: Date | undefined, windowMs: number): number =>
+  Math.max(0, Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
 
 /** "minute", "hour", "2 minutes", "90 seconds": the window as the 429 message words it. */
 function describeWindow(ms: number): string {
@@ -232,4 +244,21 @@ export function createApiRateLimiter(prisma: Prisma, rule: RateLimitRule | null,
     },
     ...(options.logger ? { logger: options.logger } : {}),
   });
+}
+
+/**
+ * A limit a service applies itself, where no middleware sees the operation (changePassword is one
+ * field of a GraphQL document, also reachable through MCP's graphql_mutation). `hit(key)` counts one
+ * attempt under `${prefix}${key}` on the app's own client, outside any transaction the service runs,
+ * so a failed attempt that rolls back still counts; over the limit it throws RateLimitedError.
+ */
+export function createAttemptLimiter(prisma: Prisma, prefix: string, rule: RateLimitRule, what: string): AttemptLimiter {
+  const store = new PrismaRateLimitStore(prisma, prefix, rule.windowMs);
+  const message = `Too many ${what}: at most ${rule.limit} per ${describeWindow(rule.windowMs)}`;
+  return {
+    async hit(key) {
+      const { totalHits, resetTime } = await store.increment(key);
+      if (totalHits > rule.limit) throw new RateLimitedError(secondsUntil(resetTime, rule.windowMs), message);
+    },
+  };
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { API_RATE_LIMIT, type RateLimitRules } from '../../src/shared/rate-limit.ts';
+import { API_RATE_LIMIT, PASSWORD_CHECK_LIMIT, type RateLimitRules } from '../../src/shared/rate-limit.ts';
 import { startTestApp, targets, type HttpResult, type TestApp } from '../support/harness.ts';
-import { oauthKit } from '../support/oauth.ts';
+import { oauthKit, PASSWORD } from '../support/oauth.ts';
 
 // Issue 8 #9: "POST authorize, changePassword (password guessing with a session token) and the whole
 // API (/api/v2, /graphql, /mcp) have no limit: add a per-user (per token subject) limit on the API
@@ -15,14 +15,16 @@ const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
 /** Small limits so a test reaches them in a few requests (the rest stay relaxed). */
-const SMALL: Partial<RateLimitRules> = { api: { limit: 6, windowMs: MINUTE } };
+const SMALL: Partial<RateLimitRules> = { api: { limit: 6, windowMs: MINUTE }, passwordCheck: { limit: 3, windowMs: HOUR } };
 
 const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
+const CHANGE_PASSWORD = 'mutation($input: ChangePasswordInput!) { changePassword(input: $input) }';
 
 describe('API_RATE_LIMIT and API_RATE_LIMIT_WINDOW_SECONDS', () => {
-  it('default: 600 requests per minute per user (Visma eAccounting\'s published limit)', () => {
+  it('default: 600 requests per minute per user (Visma eAccounting\'s published limit); password checks 10 per hour', () => {
     expect(API_RATE_LIMIT).toEqual({ limit: 600, windowMs: MINUTE });
     expect(loadConfig({}).apiRateLimit).toEqual({ limit: 600, windowMs: MINUTE });
+    expect(PASSWORD_CHECK_LIMIT).toEqual({ limit: 10, windowMs: HOUR });
   });
 
   it.each([
@@ -194,6 +196,64 @@ describe.each(targets())('per-user API rate limit (%s)', (target) => {
     } finally {
       await second.close();
     }
+  });
+
+  describe('changePassword: "a stricter one on password checks"', () => {
+    it('every attempt counts, wrong or right: over 3 per hour (10 by default) the mutation is 429 with Retry-After and extensions.retryAfter, and changes nothing', async () => {
+      const owner = await kit.user();
+      const change = (currentPassword: string, newPassword: string) =>
+        app.http('POST', '/graphql', { token: owner.sessionToken, body: { query: CHANGE_PASSWORD, variables: { input: { currentPassword, newPassword } } } });
+
+      for (const attempt of ['wrong password 1', 'wrong password 2']) {
+        const res = await change(attempt, 'new password 1');
+        expect(res.status).toBe(400);
+        expect(res.body.errors[0].extensions.code).toBe('common.validation_error');
+      }
+      const right = await change(PASSWORD, 'new password 1');
+      expect(right.status).toBe(200);
+      expect(right.body.data).toEqual({ changePassword: true });
+
+      const over = await change('new password 1', 'new password 2');
+      expect(over.status).toBe(429);
+      const retryAfter = Number(over.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(3590);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+      expect(over.body).toEqual({
+        data: null,
+        errors: [{ message: 'Too many password checks: at most 3 per hour', path: ['changePassword'], locations: expect.any(Array), extensions: { code: 'common.rate_limited', retryAfter } }],
+      });
+      // the API limit's headers are the request's own (one GraphQL request among the user's 6)
+      expect(over.headers.get('ratelimit-limit')).toBe('6');
+
+      const login = (password: string) => app.http('POST', '/v2/oauth/login', { body: { email: owner.email, password } });
+      expect((await login('new password 1')).status).toBe(200);
+      expect((await login('new password 2')).status).toBe(401);
+    });
+
+    it("MCP's graphql_mutation tool shares the user's count; another user is not affected", async () => {
+      const owner = await kit.user();
+      const other = await kit.user();
+      const viaGraphql = (token: string) => app.gql(token, CHANGE_PASSWORD, { input: { currentPassword: 'wrong password', newPassword: 'new password 1' } });
+      for (let i = 0; i < 3; i++) expect((await viaGraphql(owner.sessionToken)).errors?.[0].extensions?.code).toBe('common.validation_error');
+
+      const tool = await app.http('POST', '/mcp', {
+        token: owner.sessionToken,
+        headers: MCP_HEADERS,
+        body: {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'graphql_mutation', arguments: { query: CHANGE_PASSWORD, variables: { input: { currentPassword: PASSWORD, newPassword: 'new password 1' } } } },
+        },
+      });
+      expect(tool.status).toBe(200);
+      const result = JSON.parse(tool.body.result.content[0].text);
+      expect(result.errors).toEqual([{ message: 'Too many password checks: at most 3 per hour', path: ['changePassword'], extensions: { code: 'common.rate_limited', retryAfter: expect.any(Number) } }]);
+
+      expect((await viaGraphql(other.sessionToken)).errors?.[0].extensions?.code).toBe('common.validation_error');
+      const counters = await app.db.prisma.rateLimitCounter.findMany({ where: { key: { in: [owner.id, other.id].map((id) => `${namespace}password-check:user:${id}`) } }, orderBy: { key: 'asc' } });
+      expect(Object.fromEntries(counters.map((c) => [c.key.split(':').pop(), c.hits]))).toEqual({ [owner.id]: 4, [other.id]: 1 });
+    });
   });
 });
 

@@ -9,7 +9,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { startJobs, type JobRunner, type JobRunnerOptions } from '../../src/jobs/runner.ts';
 import { createLogger, type Logger } from '../../src/shared/logger.ts';
-import { API_RATE_LIMIT, OAUTH_RATE_LIMITS, type RateLimitRules } from '../../src/shared/rate-limit.ts';
+import { API_RATE_LIMIT, OAUTH_RATE_LIMITS, PASSWORD_CHECK_LIMIT, type RateLimitRules } from '../../src/shared/rate-limit.ts';
 import { createSeed, type Seed } from './seed.ts';
 import { schema } from '../../src/schema.ts';
 import { buildOpenApiDocument } from '../../rest-adapter/openapi.ts';
@@ -88,7 +88,7 @@ export function checkAgainstOpenApi(r: ReceivedResponse): void {
  * thousands of requests with one token); the rate-limit tests use the real or small ones.
  */
 const RELAXED_LIMITS = Object.fromEntries(
-  Object.entries({ ...OAUTH_RATE_LIMITS, api: API_RATE_LIMIT }).map(([name, rule]) => [name, { ...rule, limit: 1_000_000 }]),
+  Object.entries({ ...OAUTH_RATE_LIMITS, api: API_RATE_LIMIT, passwordCheck: PASSWORD_CHECK_LIMIT }).map(([name, rule]) => [name, { ...rule, limit: 1_000_000 }]),
 ) as RateLimitRules;
 
 export interface StartOptions {
