@@ -147,7 +147,7 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation'): ToolEnt
 function shownError(ctx: RequestContext, e: GraphQLError) {
   const wire = toWireError(e);
   if (wire.status >= 500) ctx.logger.error({ err: e.originalError ?? e, requestId: ctx.requestId }, 'unexpected error in an MCP GraphQL tool');
-  return { message: wire.status >= 500 ? 'Unexpected error.' : e.message, ...(e.path ? { path: e.path } : {}), extensions: { code: wire.code } };
+  return { message: wire.status >= 500 ? 'Unexpected error.' : e.message, ...(e.path ? { path: e.path } : {}), extensions: { code: wire.code, ...wire.extensions } };
 }
 
 /** A tool's failure as MCP reports it: a result with isError and the REST error body as text. */

@@ -90,6 +90,13 @@ A 400 names every offending field (\`item_no: is required; price: …\`). An unk
 a known path with another method 405 with \`Allow\`, both \`{error, status}\`. Every response carries
 \`x-request-id\`; quote it when reporting a problem.
 
+## Rate limits
+Requests are limited per user, counted over \`/api/v2\`, \`/graphql\` and \`/mcp\` together, whatever
+the token (600 per minute unless the operator sets another limit). Every response says where the
+caller stands: \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` (seconds until the
+window ends) and \`RateLimit-Policy\` (\`600;w=60\`). Over the limit an operation answers 429 in its
+error shape with \`Retry-After\` (seconds).
+
 ## Trying it out
 On \`/api/v2/docs\`, *Authorize* with a session token from \`POST /v2/oauth/login\` (bearer), or with
 OAuth 2.0 as a client registered (\`POST /v2/oauth/register\`) with the redirect URI
@@ -149,6 +156,7 @@ const ERRORS: Record<number, [string, string]> = {
   409: ['Conflict', 'A request with the same Idempotency-Key is still running, or the write clashes with an existing record.'],
   413: ['ContentTooLarge', 'The request body is larger than 1 MB.'],
   422: ['UnprocessableContent', 'The Idempotency-Key was already used for a different request.'],
+  429: ['TooManyRequests', 'Over the per-user rate limit of the API (`/api/v2`, `/graphql` and `/mcp` count together); `Retry-After` says in how many seconds to try again.'],
   500: ['InternalServerError', 'An unexpected error; the body says nothing of its cause (quote x-request-id when reporting it).'],
   503: ['ServiceUnavailable', 'The server is at capacity: the request could not be started in time (REQUEST_QUEUE_TIMEOUT_MS) and was not worked on. Retry after `Retry-After` seconds.'],
 };
@@ -163,6 +171,7 @@ function errorStatuses(c: CompiledOperation, hasBody: boolean): number[] {
     ...(c.isMutation ? [409] : []),
     ...(hasBody ? [413] : []),
     ...(c.isMutation ? [422] : []),
+    429,
     500,
     503,
   ];
@@ -250,6 +259,9 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
   // {error, status} is also what an unknown path or a known path's other method answers (404, 405)
   const schemas: Record<string, JsonSchema> = { [ERROR_SCHEMAS.simple[0]]: ERROR_SCHEMAS.simple[1] };
   const requestId: Ref = { $ref: '#/components/headers/RequestId' };
+  const rateLimitHeaders: Record<string, Ref> = Object.fromEntries(
+    ['Limit', 'Remaining', 'Reset', 'Policy'].map((h) => [`RateLimit-${h}`, { $ref: `#/components/headers/RateLimit${h}` }]),
+  );
 
   /** The reusable error response of a status in a shape (registered on first use). */
   const errorResponse = (status: number, shape: Shape): Ref => {
@@ -259,7 +271,12 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
     schemas[schemaName] ??= errorSchema;
     responses[key] ??= {
       description,
-      headers: { 'x-request-id': requestId, ...(status === 401 || status === 403 ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } } : {}), ...(status === 503 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}) },
+      headers: {
+        'x-request-id': requestId,
+        ...(status === 401 || status === 403 ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } } : {}),
+        ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' }, ...rateLimitHeaders } : {}),
+        ...(status === 503 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+      },
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemaName}` } } },
     };
     return { $ref: `#/components/responses/${key}` };
@@ -281,7 +298,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
       responses: {
         [status]: {
           description: STATUS_CODES[status] ?? 'Success',
-          headers: { 'x-request-id': requestId, ...(c.isMutation ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) },
+          headers: { 'x-request-id': requestId, ...rateLimitHeaders, ...(c.isMutation ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) },
           content: { 'application/json': { schema: responseSchema(c, root, components) } },
         },
       },
@@ -325,8 +342,12 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
           description: 'RFC 6750 bearer challenge: `error="invalid_token"` or `error="insufficient_scope"`, and `resource_metadata` pointing at the RFC 9728 protected-resource metadata.',
           schema: { type: 'string' },
         },
-        RetryAfter: { description: 'Seconds to wait before sending the request again.', schema: { type: 'integer', minimum: 1 } },
         IdempotentReplayed: { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+        RateLimitLimit: { description: "Requests the caller's rate limit allows per window.", schema: { type: 'integer', minimum: 0 } },
+        RateLimitRemaining: { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
+        RateLimitReset: { description: 'Seconds until the current window ends.', schema: { type: 'integer', minimum: 0 } },
+        RateLimitPolicy: { description: 'The limit and its window in seconds: `600;w=60`.', schema: { type: 'string' } },
+        RetryAfter: { description: 'Seconds to wait before the next request.', schema: { type: 'integer', minimum: 0 } },
       },
       securitySchemes: {
         oauth2: {

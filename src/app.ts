@@ -22,7 +22,7 @@ import { loadOauthKeys } from './modules/oauth/keys.ts';
 import { apiResourceIdentifiers, createOauthProvider, mcpResourceIdentifiers, normalizeResource, type OauthProvider } from './modules/oauth/provider.ts';
 import { jwtTokenVerifier } from './modules/oauth/jwt-verifier.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
-import { createRateLimiters, type RateLimitName, type RateLimitRule } from './shared/rate-limit.ts';
+import { createApiRateLimiter, createAttemptLimiter, createRateLimiters, OAUTH_RATE_LIMITS, PASSWORD_CHECK_LIMIT, type RateLimitRules } from './shared/rate-limit.ts';
 import { graphiqlDefaultQuery, renderGraphiQLWithSignIn } from './graphiql.ts';
 import { bufferKeyedBody, idempotency, isGraphqlMutation, isWriteMethod, keepRawBody } from './shared/idempotency.ts';
 
@@ -30,8 +30,8 @@ export interface AppDeps {
   config: Config;
   db: Database;
   logger: Logger;
-  /** rate limits of the OAuth endpoints; default: spec 000's table */
-  rateLimits?: Record<RateLimitName, RateLimitRule>;
+  /** rate limits replacing the defaults: spec 000's table for the OAuth endpoints, config.apiRateLimit, PASSWORD_CHECK_LIMIT */
+  rateLimits?: Partial<RateLimitRules>;
   /** prefix of the rate-limit keys: apps sharing one database share counts only with the same namespace */
   rateLimitNamespace?: string;
 }
@@ -101,8 +101,13 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     res.json({ status: 'ok' });
   });
 
-  const limits = createRateLimiters(db.prisma, { rules: rateLimits, namespace: rateLimitNamespace });
+  const rules: RateLimitRules = { ...OAUTH_RATE_LIMITS, api: config.apiRateLimit, passwordCheck: PASSWORD_CHECK_LIMIT, ...rateLimits };
+  const namespace = rateLimitNamespace ?? '';
+  const limits = createRateLimiters(db.prisma, { rules, namespace });
   app.use(oauthRoutes({ oauth, prisma: db.prisma, config, authenticator, limits }));
+  /** one count per user across /api/v2, /graphql and /mcp (mounted after each one's bearer middleware) */
+  const apiLimit = createApiRateLimiter(db.prisma, rules.api, { namespace });
+  const serviceLimits = { passwordCheck: createAttemptLimiter(db.prisma, `${namespace}password-check:user:`, rules.passwordCheck, 'password checks') };
 
   /**
    * Bearer middleware: token -> actor -> request context; 401 without a valid token. On /graphql a
@@ -135,6 +140,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
         actor,
         requestId: r.requestId,
         logger: logger.child({ requestId: r.requestId, userId: actor.userId }),
+        limits: serviceLimits,
       });
       next();
     } catch (e) {
@@ -146,9 +152,9 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   // The bytes are kept for the Idempotency-Key fingerprint.
   const json = jsonBody({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/'), verify: keepRawBody });
   app.use('/api/v2', docsRoutes(schema, { baseUrl: config.baseUrl })); // public: openapi.json and the docs page
-  app.use('/api/v2', bearer('api'), json, idempotency({ prisma: db.prisma, isWrite: isWriteMethod }), createRestRouter(schema));
+  app.use('/api/v2', bearer('api'), apiLimit, json, idempotency({ prisma: db.prisma, isWrite: isWriteMethod }), createRestRouter(schema));
   const mcp = createMcpHandler(schema, { name: 'accounting-api', version: PACKAGE_VERSION });
-  app.post('/mcp', bearer('mcp'), jsonBody({ limit: '1mb', verify: keepRawBody }), idempotency({ prisma: db.prisma, isWrite: mcp.isWriteCall }), mcp.handle);
+  app.post('/mcp', bearer('mcp'), apiLimit, jsonBody({ limit: '1mb', verify: keepRawBody }), idempotency({ prisma: db.prisma, isWrite: mcp.isWriteCall }), mcp.handle);
   app.all('/mcp', (req, _res, next) => next(new MethodNotAllowedError(`Method ${req.method} is not allowed on /mcp: every call is a POST (stateless Streamable HTTP)`, ['POST'])));
 
   const yoga: YogaServerInstance<{ req: ContextRequest; res: Response }, RequestContext> = createYoga({
@@ -164,7 +170,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   });
   // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen.
   const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: isGraphqlMutation });
-  app.use('/graphql', guardGraphqlHttp, bearer('graphql'), bufferKeyedBody(), graphqlIdempotency, (req, res) => yoga(req as ContextRequest, res));
+  app.use('/graphql', guardGraphqlHttp, bearer('graphql'), apiLimit, bufferKeyedBody(), graphqlIdempotency, (req, res) => yoga(req as ContextRequest, res));
 
   app.use((req, _res, next) => {
     next(new NoSuchEndpointError(req.method, req.path));

@@ -23,7 +23,6 @@ const schema = z.object({
   OAUTH_JWKS: z.string().optional(),
   /** Comma-separated secrets that sign the authorization server's cookies (first signs); default: generated once, kept in the database */
   OAUTH_COOKIE_KEYS: z.string().optional(),
-  /** SMTP server for outgoing mail (smtp://user:password@host:587, smtps:// for TLS from the start); unset: .eml files in DATA_DIR/outbox */
   /** Origins browsers may call the API from: `*` (default: bearer tokens, no cookies) or a comma-separated list */
   CORS_ORIGINS: z.string().default('*'),
   /**
@@ -42,6 +41,11 @@ const schema = z.object({
   REQUEST_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5000),
   /** While the event loop lags more than this (ms), new requests are answered 503 at once; 0: never */
   REQUEST_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+  /** Requests per user (per address for /graphql without a token) to /api/v2, /graphql and /mcp together per window; 0 or off: no limit */
+  API_RATE_LIMIT: z.string().regex(/^(\d+|off)$/i, 'must be a number of requests, or 0 or off for no limit').default('600'),
+  /** The API limit's window */
+  API_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().max(86_400).default(60),
+  /** SMTP server for outgoing mail (smtp://user:password@host:587, smtps:// for TLS from the start); unset: .eml files in DATA_DIR/outbox */
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   /** Sender of outgoing mail; default "Accounting API" <no-reply@host of BASE_URL> */
   MAIL_FROM: z.string().min(3).optional(),
@@ -66,6 +70,8 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** admission control: requests at once (0: off), waiting at most, longest wait */
   admission: { concurrency: number; queueLimit: number; maxWaitMs: number; maxEventLoopDelayMs: number };
+  /** the per-user API limit; null: off */
+  apiRateLimit: { limit: number; windowMs: number } | null;
   /** DATA_DIR/outbox: where messages are written as .eml files when there is no SMTP server */
   mailOutbox: string;
   mailFrom: string;
@@ -99,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: e.CORS_ORIGINS.trim() === '*' ? '*' : e.CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean),
     trustProxy: /^(false|off|no|0)$/i.test(e.TRUST_PROXY) ? false : /^(true|on|yes)$/i.test(e.TRUST_PROXY) ? true : /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
     admission: { concurrency: e.REQUEST_CONCURRENCY ?? (e.DATABASE_URL ? 16 : 4), queueLimit: e.REQUEST_QUEUE_LIMIT, maxWaitMs: e.REQUEST_QUEUE_TIMEOUT_MS, maxEventLoopDelayMs: e.REQUEST_MAX_EVENT_LOOP_DELAY_MS },
+    apiRateLimit: /^(0+|off)$/i.test(e.API_RATE_LIMIT) ? null : { limit: Number(e.API_RATE_LIMIT), windowMs: e.API_RATE_LIMIT_WINDOW_SECONDS * 1000 },
     mailOutbox: join(e.DATA_DIR, 'outbox'),
     mailFrom: e.MAIL_FROM ?? `"Accounting API" <no-reply@${new URL(baseUrl).hostname}>`,
   };

@@ -29,7 +29,7 @@ export function answerClientErrors(server: Server): void {
     if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
     const [status, reason, message] = STATUS[err.code ?? ''] ?? BAD_REQUEST;
     const shape = errorShapeOfPath(requestPath(err.rawPacket));
-    const body = JSON.stringify(errorBody({ status, code: status === 400 ? 'common.bad_request' : 'common.request_rejected', message, headers: {}, issues: [] }, shape, ''));
+    const body = JSON.stringify(errorBody({ status, code: status === 400 ? 'common.bad_request' : 'common.request_rejected', message, headers: {}, issues: [], extensions: {} }, shape, ''));
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n${shape === 'oauth' ? 'Cache-Control: no-store\r\n' : ''}\r\n${body}`,
     );

@@ -21,6 +21,22 @@ export interface Actor {
   audience?: readonly string[];
 }
 
+/** Counts one attempt of a limited operation under a key; throws RateLimitedError over the limit. */
+export interface AttemptLimiter {
+  hit(key: string): Promise<void>;
+}
+
+/**
+ * Limits that services apply themselves, where no middleware sees the operation: the password check
+ * of changePassword (src/shared/rate-limit.ts, createAttemptLimiter). The app gives request contexts
+ * its limiters; system contexts and contexts built without them have none.
+ */
+export interface ServiceLimits {
+  passwordCheck: AttemptLimiter;
+}
+
+const UNLIMITED: ServiceLimits = { passwordCheck: { hit: async () => {} } };
+
 /** The context every service operation takes: from /graphql, the REST adapter, the CLI, jobs or MCP tools. */
 export interface RequestContext {
   /** the database client, or the transaction client inside `inTransaction` */
@@ -34,6 +50,8 @@ export interface RequestContext {
   eligibleAccounts(): Promise<ReadonlySet<number>>;
   /** forget the computed set after a change of memberships or provider links in this request */
   invalidateEligibleAccounts(): void;
+  /** the limits services apply themselves (see ServiceLimits) */
+  limits: ServiceLimits;
 }
 
 interface ContextArgs {
@@ -41,6 +59,8 @@ interface ContextArgs {
   actor: Actor;
   requestId: string;
   logger: Logger;
+  /** default: the parent's (inside a transaction), else none */
+  limits?: ServiceLimits;
 }
 
 /** The memo behind a context's eligibleAccounts(), kept out of the public shape. */
@@ -53,6 +73,7 @@ function buildContext(args: ContextArgs, parent?: RequestContext): RequestContex
   const memo: { value?: Promise<ReadonlySet<number>> } = { value: parentMemo?.value };
   const ctx: RequestContext = {
     ...args,
+    limits: args.limits ?? parent?.limits ?? UNLIMITED,
     loaders: createLoaders(args.db),
     eligibleAccounts: () => (memo.value ??= eligibleAccountIds(args.db, args.actor.userId)),
     invalidateEligibleAccounts: () => {

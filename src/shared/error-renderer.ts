@@ -13,7 +13,7 @@ import { toSnake } from './naming.ts';
  *   simple   {error: <text>, status: <integer>}                  most /api/v2 endpoints (spec 000)
  *   envelope {error: {code, message, request_id}}                 reports, voucher delete (spec 000)
  *   oauth    {error: <oauth_code>, error_description: <text>}      OAuth endpoints, /mcp's 401
- *   graphql  {errors: [{message, extensions: {code}}]}            /graphql
+ *   graphql  {errors: [{message, extensions: {code, …}}]}         /graphql
  */
 export type ErrorShape = 'simple' | 'envelope' | 'oauth' | 'graphql';
 
@@ -24,9 +24,11 @@ export interface WireError {
   message: string;
   headers: Record<string, string>;
   issues: FieldIssue[];
+  /** GraphQL extensions beside code and issues (a 429's retryAfter) */
+  extensions: Record<string, unknown>;
 }
 
-const INTERNAL: WireError = { status: 500, code: 'common.internal_error', message: 'Internal server error', headers: {}, issues: [] };
+const INTERNAL: WireError = { status: 500, code: 'common.internal_error', message: 'Internal server error', headers: {}, issues: [], extensions: {} };
 
 /** "itemNo: too long" becomes "item_no: too long"; list indexes and names that are no camelCase field (a header) stay. */
 function restMessage(message: string, issues: FieldIssue[]): string {
@@ -49,20 +51,20 @@ function fromHttpError(err: unknown): WireError | null {
         : e!.expose !== false && e!.message
           ? e!.message
           : 'Bad request';
-  return { status, code: status === 400 ? 'common.validation_error' : 'common.bad_request', message, headers: {}, issues: [] };
+  return { status, code: status === 400 ? 'common.validation_error' : 'common.bad_request', message, headers: {}, issues: [], extensions: {} };
 }
 
 /** An error of any kind as status + code + text (+ headers); unexpected errors become a bare 500. */
 export function toWireError(err: unknown): WireError {
   const raw = err instanceof GraphQLError && err.originalError ? err.originalError : err;
   const app = raw instanceof AppError ? raw : fromPrismaError(raw);
-  if (app) return { status: app.status, code: app.code, message: restMessage(app.message, app.issues), headers: app.headers, issues: app.issues };
+  if (app) return { status: app.status, code: app.code, message: restMessage(app.message, app.issues), headers: app.headers, issues: app.issues, extensions: app.extensions };
   if (err instanceof GraphQLError) {
     const ext = err.extensions as { code?: string; http?: { status?: number; headers?: Record<string, string> }; issues?: FieldIssue[] };
     // GraphQL's own parse, validation and variable-coercion errors are the client's
     if (!err.originalError || err.originalError instanceof GraphQLError || (ext?.http?.status && ext.http.status < 500)) {
       const issues = ext?.issues ?? [];
-      return { status: ext?.http?.status ?? 400, code: ext?.code ?? 'common.validation_error', message: restMessage(err.message, issues), headers: ext?.http?.headers ?? {}, issues };
+      return { status: ext?.http?.status ?? 400, code: ext?.code ?? 'common.validation_error', message: restMessage(err.message, issues), headers: ext?.http?.headers ?? {}, issues, extensions: {} };
     }
   }
   return fromHttpError(raw) ?? INTERNAL;
@@ -78,7 +80,7 @@ export function errorBody(err: WireError, shape: ErrorShape, requestId: string):
     case 'oauth':
       return { error: OAUTH_CODES[err.status] ?? (err.status >= 500 ? 'server_error' : 'invalid_request'), error_description: err.message };
     case 'graphql':
-      return { errors: [{ message: err.message, extensions: { code: err.code, ...(err.issues.length ? { issues: err.issues } : {}) } }] };
+      return { errors: [{ message: err.message, extensions: { code: err.code, ...err.extensions, ...(err.issues.length ? { issues: err.issues } : {}) } }] };
     default:
       return { error: err.message, status: err.status };
   }

@@ -12,6 +12,8 @@ export interface FieldIssue {
 export class AppError extends Error {
   /** response headers that belong to the error (WWW-Authenticate, Retry-After) */
   headers: Record<string, string> = {};
+  /** more GraphQL `extensions` beside code (a 429's retryAfter) */
+  extensions: Record<string, unknown> = {};
   constructor(
     message: string,
     readonly status: number,
@@ -85,10 +87,15 @@ export class UnprocessableError extends AppError {
   }
 }
 
+/** Over a rate limit: 429 with Retry-After, which GraphQL also shows as extensions.retryAfter (seconds). */
 export class RateLimitedError extends AppError {
-  constructor(readonly retryAfterSeconds: number) {
-    super('Too many requests', 429, 'common.rate_limited');
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = 'Too many requests',
+  ) {
+    super(message, 429, 'common.rate_limited');
     this.headers = { 'Retry-After': String(retryAfterSeconds) };
+    this.extensions = { retryAfter: retryAfterSeconds };
   }
 }
 

@@ -95,7 +95,7 @@ export function maskError(error: unknown, message: string, logger: Logger): Erro
         positions: error.positions,
         path: error.path,
         originalError: app,
-        extensions: { code: app.code, http: httpOf(app), ...(app.issues.length ? { issues: app.issues } : {}) },
+        extensions: { code: app.code, http: httpOf(app), ...app.extensions, ...(app.issues.length ? { issues: app.issues } : {}) },
       });
     }
     if (!original || original instanceof GraphQLError) return error; // parse/validation/coercion errors

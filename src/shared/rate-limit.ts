@@ -1,10 +1,13 @@
 import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type ClientRateLimitInfo, type Logger as RateLimitLogger, type Options, type Store } from 'express-rate-limit';
 import type { Prisma } from '../db/database.ts';
+import type { AttemptLimiter, RequestContext } from './context.ts';
+import { RateLimitedError } from './errors.ts';
 
 /**
- * Rate limits per client address, counted in the database (rate_limit_counters) so that every
- * server process on the same PostgreSQL shares one count.
+ * Rate limits, counted in the database (rate_limit_counters) so that every server process on the
+ * same PostgreSQL shares one count: the OAuth endpoints' per client address, the API's per user
+ * (/api/v2, /graphql and /mcp together) and changePassword's password checks per user.
  *
  * Fixed windows: a key's first hit opens a window of `windowMs`; hits in it are counted; the first
  * hit after it ends starts again at 1. Every decision uses the database clock (`now()`), never the
@@ -27,6 +30,11 @@ export const OAUTH_RATE_LIMITS = {
   revoke: { limit: 60, windowMs: MINUTE },
   /** GET /v2/oauth/authorize */
   authorize: { limit: 120, windowMs: HOUR },
+  /**
+   * POST /v2/oauth/authorize, the consent form (not in spec 000's table): its own count with GET's
+   * budget, as every submission follows a consent page, so a real flow never meets it before GET's.
+   */
+  consent: { limit: 120, windowMs: HOUR },
   /** POST /v2/oauth/login */
   login: { limit: 60, windowMs: HOUR },
   /** POST /v2/oauth/register */
@@ -34,6 +42,22 @@ export const OAUTH_RATE_LIMITS = {
 } as const satisfies Record<string, RateLimitRule>;
 
 export type RateLimitName = keyof typeof OAUTH_RATE_LIMITS;
+
+/**
+ * Requests per user to /api/v2, /graphql and /mcp together, by default (API_RATE_LIMIT,
+ * API_RATE_LIMIT_WINDOW_SECONDS): Visma eAccounting's published 600 per minute.
+ */
+export const API_RATE_LIMIT: RateLimitRule = { limit: 600, windowMs: MINUTE };
+
+/**
+ * changePassword's check of the current password, per user. Every attempt counts, right or wrong:
+ * a stolen session token must not become a password oracle (and a way to lock the owner out), while
+ * a person changing their password needs a handful of tries a year.
+ */
+export const PASSWORD_CHECK_LIMIT: RateLimitRule = { limit: 10, windowMs: HOUR };
+
+/** Every limit of the app; `api: null` turns the API limit off. */
+export type RateLimitRules = Record<RateLimitName, RateLimitRule> & { api: RateLimitRule | null; passwordCheck: RateLimitRule };
 
 interface CounterRow {
   hits: number;
@@ -49,11 +73,12 @@ interface CounterRow {
 export class PrismaRateLimitStore implements Store {
   /** Counts live in the database: another instance (or process) with the same prefix shares them. */
   readonly localKeys = false;
-  private windowMs = MINUTE;
 
+  /** `windowMs`: until express-rate-limit's init() sets it (a store used without a middleware keeps it) */
   constructor(
     private readonly prisma: Prisma,
     readonly prefix: string,
+    private windowMs = MINUTE,
   ) {}
 
   init(options: Options): void {
@@ -111,6 +136,10 @@ export async function pruneRateLimitCounters(prisma: Prisma): Promise<number> {
   return prisma.$executeRaw`DELETE FROM rate_limit_counters WHERE reset_at <= now()`;
 }
 
+/** Seconds until `resetTime`, rounded up, as express-rate-limit prints Retry-After. */
+const secondsUntil = (resetTime: Date | undefined, windowMs: number): number =>
+  Math.max(0, Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
+
 /** "minute", "hour", "2 minutes", "90 seconds": the window as the 429 message words it. */
 function describeWindow(ms: number): string {
   const units: [number, string][] = [
@@ -126,6 +155,9 @@ function describeWindow(ms: number): string {
   }
   return `${ms} milliseconds`;
 }
+
+/** draft-6 RateLimit-* headers, no X-RateLimit-*, and fail closed (see createRateLimiters) */
+const COMMON = { standardHeaders: 'draft-6', legacyHeaders: false, passOnStoreError: false } as const;
 
 export interface RateLimitOptions {
   /** limits per name; OAUTH_RATE_LIMITS unless given (tests use small ones) */
@@ -165,9 +197,7 @@ export function createRateLimiters(prisma: Prisma, options: RateLimitOptions = {
       store: new PrismaRateLimitStore(prisma, `${namespace}${name}:`),
       // req.ip honours the app's 'trust proxy'; it is undefined only once the socket is gone.
       keyGenerator: (req: Request) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown'),
-      standardHeaders: 'draft-6',
-      legacyHeaders: false,
-      passOnStoreError: false,
+      ...COMMON,
       handler: (_req, res) => {
         res.status(429).json(body);
       },
@@ -175,4 +205,60 @@ export function createRateLimiters(prisma: Prisma, options: RateLimitOptions = {
     });
   }
   return limiters;
+}
+
+/**
+ * The API limit, mounted after the bearer middleware of /api/v2, /graphql and /mcp: one instance, so
+ * one count per user whichever entry point (and whatever token: session, authorization code or a
+ * client_credentials client, which acts for its owner) the requests use; `${namespace}api:user:<id>`.
+ * /graphql without a token (introspection only) counts per client address instead
+ * (`api:address:<ip>`, IPv6 per /56). Requests without a request context (the GraphiQL page) and
+ * the public docs, mounted before, are not counted: they do not touch the database.
+ *
+ * Every counted response carries RateLimit-Limit, -Remaining, -Reset and -Policy; over the limit the
+ * RateLimitedError (429, Retry-After) goes to the app's error renderer, which writes it in the entry
+ * point's shape: {error, status} or the v2 envelope on /api/v2, a GraphQL error with extensions.code
+ * and retryAfter on /graphql, the OAuth shape on /mcp. Fails closed when the database is down, like
+ * the OAuth limits. `rule` null: no limit (a pass-through).
+ */
+export function createApiRateLimiter(prisma: Prisma, rule: RateLimitRule | null, options: Omit<RateLimitOptions, 'rules'> = {}): RequestHandler {
+  if (!rule) return (_req, _res, next) => next();
+  const { limit, windowMs } = rule;
+  const per = `at most ${limit} request${limit === 1 ? '' : 's'} per ${describeWindow(windowMs)}`;
+  const actorOf = (req: Request) => (req as Request & { ctx?: RequestContext }).ctx?.actor;
+  return rateLimit({
+    windowMs,
+    limit,
+    store: new PrismaRateLimitStore(prisma, `${options.namespace ?? ''}api:`),
+    skip: (req: Request) => !actorOf(req),
+    keyGenerator: (req: Request) => {
+      const actor = actorOf(req)!;
+      return actor.tokenKind === 'anonymous' ? `address:${ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown')}` : `user:${actor.userId}`;
+    },
+    ...COMMON,
+    handler: (req, res, next) => {
+      const anonymous = actorOf(req)!.tokenKind === 'anonymous';
+      // the Retry-After express-rate-limit has just set, so the error's header repeats it exactly
+      const retryAfter = Number(res.getHeader('Retry-After') ?? Math.ceil(windowMs / 1000));
+      next(new RateLimitedError(retryAfter, `Rate limit exceeded: ${per} ${anonymous ? 'from one address without a token' : 'for one user'}`));
+    },
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+}
+
+/**
+ * A limit a service applies itself, where no middleware sees the operation (changePassword is one
+ * field of a GraphQL document, also reachable through MCP's graphql_mutation). `hit(key)` counts one
+ * attempt under `${prefix}${key}` on the app's own client, outside any transaction the service runs,
+ * so a failed attempt that rolls back still counts; over the limit it throws RateLimitedError.
+ */
+export function createAttemptLimiter(prisma: Prisma, prefix: string, rule: RateLimitRule, what: string): AttemptLimiter {
+  const store = new PrismaRateLimitStore(prisma, prefix, rule.windowMs);
+  const message = `Too many ${what}: at most ${rule.limit} per ${describeWindow(rule.windowMs)}`;
+  return {
+    async hit(key) {
+      const { totalHits, resetTime } = await store.increment(key);
+      if (totalHits > rule.limit) throw new RateLimitedError(secondsUntil(resetTime, rule.windowMs), message);
+    },
+  };
 }

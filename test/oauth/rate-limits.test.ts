@@ -50,14 +50,19 @@ describe.each(targets())('rate limits of the OAuth endpoints (%s)', (target) => 
     expect429(await app.http('POST', '/public/v2/oauth/revoke', { body: 'token=x', headers: form }), 60);
   });
 
-  it('GET authorize: 120 per hour across both prefixes; POST (the consent form) is not counted', async () => {
+  it('GET authorize: 120 per hour across both prefixes; POST (the consent form, "no limit" in issue 8 #9) has its own 120 per hour', async () => {
+    const query = '/authorize?client_id=nobody&redirect_uri=https://x.example/';
     for (let i = 0; i < 120; i++) {
-      const res = await app.http('GET', `${i % 2 ? '/v2/oauth' : '/public/v2/oauth'}/authorize?client_id=nobody&redirect_uri=https://x.example/`);
+      const res = await app.http('GET', `${i % 2 ? '/v2/oauth' : '/public/v2/oauth'}${query}`);
       expect(res.status).toBe(400);
     }
-    expect429(await app.http('GET', '/v2/oauth/authorize?client_id=nobody&redirect_uri=https://x.example/'), 120);
-    const post = await app.http('POST', '/v2/oauth/authorize?client_id=nobody&redirect_uri=https://x.example/', { body: 'confirm=yes', headers: form });
-    expect(post.status).toBe(400);
+    expect429(await app.http('GET', `/v2/oauth${query}`), 120);
+    for (let i = 1; i <= 120; i++) {
+      const res = await app.http('POST', `${i % 2 ? '/v2/oauth' : '/public/v2/oauth'}${query}`, { body: 'confirm=yes', headers: form });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('ratelimit-remaining')).toBe(String(120 - i));
+    }
+    expect429(await app.http('POST', `/public/v2/oauth${query}`, { body: 'confirm=yes', headers: form }), 120);
   });
 
   it('login: 60 per hour shared by POST /v2/oauth/login (JSON) and the sign-in form', async () => {

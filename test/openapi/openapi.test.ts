@@ -24,7 +24,7 @@ describe('the OpenAPI document', () => {
   it('names the API at BASE_URL/api/v2 with the package version', () => {
     expect(doc.servers).toEqual([{ url: `${BASE}/api/v2` }]);
     expect(doc.info).toMatchObject({ title: expect.any(String), version: PACKAGE_VERSION });
-    for (const topic of ['strings', 'YYYY-MM-DD', 'comma', '`with=', 'Idempotency-Key', 'Idempotent-Replayed: true', '409', '422', '"error"'])
+    for (const topic of ['strings', 'YYYY-MM-DD', 'comma', '`with=', 'Idempotency-Key', 'Idempotent-Replayed: true', '409', '422', '"error"', 'RateLimit-Remaining', 'Retry-After'])
       expect(doc.info.description).toContain(topic);
   });
 
@@ -78,7 +78,7 @@ describe('the OpenAPI document', () => {
       const status = String(c.op.status ?? 200);
       expect(Object.keys(operation.responses)).toContain(status);
       expect(operation.responses[status]).toHaveProperty('content.application/json.schema');
-      for (const s of ['400', '401', '403', '500']) expect(operation.responses[s]).toBeDefined();
+      for (const s of ['400', '401', '403', '429', '500']) expect(operation.responses[s]).toBeDefined();
       expect(operation.responses['404'] !== undefined).toBe(c.op.path.includes(':'));
       for (const [s, r] of Object.entries(operation.responses)) {
         if (Number(s) < 400) continue;
@@ -87,6 +87,18 @@ describe('the OpenAPI document', () => {
         expect(schemaRef).toBe(c.op.errorShape === 'envelope' ? '#/components/schemas/ErrorEnvelope' : '#/components/schemas/Error');
       }
     });
+  });
+
+  it('the per-user rate limit: every success carries RateLimit-*, every operation documents 429 with Retry-After', () => {
+    const rateLimit = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'];
+    for (const c of compiled) {
+      const responses = doc.paths[openApiPath(c.op.path)][c.op.method.toLowerCase()].responses;
+      const success = responses[String(c.op.status ?? 200)] as { headers: Record<string, unknown> };
+      expect(Object.keys(success.headers)).toEqual(expect.arrayContaining(rateLimit));
+      const tooMany = (responses['429'] as { $ref: string }).$ref.replace('#/components/responses/', '');
+      expect(tooMany).toMatch(/^TooManyRequests/);
+      expect(Object.keys(doc.components.responses[tooMany].headers!)).toEqual(['x-request-id', 'Retry-After', ...rateLimit]);
+    }
   });
 
   it('lists share one PageMeta component: {page, pages, per_page, records}', () => {

@@ -10,7 +10,8 @@ import { openTestDatabase, targets } from '../support/harness.ts';
 
 // Issue "Rate limiting": per client address, POST token 60/min, POST revoke 60/min, GET authorize
 // 120/hour, POST login 60/hour, POST register 10/hour; over the limit 429 in the OAuth error shape;
-// counts shared by every server process, so they live in the database.
+// counts shared by every server process, so they live in the database. POST authorize (the consent
+// form, "no limit" in issue 8 #9) gets GET's budget in a count of its own.
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -20,6 +21,7 @@ const SMALL: Record<RateLimitName, RateLimitRule> = {
   token: { limit: 3, windowMs: MINUTE },
   revoke: { limit: 3, windowMs: MINUTE },
   authorize: { limit: 5, windowMs: HOUR },
+  consent: { limit: 4, windowMs: HOUR },
   login: { limit: 2, windowMs: HOUR },
   register: { limit: 1, windowMs: HOUR },
 };
@@ -54,6 +56,7 @@ async function startLimitedApp(prisma: Prisma, options: { namespace?: string; ru
     app.post(`${prefix}/token`, limiters.token, ok);
     app.post(`${prefix}/revoke`, limiters.revoke, ok);
     app.get(`${prefix}/authorize`, limiters.authorize, ok);
+    app.post(`${prefix}/authorize`, limiters.consent, ok);
     app.post(`${prefix}/login`, limiters.login, ok);
     app.post(`${prefix}/register`, limiters.register, ok);
   }
@@ -86,14 +89,15 @@ describe('OAUTH_RATE_LIMITS', () => {
     ['POST token 60/min', 'token', 60, MINUTE],
     ['POST revoke 60/min', 'revoke', 60, MINUTE],
     ['GET authorize 120/hour', 'authorize', 120, HOUR],
+    ['POST authorize (consent) 120/hour', 'consent', 120, HOUR],
     ['POST login 60/hour', 'login', 60, HOUR],
     ['POST register 10/hour', 'register', 10, HOUR],
   ] as const)('%s per client address', (_rule, name, limit, windowMs) => {
     expect(OAUTH_RATE_LIMITS[name]).toEqual({ limit, windowMs });
   });
 
-  it('has exactly the five limited endpoints', () => {
-    expect(Object.keys(OAUTH_RATE_LIMITS).sort()).toEqual(['authorize', 'login', 'register', 'revoke', 'token']);
+  it("has exactly spec 000's five limited endpoints and the consent form", () => {
+    expect(Object.keys(OAUTH_RATE_LIMITS).sort()).toEqual(['authorize', 'consent', 'login', 'register', 'revoke', 'token']);
   });
 });
 
@@ -192,7 +196,7 @@ describe.each(targets())('database-backed rate limits (%s)', (target) => {
     expect((await app.call('POST', '/v2/oauth/token')).status).toBe(429);
   });
 
-  it('"limits per endpoint": a spent login limit leaves token, revoke, authorize and register untouched', async () => {
+  it('"limits per endpoint": a spent login limit leaves token, revoke, authorize, consent and register untouched', async () => {
     const app = await startLimitedApp(db.prisma);
     await app.call('POST', '/v2/oauth/login');
     await app.call('POST', '/v2/oauth/login');
@@ -201,6 +205,7 @@ describe.each(targets())('database-backed rate limits (%s)', (target) => {
       ['POST', '/v2/oauth/token', 3],
       ['POST', '/v2/oauth/revoke', 3],
       ['GET', '/v2/oauth/authorize', 5],
+      ['POST', '/v2/oauth/authorize', 4],
       ['POST', '/v2/oauth/register', 1],
     ] as const) {
       const res = await app.call(method, path);
@@ -210,6 +215,7 @@ describe.each(targets())('database-backed rate limits (%s)', (target) => {
     const rows = await db.prisma.rateLimitCounter.findMany({ where: { key: { startsWith: app.namespace } }, orderBy: { key: 'asc' } });
     expect(rows.map((r) => [r.key.slice(app.namespace.length), r.hits])).toEqual([
       ['authorize:127.0.0.1', 1],
+      ['consent:127.0.0.1', 1],
       ['login:127.0.0.1', 3],
       ['register:127.0.0.1', 1],
       ['revoke:127.0.0.1', 1],

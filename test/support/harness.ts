@@ -10,7 +10,7 @@ import { openDatabase, type Database } from '../../src/db/database.ts';
 import { startJobs, type JobRunner, type JobRunnerOptions } from '../../src/jobs/runner.ts';
 import { createLogger, type Logger } from '../../src/shared/logger.ts';
 import { answerClientErrors } from '../../src/shared/client-errors.ts';
-import { OAUTH_RATE_LIMITS, type RateLimitName, type RateLimitRule } from '../../src/shared/rate-limit.ts';
+import { API_RATE_LIMIT, OAUTH_RATE_LIMITS, PASSWORD_CHECK_LIMIT, type RateLimitRules } from '../../src/shared/rate-limit.ts';
 import { createSeed, type Seed } from './seed.ts';
 import { schema } from '../../src/schema.ts';
 import { buildOpenApiDocument } from '../../rest-adapter/openapi.ts';
@@ -84,16 +84,25 @@ export function checkAgainstOpenApi(r: ReceivedResponse): void {
   validator(r);
 }
 
-/** Rate limits high enough that no functional test meets them (the rate-limit tests use the real ones). */
-const RELAXED_LIMITS = Object.fromEntries(Object.entries(OAUTH_RATE_LIMITS).map(([name, rule]) => [name, { ...rule, limit: 100_000 }])) as Record<
-  RateLimitName,
-  RateLimitRule
->;
+/**
+ * Rate limits high enough that no functional test meets them, the API's too (a test file may send
+ * thousands of requests with one token); the rate-limit tests use the real or small ones.
+ */
+const RELAXED_LIMITS = Object.fromEntries(
+  Object.entries({ ...OAUTH_RATE_LIMITS, api: API_RATE_LIMIT, passwordCheck: PASSWORD_CHECK_LIMIT }).map(([name, rule]) => [name, { ...rule, limit: 1_000_000 }]),
+) as RateLimitRules;
 
 export interface StartOptions {
   log?: ('query' | 'info' | 'warn' | 'error')[];
-  /** 'spec' applies spec 000's rate limits; by default they are out of reach */
-  rateLimits?: 'spec' | 'relaxed';
+  /**
+   * 'spec' applies the app's real rate limits (spec 000's, and the API's from API_RATE_LIMIT in
+   * `env`); by default they are out of reach; rules given here replace the relaxed ones they name
+   */
+  rateLimits?: 'spec' | 'relaxed' | Partial<RateLimitRules>;
+  /** prefix of the rate-limit keys (default: one of its own); apps with the same one on one database share counts */
+  rateLimitNamespace?: string;
+  /** serve this open database instead of a new one (a second "process" on the same database); close() leaves it open */
+  database?: Database;
   /** the app's logger (default: silent, or TEST_LOG_LEVEL) */
   logger?: Logger;
   /**
@@ -111,7 +120,7 @@ export interface StartOptions {
  * the app's real address, so OAuth issuer, audiences and redirects are what a client sees.
  */
 export async function startTestApp(target: Target, options: StartOptions = {}): Promise<TestApp> {
-  const db = await openTestDatabase(target, options);
+  const db = options.database ?? (await openTestDatabase(target, options));
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const server: Server = createServer((req, res) => handler!(req, res));
   answerClientErrors(server);
@@ -126,8 +135,8 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
     config,
     db,
     logger,
-    rateLimits: options.rateLimits === 'spec' ? OAUTH_RATE_LIMITS : RELAXED_LIMITS,
-    rateLimitNamespace: `test-${randomUUID()}:`,
+    rateLimits: options.rateLimits === 'spec' ? undefined : { ...RELAXED_LIMITS, ...(typeof options.rateLimits === 'object' ? options.rateLimits : {}) },
+    rateLimitNamespace: options.rateLimitNamespace ?? `test-${randomUUID()}:`,
   });
   handler = express;
   const jobs = options.jobs
@@ -175,7 +184,7 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await jobs?.stop();
-      await db.close();
+      if (!options.database) await db.close();
     },
   };
 }

@@ -29,7 +29,7 @@ export function oauthRoutes(deps: { oauth: OauthProvider; prisma: Prisma; config
   const prefixed = express.Router();
   const authorize = authorizeRoute({ oauth, prisma, baseUrl: config.baseUrl });
   prefixed.get('/authorize', limits.authorize, authorize);
-  prefixed.post('/authorize', form, authorize);
+  prefixed.post('/authorize', limits.consent, form, authorize);
   prefixed.post('/token', limits.token, form, tokenRoute({ oauth, prisma }));
   prefixed.post('/revoke', limits.revoke, form, revokeRoute({ oauth }));
   prefixed.get('/jwks', (req, res) => oauth.callback(req, res));

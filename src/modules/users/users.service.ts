@@ -42,9 +42,12 @@ export async function updateProfile(ctx: RequestContext, args: Args<typeof rules
 
 /**
  * Changes the caller's password after checking the current one, and ends every other session of the
- * user in the same transaction (the session making the request stays valid).
+ * user in the same transaction (the session making the request stays valid). Each attempt counts
+ * against the user's password-check limit first, right or wrong, outside the transaction so that a
+ * wrong one (which rolls back) still counts.
  */
 export async function changePassword(ctx: RequestContext, args: Args<typeof rules.changePassword>): Promise<boolean> {
+  await ctx.limits.passwordCheck.hit(String(ctx.actor.userId));
   return inTransaction(ctx, async (tx) => {
     const { userId, sessionId } = tx.actor;
     const { input } = await validate(tx, rules.changePassword, args, {
