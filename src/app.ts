@@ -23,6 +23,7 @@ import { jwtTokenVerifier } from './modules/oauth/jwt-verifier.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { createRateLimiters, type RateLimitName, type RateLimitRule } from './shared/rate-limit.ts';
 import { graphiqlDefaultQuery, renderGraphiQLWithSignIn } from './graphiql.ts';
+import { securityHeaders } from './shared/security-headers.ts';
 import { bufferKeyedBody, idempotency, isGraphqlMutation, isWriteMethod, keepRawBody } from './shared/idempotency.ts';
 
 export interface AppDeps {
@@ -54,6 +55,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
+  // nosniff, Referrer-Policy, X-Frame-Options, a CSP for non-pages (pages set theirs), HSTS on https: see security-headers.ts
+  app.use(securityHeaders(config.baseUrl));
   const keys = await loadOauthKeys(db.prisma, { jwks: config.oauthJwks, cookieKeys: config.oauthCookieKeys });
   const oauth = createOauthProvider({ config, prisma: db.prisma, keys, logger });
   const authenticator = new Authenticator();
