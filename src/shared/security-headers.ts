@@ -1,7 +1,51 @@
+import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import helmet from 'helmet';
 
-/** The security headers of every response (helmet). */
+/**
+ * The security headers of every response (helmet), and the Content-Security-Policy of the pages:
+ *   - the GraphiQL page (GET /graphql as HTML, graphiql.ts): graphiqlPolicy, with its inline scripts' hashes
+ */
+
+/** A Content-Security-Policy as directive name → sources (names as in the header, `'self'` quoted). */
+export type Directives = Record<string, string[]>;
+
+/** The header value of a policy. */
+export const serializePolicy = (directives: Directives): string =>
+  Object.entries(directives)
+    .map(([name, sources]) => [name, ...sources].join(' '))
+    .join('; ');
+
+/** The CSP source that allows an inline <script> or <style> with exactly this text. */
+export const hashSource = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/** Directives every page shares: nothing by default, no <base>, no plugins, never framed (clickjacking). */
+const PAGE_BASE: Directives = {
+  'default-src': ["'none'"],
+  'base-uri': ["'none'"],
+  'object-src': ["'none'"],
+  'frame-ancestors': ["'none'"],
+};
+
+/**
+ * GraphiQL (@graphql-yoga/render-graphiql inlines everything, graphiql.ts adds the sign-in script):
+ *   - scripts: only the page's own inline scripts, by hash (no 'unsafe-inline', no other file)
+ *   - workers: Monaco (the editor) starts its language workers from blob: URLs
+ *   - styles: GraphiQL and Monaco add <style> elements and style attributes at run time: 'unsafe-inline'
+ *   - images and fonts: the favicon and Monaco's icon font are data: URLs
+ *   - fetch: the GraphQL endpoint and the OAuth token and revocation endpoints, all on BASE_URL
+ *   - forms: GraphiQL submits none; the sign-in leaves the page by navigation, which form-action does not govern
+ */
+export const graphiqlPolicy = (scriptHashes: string[], baseUrl: string): Directives => ({
+  ...PAGE_BASE,
+  'script-src': scriptHashes,
+  'worker-src': ['blob:'],
+  'style-src': ["'self'", "'unsafe-inline'"],
+  'img-src': ["'self'", 'data:'],
+  'font-src': ["'self'", 'data:'],
+  'connect-src': ["'self'", new URL(baseUrl).origin],
+  'form-action': ["'none'"],
+});
 
 /**
  * helmet for every response, before anything else answers (Content-Security-Policy: not yet, each
