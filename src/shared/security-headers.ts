@@ -5,6 +5,7 @@ import helmet from 'helmet';
 /**
  * The security headers of every response (helmet), and the Content-Security-Policy of the pages:
  *   - the GraphiQL page (GET /graphql as HTML, graphiql.ts): graphiqlPolicy, with its inline scripts' hashes
+ *   - the Swagger UI docs page and its files (/api/v2/docs, docs-route.ts): docsPolicy
  */
 
 /** A Content-Security-Policy as directive name → sources (names as in the header, `'self'` quoted). */
@@ -48,6 +49,22 @@ export const graphiqlPolicy = (scriptHashes: string[], baseUrl: string): Directi
 });
 
 /**
+ * Swagger UI at /api/v2/docs: its files are served by the app and the page has no inline script by
+ * design (init.js), so scripts and styles come from 'self' only; its stylesheet has data: images.
+ * "Try it out" and the OAuth token request go to the servers and token URL of the OpenAPI document,
+ * which are on BASE_URL (another origin than the page's when the page is opened under another name).
+ */
+export const docsPolicy = (baseUrl: string): Directives => ({
+  ...PAGE_BASE,
+  'script-src': ["'self'"],
+  'style-src': ["'self'"],
+  'img-src': ["'self'", 'data:'],
+  'font-src': ["'self'", 'data:'],
+  'connect-src': ["'self'", new URL(baseUrl).origin],
+  'form-action': ["'self'"],
+});
+
+/**
  * helmet for every response, before anything else answers (Content-Security-Policy: not yet, each
  * page needs its own first):
  *   - X-Frame-Options: DENY (frame-ancestors 'none' for browsers without CSP 2)
@@ -79,3 +96,7 @@ export function securityHeaders(baseUrl: string): RequestHandler {
     crossOriginOpenerPolicy: false,
   }) as RequestHandler;
 }
+
+/** The docs page's policy as middleware (helmet validates the directives once, at boot). */
+export const docsSecurityPolicy = (baseUrl: string): RequestHandler =>
+  helmet.contentSecurityPolicy({ useDefaults: false, directives: docsPolicy(baseUrl) }) as RequestHandler;
