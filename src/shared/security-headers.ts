@@ -6,6 +6,7 @@ import helmet from 'helmet';
  * The security headers of every response (helmet), and the Content-Security-Policy of the pages:
  *   - the GraphiQL page (GET /graphql as HTML, graphiql.ts): graphiqlPolicy, with its inline scripts' hashes
  *   - the Swagger UI docs page and its files (/api/v2/docs, docs-route.ts): docsPolicy
+ *   - the OAuth login and consent pages (modules/oauth/http.ts): oauthPagePolicy
  */
 
 /** A Content-Security-Policy as directive name → sources (names as in the header, `'self'` quoted). */
@@ -63,6 +64,29 @@ export const docsPolicy = (baseUrl: string): Directives => ({
   'connect-src': ["'self'", new URL(baseUrl).origin],
   'form-action': ["'self'"],
 });
+
+/**
+ * The OAuth login and consent pages: no script at all, their one <style> by hash. `formAction` is
+ * where the page's form may go, including where the server redirects the submission: Chrome and
+ * Safari check form-action against every redirect that follows a form submission, and the consent
+ * form ends in a redirect to the client's redirect_uri (w3c/webappsec-csp#8).
+ */
+export const oauthPagePolicy = (styleHash: string, formAction: string[]): Directives => ({
+  ...PAGE_BASE,
+  'style-src': [styleHash],
+  'form-action': formAction.length ? formAction : ["'none'"],
+});
+
+/**
+ * The CSP source for a redirect target: its origin for http(s) URLs with a host CSP can name, else
+ * its scheme (a native app's `com.example.app:/callback`, or an IPv6 literal, which CSP host sources
+ * cannot express). Browsers match redirects by origin only, ignoring the path.
+ */
+export function redirectTargetSource(uri: string): string {
+  const url = new URL(uri);
+  if ((url.protocol === 'https:' || url.protocol === 'http:') && !url.hostname.startsWith('[')) return url.origin;
+  return url.protocol;
+}
 
 /**
  * helmet for every response, before anything else answers (Content-Security-Policy: not yet, each
