@@ -3,10 +3,13 @@ import type { RequestHandler } from 'express';
 import helmet from 'helmet';
 
 /**
- * The security headers of every response (helmet), and the Content-Security-Policy of the pages:
+ * The security headers of every response (helmet), and the Content-Security-Policy of each kind of
+ * page. Responses are of four kinds:
+ *   - JSON and everything else that is no page (the API, OAuth endpoints, errors): API_POLICY
  *   - the GraphiQL page (GET /graphql as HTML, graphiql.ts): graphiqlPolicy, with its inline scripts' hashes
  *   - the Swagger UI docs page and its files (/api/v2/docs, docs-route.ts): docsPolicy
  *   - the OAuth login and consent pages (modules/oauth/http.ts): oauthPagePolicy
+ * A page sets its own policy when it renders; it replaces the one helmet set for every response.
  */
 
 /** A Content-Security-Policy as directive name → sources (names as in the header, `'self'` quoted). */
@@ -20,6 +23,13 @@ export const serializePolicy = (directives: Directives): string =>
 
 /** The CSP source that allows an inline <script> or <style> with exactly this text. */
 export const hashSource = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/**
+ * Responses that are no page: nothing may load from them, nothing may frame them. It costs nothing
+ * to an API client (browsers apply CSP to documents only) and makes a JSON answer that a browser
+ * opens as a document inert.
+ */
+export const API_POLICY: Directives = { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] };
 
 /** Directives every page shares: nothing by default, no <base>, no plugins, never framed (clickjacking). */
 const PAGE_BASE: Directives = {
@@ -89,8 +99,8 @@ export function redirectTargetSource(uri: string): string {
 }
 
 /**
- * helmet for every response, before anything else answers (Content-Security-Policy: not yet, each
- * page needs its own first):
+ * helmet for every response, before anything else answers:
+ *   - Content-Security-Policy: API_POLICY (pages replace it with theirs)
  *   - X-Frame-Options: DENY (frame-ancestors 'none' for browsers without CSP 2)
  *   - X-Content-Type-Options: nosniff
  *   - Referrer-Policy: strict-origin-when-cross-origin: another origin learns our origin, never a
@@ -112,7 +122,7 @@ export function redirectTargetSource(uri: string): string {
  */
 export function securityHeaders(baseUrl: string): RequestHandler {
   return helmet({
-    contentSecurityPolicy: false,
+    contentSecurityPolicy: { useDefaults: false, directives: API_POLICY },
     xFrameOptions: { action: 'deny' },
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     strictTransportSecurity: new URL(baseUrl).protocol === 'https:' ? { maxAge: 365 * 24 * 3600, includeSubDomains: false } : false,
