@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { AppError } from '../src/shared/errors.ts';
+import { docsSecurityPolicy } from '../src/shared/security-headers.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 
 /**
@@ -10,6 +11,8 @@ import { buildOpenApiDocument } from './openapi.ts';
  *   GET /api/v2/docs                  Swagger UI
  *   GET /api/v2/docs/init.js          its initializer (a file, so the page has no inline script)
  *   GET /api/v2/docs/assets/<file>    swagger-ui-dist's files, served by the app: works offline
+ * The page and its files have the docs page's Content-Security-Policy (security-headers.ts): among
+ * the files is oauth2-redirect.html, a page of its own (Swagger UI's OAuth redirect target).
  */
 
 /** Paths under /api/v2 that this router answers (they are no operations of the table). */
@@ -66,17 +69,18 @@ export function docsRoutes(schema: GraphQLSchema, options: { baseUrl: string }):
   const router = express.Router();
   const document = JSON.stringify(buildOpenApiDocument(schema, options));
   const dir = getAbsoluteFSPath();
+  const csp = docsSecurityPolicy(options.baseUrl);
 
   router.get('/openapi.json', (_req: Request, res: Response) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.type('application/json').send(document);
   });
-  router.get('/docs', (req: Request, res: Response) => {
+  router.get('/docs', csp, (req: Request, res: Response) => {
     if (req.path.endsWith('/')) return res.redirect(301, '../docs'); // the page's relative URLs need /docs
     res.setHeader('Cache-Control', 'no-cache');
     res.type('html').send(PAGE);
   });
-  router.get('/docs/init.js', (_req: Request, res: Response) => {
+  router.get('/docs/init.js', csp, (_req: Request, res: Response) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.type('text/javascript').send(INIT);
   });
@@ -87,6 +91,7 @@ export function docsRoutes(schema: GraphQLSchema, options: { baseUrl: string }):
       if (!ASSETS.has(req.path.slice(1))) return next(new AppError(`No such file: ${req.originalUrl.split('?')[0]}`, 404, 'common.not_found'));
       next();
     },
+    csp,
     express.static(dir, { index: false, fallthrough: false, maxAge: '1h' }),
   );
   return router;

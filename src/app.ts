@@ -23,7 +23,8 @@ import { apiResourceIdentifiers, createOauthProvider, mcpResourceIdentifiers, no
 import { jwtTokenVerifier } from './modules/oauth/jwt-verifier.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { createApiRateLimiter, createAttemptLimiter, createRateLimiters, OAUTH_RATE_LIMITS, PASSWORD_CHECK_LIMIT, type RateLimitRules } from './shared/rate-limit.ts';
-import { graphiqlDefaultQuery, renderGraphiQLWithSignIn } from './graphiql.ts';
+import { graphiqlDefaultQuery, graphiqlPage } from './graphiql.ts';
+import { securityHeaders } from './shared/security-headers.ts';
 import { bufferKeyedBody, idempotency, isGraphqlMutation, isWriteMethod, keepRawBody } from './shared/idempotency.ts';
 
 export interface AppDeps {
@@ -55,6 +56,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
+  // nosniff, Referrer-Policy, X-Frame-Options, a CSP for non-pages (pages set theirs), HSTS on https: see security-headers.ts
+  app.use(securityHeaders(config.baseUrl));
   const keys = await loadOauthKeys(db.prisma, { jwks: config.oauthJwks, cookieKeys: config.oauthCookieKeys });
   const oauth = createOauthProvider({ config, prisma: db.prisma, keys, logger });
   const authenticator = new Authenticator();
@@ -157,16 +160,20 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   app.post('/mcp', bearer('mcp'), apiLimit, jsonBody({ limit: '1mb', verify: keepRawBody }), idempotency({ prisma: db.prisma, isWrite: mcp.isWriteCall }), mcp.handle);
   app.all('/mcp', (req, _res, next) => next(new MethodNotAllowedError(`Method ${req.method} is not allowed on /mcp: every call is a POST (stateless Streamable HTTP)`, ['POST'])));
 
+  const graphiql = graphiqlPage(
+    { title: 'Accounting API', defaultQuery: graphiqlDefaultQuery(config.baseUrl), headers: JSON.stringify({ Authorization: 'Bearer <paste a token>' }, null, 2) },
+    config.baseUrl,
+  );
   const yoga: YogaServerInstance<{ req: ContextRequest; res: Response }, RequestContext> = createYoga({
     schema,
     graphqlEndpoint: '/graphql',
     context: ({ req }) => req.ctx,
     maskedErrors: { maskError: (error, message) => maskError(error, message, logger) },
-    graphiql: { title: 'Accounting API', defaultQuery: graphiqlDefaultQuery(config.baseUrl), headers: JSON.stringify({ Authorization: 'Bearer <paste a token>' }, null, 2) },
-    renderGraphiQL: (options) => renderGraphiQLWithSignIn(options, config.baseUrl),
+    graphiql: graphiql.options,
+    renderGraphiQL: graphiql.render,
     logging: false,
     landingPage: false,
-    plugins: [guardGraphqlInput, requireToken(challenge('graphql'))],
+    plugins: [guardGraphqlInput, requireToken(challenge('graphql')), graphiql.plugin],
   });
   // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen.
   const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: isGraphqlMutation });

@@ -4,6 +4,7 @@ import type { Prisma } from '../../db/database.ts';
 import { csrfToken, csrfValid, escapeHtml, many, oauthError, page, redirectToClient, REPEATED, single } from './http.ts';
 import { normalizeResource, resourceIdentifiers, type HandoffRequest, type OauthProvider } from './provider.ts';
 import { normalizeScope, scopeWithin } from './scopes.ts';
+import { redirectTargetSource } from '../../shared/security-headers.ts';
 
 /** Where the authorize endpoint sends a browser that is not signed in. */
 export const LOGIN_PAGE = '/public/v2/oauth/login';
@@ -83,7 +84,7 @@ export function authorizeRoute(deps: { oauth: OauthProvider; prisma: Prisma; bas
 
     if (req.method !== 'POST') {
       const user = await prisma.user.findUnique({ where: { id: Number(session.accountId) }, select: { email: true } });
-      return consentPage(req, res, { clientName: client.clientName ?? client.clientId, scope: scope.scope, email: user?.email ?? '', resources });
+      return consentPage(req, res, { clientName: client.clientName ?? client.clientId, scope: scope.scope, email: user?.email ?? '', resources, redirectUri });
     }
     if (!csrfValid(req)) {
       return oauthError(res, 403, 'invalid_request', 'The consent form was not submitted from this site or has expired; open the authorize URL again');
@@ -114,7 +115,7 @@ function flatten(params: Record<string, unknown>): [string, string][] {
   return Object.entries(params).flatMap(([k, v]) => many(v).map((x): [string, string] => [k, x]));
 }
 
-function consentPage(req: Request, res: Response, c: { clientName: string; scope: string; email: string; resources: string[] }) {
+function consentPage(req: Request, res: Response, c: { clientName: string; scope: string; email: string; resources: string[]; redirectUri: string }) {
   const csrf = csrfToken(req, res);
   const abilities = c.scope.includes('write') ? ['read your accounting data', 'create and change your accounting data'] : ['read your accounting data'];
   page(
@@ -130,5 +131,8 @@ ${c.resources.length ? `<p>For: ${c.resources.map(escapeHtml).join(', ')}</p>` :
 <button type="submit" name="confirm" value="no">Deny</button>
 </form>
 <p><a href="${LOGIN_PAGE}?${escapeHtml(new URLSearchParams({ next: req.originalUrl }).toString())}">Not ${escapeHtml(c.email)}? Sign in as someone else</a></p>`,
+    // the form posts here, and the answer redirects to the client (code or access_denied): the
+    // redirect_uri registered for it, checked above, is the one other place the submission may end
+    ["'self'", redirectTargetSource(c.redirectUri)],
   );
 }

@@ -29,6 +29,8 @@ export function loginPage(deps: { oauth: OauthProvider; prisma: Prisma }): { get
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>`,
+      // the form posts here; the answer is this page again or a redirect to our authorize endpoint (`next`)
+      ["'self'"],
     );
   };
   const nextOf = (value: unknown) => (typeof value === 'string' && SAFE_NEXT.test(value) ? value : '');
