@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../src/db/database.ts';
@@ -18,6 +18,7 @@ import { freePort } from './cold-start.ts';
  *   npm run bench -- load [connections] [seconds]
  */
 const CLIENT_TIMEOUT_MS = 10_000;
+const WARM_UP_REQUESTS = 50;
 
 interface Target {
   label: string;
@@ -69,9 +70,11 @@ const rssMb = (pid: number): number => {
 
 async function hammer(env: Record<string, string>, auth: { token: string; accountId: number }, connections: number, seconds: number): Promise<Figures> {
   const port = await freePort();
+  const log = process.env.BENCH_SERVER_LOG; // a file for the server's request log (LOG_LEVEL info)
   const child = spawn(process.execPath, ['dist/src/server.js'], {
-    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'silent', BASE_URL: '', SEED_DEMO: 'false' },
-    stdio: 'ignore',
+    // one user sends everything: the per-user API limit (600/min) would answer most of it 429
+    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: log ? 'info' : 'silent', BASE_URL: '', SEED_DEMO: 'false', API_RATE_LIMIT: 'off' },
+    stdio: log ? ['ignore', openSync(`${log}.${port}`, 'w'), 'ignore'] : 'ignore',
   });
   const base = `http://127.0.0.1:${port}`;
   try {
@@ -86,9 +89,13 @@ async function hammer(env: Record<string, string>, auth: { token: string; accoun
     }
     const path = `/api/v2/items?client_account_id=${auth.accountId}&per_page=50`;
     const headers = { authorization: `Bearer ${auth.token}` };
-    const warm = await fetch(base + path, { headers });
-    if (!warm.ok) throw new Error(`warm-up: ${warm.status} ${await warm.text()}`);
-    await warm.arrayBuffer();
+    // warm up (JIT, query plans) with a few sequential requests: the figures are the steady state
+    for (let i = 0; i < WARM_UP_REQUESTS; i++) {
+      const warm = await fetch(base + path, { headers });
+      if (warm.status === 503) await new Promise((r) => setTimeout(r, 200)); // still starting up
+      else if (!warm.ok) throw new Error(`warm-up: ${warm.status} ${await warm.text()}`);
+      await warm.arrayBuffer();
+    }
     const f: Figures = { ok: 0, shed: 0, timeouts: 0, otherErrors: 0, latencies: [], seconds, rssBeforeMb: rssMb(child.pid!), rssAfterMb: 0, rssSettledMb: 0 };
     const until = performance.now() + seconds * 1000;
     const worker = async () => {
@@ -105,7 +112,10 @@ async function hammer(env: Record<string, string>, auth: { token: string; accoun
             // a well-behaved client waits as told; the probe's did not, so neither do we (worst case)
           } else f.otherErrors++;
         } catch (e) {
-          if ((e as Error).name === 'TimeoutError') f.timeouts++;
+          if ((e as Error).name === 'TimeoutError') {
+            f.timeouts++;
+            if (process.env.BENCH_DEBUG) console.log('timeout of a request sent at', Math.round(start - (until - seconds * 1000)), 'ms');
+          }
           else {
             f.otherErrors++;
             if (process.env.BENCH_DEBUG) console.log(e, (e as Error).cause);

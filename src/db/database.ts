@@ -57,9 +57,32 @@ function awaitingScripts(factory: PrismaPGlite): SqlMigrationAwareDriverAdapterF
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
-    connect: async () => fix(await factory.connect()),
+    connect: async () => yieldingQueries(fix(await factory.connect())),
     connectToShadowDb: async () => fix(await factory.connectToShadowDb()),
   };
+}
+
+/**
+ * PGlite runs each query on this thread, and its promise chain never waits on I/O, so a busy server
+ * would stay in microtasks from one query to the next and the event loop would not get to read new
+ * requests or fire timers: requests pile up unseen in the kernel and admission control
+ * (src/shared/admission.ts) cannot answer them. Every query first yields one turn of the event loop
+ * (setImmediate), so between two queries the server reads its sockets and runs its timers.
+ * Patched once on the adapter's query class, which its transactions share.
+ */
+const patched = new WeakSet<object>();
+function yieldingQueries(adapter: SqlDriverAdapter): SqlDriverAdapter {
+  const queryable = Object.getPrototypeOf(Object.getPrototypeOf(adapter)) as { performIO?: (query: unknown) => Promise<unknown> };
+  if (typeof queryable.performIO !== 'function') throw new Error('pglite-prisma-adapter changed: no performIO to yield in (src/db/database.ts)');
+  if (!patched.has(queryable)) {
+    patched.add(queryable);
+    const performIO = queryable.performIO;
+    queryable.performIO = async function (this: unknown, query: unknown) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      return performIO.call(this, query);
+    };
+  }
+  return adapter;
 }
 
 function redact(url: string): string {
