@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { JWK } from 'jose';
 import { z } from 'zod';
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './shared/query-limits.ts';
 
 /**
  * The only reader of process.env. Every variable the service understands is listed here (and in the
@@ -31,6 +32,15 @@ const schema = z.object({
    * peer's address. `true`, a hop count, or addresses/subnets (e.g. `loopback`, `10.0.0.0/8`).
    */
   TRUST_PROXY: z.string().default('false'),
+  /**
+   * Limits on the GraphQL documents clients send to /graphql and the MCP GraphQL tools (src/shared/query-limits.ts):
+   * tokens, depth (fields on the longest path), aliases, fields (fragments expanded) and cost (objects the query may return)
+   */
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().positive().default(DEFAULT_QUERY_LIMITS.maxTokens),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(DEFAULT_QUERY_LIMITS.maxDepth),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(DEFAULT_QUERY_LIMITS.maxAliases),
+  GRAPHQL_MAX_FIELDS: z.coerce.number().int().positive().default(DEFAULT_QUERY_LIMITS.maxFields),
+  GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(DEFAULT_QUERY_LIMITS.maxCost),
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   /** Sender of outgoing mail; default "Accounting API" <no-reply@host of BASE_URL> */
   MAIL_FROM: z.string().min(3).optional(),
@@ -53,6 +63,8 @@ export interface Config {
   /** '*' or the allowed origins */
   corsOrigins: '*' | string[];
   trustProxy: boolean | number | string;
+  /** limits on GraphQL documents (/graphql, MCP graphql_query and graphql_mutation) */
+  graphqlLimits: QueryLimits;
   /** DATA_DIR/outbox: where messages are written as .eml files when there is no SMTP server */
   mailOutbox: string;
   mailFrom: string;
@@ -85,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: e.SMTP_URL,
     corsOrigins: e.CORS_ORIGINS.trim() === '*' ? '*' : e.CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean),
     trustProxy: /^(false|off|no|0)$/i.test(e.TRUST_PROXY) ? false : /^(true|on|yes)$/i.test(e.TRUST_PROXY) ? true : /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
+    graphqlLimits: { maxTokens: e.GRAPHQL_MAX_TOKENS, maxDepth: e.GRAPHQL_MAX_DEPTH, maxAliases: e.GRAPHQL_MAX_ALIASES, maxFields: e.GRAPHQL_MAX_FIELDS, maxCost: e.GRAPHQL_MAX_COST },
     mailOutbox: join(e.DATA_DIR, 'outbox'),
     mailFrom: e.MAIL_FROM ?? `"Accounting API" <no-reply@${new URL(baseUrl).hostname}>`,
   };
