@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { execute, getOperationAST, parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { execute, getOperationAST, GraphQLError, validate, type GraphQLSchema } from 'graphql';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -7,6 +7,7 @@ import type { RequestContext } from '../src/shared/context.ts';
 import { errorBody, toWireError } from '../src/shared/error-renderer.ts';
 import { InsufficientScopeError, ValidationError } from '../src/shared/errors.ts';
 import { toSnake } from '../src/shared/naming.ts';
+import { DEFAULT_QUERY_LIMITS, parseQuery, queryLimitErrors, type QueryLimits } from '../src/shared/query-limits.ts';
 import type { CompiledOperation } from './compile.ts';
 import { compiledOperations, runOperation } from './index.ts';
 import { inputSchema, type JsonSchema } from './json-schema.ts';
@@ -98,8 +99,8 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
   };
 }
 
-/** graphql_query / graphql_mutation: a document and its variables, run as on /graphql. */
-function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation'): ToolEntry {
+/** graphql_query / graphql_mutation: a document and its variables, run as on /graphql (the same limits first). */
+function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: QueryLimits): ToolEntry {
   const readOnly = kind === 'query';
   return {
     module: 'graphql',
@@ -126,18 +127,22 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation'): ToolEnt
       const query = args.query;
       if (typeof query !== 'string') throw ValidationError.field('query', 'must be a GraphQL document');
       const operationName = typeof args.operationName === 'string' ? args.operationName : undefined;
+      const variables = (args.variables as Record<string, unknown>) ?? {};
       let document;
       try {
-        document = parse(query);
+        document = parseQuery(query, limits);
       } catch (e) {
+        if (e instanceof GraphQLError && e.extensions.limit) throw e;
         throw new ValidationError((e as Error).message);
       }
+      const refused = queryLimitErrors(schema, document, limits, { variables, operationName });
+      if (refused.length) throw refused[0];
       const errors = validate(schema, document);
       if (errors.length) throw new ValidationError(errors.map((e) => e.message).join('; '));
       const operation = getOperationAST(document, operationName);
       if (!operation) throw ValidationError.field('operationName', 'must name one operation of the document');
       if (operation.operation !== kind) throw ValidationError.field('query', `is a ${operation.operation}; this tool runs a ${kind}`);
-      const result = await execute({ schema, document, operationName, variableValues: (args.variables as Record<string, unknown>) ?? {}, contextValue: ctx });
+      const result = await execute({ schema, document, operationName, variableValues: variables, contextValue: ctx });
       return { ...(result.data !== undefined ? { data: result.data } : {}), ...(result.errors?.length ? { errors: result.errors.map((e) => shownError(ctx, e)) } : {}) };
     },
   };
@@ -158,8 +163,9 @@ function toolError(ctx: RequestContext, e: unknown): CallToolResult {
 }
 
 /** The POST /mcp handler (the bearer middleware has put the request context on req.ctx). */
-export function createMcpHandler(schema: GraphQLSchema, info: { name: string; version: string }) {
-  const tools: ToolEntry[] = [...compiledOperations(schema).map((c) => operationTool(schema, c)), graphqlTool(schema, 'query'), graphqlTool(schema, 'mutation')];
+export function createMcpHandler(schema: GraphQLSchema, info: { name: string; version: string }, options: { queryLimits?: QueryLimits } = {}) {
+  const limits = options.queryLimits ?? DEFAULT_QUERY_LIMITS;
+  const tools: ToolEntry[] = [...compiledOperations(schema).map((c) => operationTool(schema, c)), graphqlTool(schema, 'query', limits), graphqlTool(schema, 'mutation', limits)];
   const byName = new Map(tools.map((t) => [t.tool.name, t]));
   const modules = [...new Set(tools.map((t) => t.module))];
 

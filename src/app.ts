@@ -11,6 +11,7 @@ import { docsRoutes } from '../rest-adapter/docs-route.ts';
 import { ANONYMOUS, Authenticator } from './shared/authentication.ts';
 import { createRequestContext, type RequestContext } from './shared/context.ts';
 import { guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
+import { queryLimitsPlugin } from './shared/query-limits.ts';
 import { guardGraphqlHttp, guardQuery, jsonBody } from './shared/input-guard.ts';
 import { errorShapeOf, sendError } from './shared/error-renderer.ts';
 import { admissionControl } from './shared/admission.ts';
@@ -156,7 +157,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   const json = jsonBody({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/'), verify: keepRawBody });
   app.use('/api/v2', docsRoutes(schema, { baseUrl: config.baseUrl })); // public: openapi.json and the docs page
   app.use('/api/v2', bearer('api'), apiLimit, json, idempotency({ prisma: db.prisma, isWrite: isWriteMethod }), createRestRouter(schema));
-  const mcp = createMcpHandler(schema, { name: 'accounting-api', version: PACKAGE_VERSION });
+  const mcp = createMcpHandler(schema, { name: 'accounting-api', version: PACKAGE_VERSION }, { queryLimits: config.graphqlLimits });
   app.post('/mcp', bearer('mcp'), apiLimit, jsonBody({ limit: '1mb', verify: keepRawBody }), idempotency({ prisma: db.prisma, isWrite: mcp.isWriteCall }), mcp.handle);
   app.all('/mcp', (req, _res, next) => next(new MethodNotAllowedError(`Method ${req.method} is not allowed on /mcp: every call is a POST (stateless Streamable HTTP)`, ['POST'])));
 
@@ -173,7 +174,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     renderGraphiQL: graphiql.render,
     logging: false,
     landingPage: false,
-    plugins: [guardGraphqlInput, requireToken(challenge('graphql')), graphiql.plugin],
+    // the query limits run before GraphQL's validation, the token check before execution
+    plugins: [guardGraphqlInput, queryLimitsPlugin(config.graphqlLimits), requireToken(challenge('graphql')), graphiql.plugin],
   });
   // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen.
   const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: isGraphqlMutation });

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { JWK } from 'jose';
 import { z } from 'zod';
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './shared/query-limits.ts';
 
 /**
  * The only reader of process.env. Every variable the service understands is listed here (and in the
@@ -45,6 +46,15 @@ const schema = z.object({
   API_RATE_LIMIT: z.string().regex(/^(\d+|off)$/i, 'must be a number of requests, or 0 or off for no limit').default('600'),
   /** The API limit's window */
   API_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().max(86_400).default(60),
+  /**
+   * Limits on the GraphQL documents clients send to /graphql and the MCP GraphQL tools (src/shared/query-limits.ts):
+   * tokens, depth (fields on the longest path), aliases, fields (fragments expanded) and cost (objects the query may return)
+   */
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().positive().default(DEFAULT_QUERY_LIMITS.maxTokens),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(DEFAULT_QUERY_LIMITS.maxDepth),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(DEFAULT_QUERY_LIMITS.maxAliases),
+  GRAPHQL_MAX_FIELDS: z.coerce.number().int().positive().default(DEFAULT_QUERY_LIMITS.maxFields),
+  GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(DEFAULT_QUERY_LIMITS.maxCost),
   /** SMTP server for outgoing mail (smtp://user:password@host:587, smtps:// for TLS from the start); unset: .eml files in DATA_DIR/outbox */
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   /** Sender of outgoing mail; default "Accounting API" <no-reply@host of BASE_URL> */
@@ -72,6 +82,8 @@ export interface Config {
   admission: { concurrency: number; queueLimit: number; maxWaitMs: number; maxEventLoopDelayMs: number };
   /** the per-user API limit; null: off */
   apiRateLimit: { limit: number; windowMs: number } | null;
+  /** limits on GraphQL documents (/graphql, MCP graphql_query and graphql_mutation) */
+  graphqlLimits: QueryLimits;
   /** DATA_DIR/outbox: where messages are written as .eml files when there is no SMTP server */
   mailOutbox: string;
   mailFrom: string;
@@ -106,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: /^(false|off|no|0)$/i.test(e.TRUST_PROXY) ? false : /^(true|on|yes)$/i.test(e.TRUST_PROXY) ? true : /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
     admission: { concurrency: e.REQUEST_CONCURRENCY ?? (e.DATABASE_URL ? 16 : 4), queueLimit: e.REQUEST_QUEUE_LIMIT, maxWaitMs: e.REQUEST_QUEUE_TIMEOUT_MS, maxEventLoopDelayMs: e.REQUEST_MAX_EVENT_LOOP_DELAY_MS },
     apiRateLimit: /^(0+|off)$/i.test(e.API_RATE_LIMIT) ? null : { limit: Number(e.API_RATE_LIMIT), windowMs: e.API_RATE_LIMIT_WINDOW_SECONDS * 1000 },
+    graphqlLimits: { maxTokens: e.GRAPHQL_MAX_TOKENS, maxDepth: e.GRAPHQL_MAX_DEPTH, maxAliases: e.GRAPHQL_MAX_ALIASES, maxFields: e.GRAPHQL_MAX_FIELDS, maxCost: e.GRAPHQL_MAX_COST },
     mailOutbox: join(e.DATA_DIR, 'outbox'),
     mailFrom: e.MAIL_FROM ?? `"Accounting API" <no-reply@${new URL(baseUrl).hostname}>`,
   };

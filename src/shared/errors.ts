@@ -74,6 +74,18 @@ export class NotAcceptableError extends AppError {
   }
 }
 
+export type QueryLimitName = 'tokens' | 'nesting' | 'depth' | 'aliases' | 'fields' | 'nested_list' | 'cost';
+
+/** A GraphQL document over one of the limits of src/shared/query-limits.ts: refused before it runs. */
+export class QueryTooComplexError extends AppError {
+  constructor(
+    message: string,
+    readonly limit: { name: QueryLimitName; max: number; actual: number },
+  ) {
+    super(message, 400, 'common.query_too_complex');
+  }
+}
+
 export class ConflictError extends AppError {
   constructor(message: string) {
     super(message, 409, 'common.conflict');

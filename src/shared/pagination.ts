@@ -27,10 +27,13 @@ const pageNumber = z.number().int('must be an integer of at least 1').min(1, 'mu
 /** The `page` and `perPage` arguments of every paged list. */
 export const pageArgs = { page: pageNumber, perPage: pageNumber };
 
-export function pageWindow(
-  args: { page?: number | null; perPage?: number | null },
-  limits: { defaultPerPage: number; maxPerPage: number },
-): PageWindow {
+/** A list's page size when none is asked for, and the most it serves (GraphQL's query cost uses them too). */
+export interface PageLimits {
+  defaultPerPage: number;
+  maxPerPage: number;
+}
+
+export function pageWindow(args: { page?: number | null; perPage?: number | null }, limits: PageLimits): PageWindow {
   return { page: args.page ?? 1, perPage: Math.min(args.perPage ?? limits.defaultPerPage, limits.maxPerPage) };
 }
 

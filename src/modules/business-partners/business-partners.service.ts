@@ -2,12 +2,14 @@ import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { digitsOnly } from '../../shared/norwegian-ids.ts';
-import { findPage, pageWindow, toOrderBy } from '../../shared/pagination.ts';
+import { findPage, pageWindow, toOrderBy, type PageLimits } from '../../shared/pagination.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { parse, validate, type Args } from '../../shared/validation.ts';
 import { BUSINESS_PARTNER_ORDER, businessPartnerRules as rules } from './business-partners.rules.ts';
 
 type Query = { include?: PrismaNS.BusinessPartnerInclude; select?: PrismaNS.BusinessPartnerSelect };
+
+export const BUSINESS_PARTNER_PAGE_LIMITS: PageLimits = { defaultPerPage: 50, maxPerPage: 100 };
 
 export async function listBusinessPartners(ctx: RequestContext, args: Args<typeof rules.list>, query: Query = {}) {
   const { clientAccountId, isActive = true, freeText, orderBy, page, perPage, ...flags } = parse(rules.list, args);
@@ -25,7 +27,7 @@ export async function listBusinessPartners(ctx: RequestContext, args: Args<typeo
     ];
   }
   return findPage(
-    pageWindow({ page, perPage }, { defaultPerPage: 50, maxPerPage: 100 }),
+    pageWindow({ page, perPage }, BUSINESS_PARTNER_PAGE_LIMITS),
     (w) => ctx.db.businessPartner.findMany({ ...query, where, orderBy: toOrderBy(orderBy, BUSINESS_PARTNER_ORDER, ['name']), ...w }),
     () => ctx.db.businessPartner.count({ where }),
   );

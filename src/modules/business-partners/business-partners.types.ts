@@ -1,8 +1,11 @@
 import { builder, tenantScoped } from '../../builder.ts';
+import { AddressType } from '../../generated/prisma/enums.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { businessPartnerRules as rules } from './business-partners.rules.ts';
 import {
+  BUSINESS_PARTNER_PAGE_LIMITS,
   createBusinessPartner,
   deactivateBusinessPartner,
   getBusinessPartner,
@@ -55,7 +58,8 @@ export const BusinessPartner = builder.prismaObject('BusinessPartner', {
     updatedById: t.exposeInt('updatedById', { nullable: true }),
     createdBy: t.field({ type: UserRef, nullable: true, resolve: (p, _a, ctx) => loadUser(ctx, p.createdById) }),
     updatedBy: t.field({ type: UserRef, nullable: true, resolve: (p, _a, ctx) => loadUser(ctx, p.updatedById) }),
-    addresses: t.relation('addresses', { query: { orderBy: { addressType: 'asc' } } }),
+    // at most one address per type
+    addresses: t.relation('addresses', { extensions: listCost(Object.keys(AddressType).length), query: { orderBy: { addressType: 'asc' } } }),
     bankAccounts: t.relation('bankAccounts', {
       args: { isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all' }) },
       query: (args) => ({ where: args.isActive == null ? {} : { isActive: args.isActive }, orderBy: { id: 'asc' } }),
@@ -117,6 +121,7 @@ const UpdateBusinessPartnerInput = builder.inputType('UpdateBusinessPartnerInput
 builder.queryFields((t) => ({
   businessPartners: t.field({
     type: BusinessPartnerPage,
+    extensions: pageCost(BUSINESS_PARTNER_PAGE_LIMITS),
     description: 'Business partners of a client account (page-based; perPage 50 by default, at most 100).',
     args: {
       clientAccountId: t.arg.int({ required: true }),

@@ -3,7 +3,7 @@ import { DEFAULT_CHART_OF_ACCOUNTS, STANDARD_TAX_CODES } from '../../reference-d
 import { inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { digitsOnly } from '../../shared/norwegian-ids.ts';
-import { findPage, pageWindow } from '../../shared/pagination.ts';
+import { findPage, pageWindow, type PageLimits } from '../../shared/pagination.ts';
 import { parseDateString } from '../../shared/scalars.ts';
 import { isSystem, requireAccount } from '../../shared/tenancy.ts';
 import { parse, validate, type Args } from '../../shared/validation.ts';
@@ -26,6 +26,8 @@ const date = (s: string | null) => (s ? parseDateString(s) : null);
 
 // ── Reads ────────────────────────────────────────────────────────────────────────────────────────
 
+export const CLIENT_ACCOUNT_PAGE_LIMITS: PageLimits = { defaultPerPage: 50, maxPerPage: 100 };
+
 /** The caller's eligible client accounts (see src/shared/tenancy.ts), by display name. */
 export async function listClientAccounts(ctx: RequestContext, args: Args<typeof rules.list>, query: ClientAccountQuery = {}) {
   const { isProvider, freeText, ...window } = parse(rules.list, args);
@@ -45,7 +47,7 @@ export async function listClientAccounts(ctx: RequestContext, args: Args<typeof 
   }
   const where = { AND: and };
   return findPage(
-    pageWindow(window, { defaultPerPage: 50, maxPerPage: 100 }),
+    pageWindow(window, CLIENT_ACCOUNT_PAGE_LIMITS),
     (w) => ctx.db.clientAccount.findMany({ ...query, where, orderBy: [{ displayName: 'asc' }, { id: 'asc' }], ...w }),
     () => ctx.db.clientAccount.count({ where }),
   );

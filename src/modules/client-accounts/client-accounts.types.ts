@@ -1,10 +1,12 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import { pageCost } from '../../shared/query-limits.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { clientAccountRules as rules, isProviderIndustryCode, ROLE_IDS, ROLE_NAMES } from './client-accounts.rules.ts';
 import { AutonomyLevel } from '../items/items.types.ts';
 import {
+  CLIENT_ACCOUNT_PAGE_LIMITS,
   createClientAccount,
   getClientAccount,
   grantRole,
@@ -151,6 +153,7 @@ builder.queryFields((t) => ({
   me: t.field({ type: Me, resolve: (_r, _a, ctx) => ({ userId: ctx.actor.userId }) }),
   clientAccounts: t.field({
     type: ClientAccountPage,
+    extensions: pageCost(CLIENT_ACCOUNT_PAGE_LIMITS),
     description:
       "The caller's eligible client accounts, by display name: accounts where the caller holds any role, plus accounts served by a provider account where the caller holds AA or BK.",
     args: {

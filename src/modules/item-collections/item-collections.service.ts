@@ -1,14 +1,14 @@
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { NotFoundError } from '../../shared/errors.ts';
-import { findPage, pageWindow, toOrderBy } from '../../shared/pagination.ts';
+import { findPage, pageWindow, toOrderBy, type PageLimits } from '../../shared/pagination.ts';
 import { fieldReferences } from '../../shared/references.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { parse, validate, type Args } from '../../shared/validation.ts';
 import { ENTRY_ORDER, itemCollectionRules as rules, RECURRING_PERIOD_MESSAGE, recurringPeriodIsValid } from './item-collections.rules.ts';
 
 /** spec 001 "Item collections": both lists page by 100 at most. */
-const PAGE_LIMITS = { defaultPerPage: 100, maxPerPage: 100 } as const;
+export const COLLECTION_PAGE_LIMITS: PageLimits = { defaultPerPage: 100, maxPerPage: 100 };
 
 type CollectionQuery = { include?: PrismaNS.ItemCollectionInclude; select?: PrismaNS.ItemCollectionSelect };
 type EntryQuery = { include?: PrismaNS.ItemCollectionEntryInclude; select?: PrismaNS.ItemCollectionEntrySelect };
@@ -24,7 +24,7 @@ export async function listItemCollections(ctx: RequestContext, args: Args<typeof
   if (collectionTypes?.length) where.collectionType = { in: collectionTypes };
   if (name?.trim()) where.name = { contains: name.trim(), mode: 'insensitive' };
   return findPage(
-    pageWindow(window, PAGE_LIMITS),
+    pageWindow(window, COLLECTION_PAGE_LIMITS),
     (w) => ctx.db.itemCollection.findMany({ ...query, where, orderBy: { id: 'asc' }, ...w }),
     () => ctx.db.itemCollection.count({ where }),
   );
@@ -84,7 +84,7 @@ export async function listItemCollectionEntries(ctx: RequestContext, args: Args<
   if (projectIds?.length) where.projectId = { in: projectIds };
   if (!includeUsed) where.documentLines = { none: {} };
   return findPage(
-    pageWindow(window, PAGE_LIMITS),
+    pageWindow(window, COLLECTION_PAGE_LIMITS),
     (w) => ctx.db.itemCollectionEntry.findMany({ ...query, where, orderBy: toOrderBy(orderBy, ENTRY_ORDER, ['id']), ...w }),
     () => ctx.db.itemCollectionEntry.count({ where }),
   );

@@ -1,9 +1,11 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { fixed } from '../../shared/scalars.ts';
+import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { effectiveRecurringInterval, itemCollectionRules as rules } from './item-collections.rules.ts';
 import {
+  COLLECTION_PAGE_LIMITS,
   createItemCollection,
   createItemCollectionEntry,
   deleteItemCollection,
@@ -96,6 +98,8 @@ export const ItemCollectionEntry = builder.prismaObject('ItemCollectionEntry', {
     project: t.relation('project', { nullable: true }),
     documentLines: t.relation('documentLines', {
       description: 'Document lines that consumed the entry; an entry with any is "used"',
+      // the query cost's assumed length: one line per document that used the entry, a year of monthly invoices for a recurring one
+      extensions: listCost(12),
       query: { orderBy: { id: 'asc' } },
     }),
   }),
@@ -164,6 +168,7 @@ const UpdateItemCollectionEntryInput = builder.inputType('UpdateItemCollectionEn
 builder.queryFields((t) => ({
   itemCollections: t.field({
     type: ItemCollectionPage,
+    extensions: pageCost(COLLECTION_PAGE_LIMITS),
     description: 'Item collections of a client account, by id (page-based; per_page 100 by default, at most 100).',
     args: {
       clientAccountId: t.arg.int({ required: true }),
@@ -182,6 +187,7 @@ builder.queryFields((t) => ({
   }),
   itemCollectionEntries: t.field({
     type: ItemCollectionEntryPage,
+    extensions: pageCost(COLLECTION_PAGE_LIMITS),
     description: 'Entries of an item collection (page-based; per_page 100 by default, at most 100).',
     args: {
       itemCollectionId: t.arg.int({ required: true }),

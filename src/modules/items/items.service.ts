@@ -1,6 +1,6 @@
 import { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
-import { findPage, pageWindow, toOrderBy } from '../../shared/pagination.ts';
+import { findPage, pageWindow, toOrderBy, type PageLimits } from '../../shared/pagination.ts';
 import { fieldReferences } from '../../shared/references.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { checkUnique, parse, validate, type Args } from '../../shared/validation.ts';
@@ -11,6 +11,8 @@ type Query = { include?: PrismaNS.ItemInclude; select?: PrismaNS.ItemSelect };
 /** The rows an item's fields name. */
 const REFERENCES = { salesUnitId: 'unit', stockUnitId: 'unit', taxCodeId: 'taxCode' } as const;
 
+export const ITEM_PAGE_LIMITS: PageLimits = { defaultPerPage: 50, maxPerPage: 100 };
+
 export async function listItems(ctx: RequestContext, args: Args<typeof rules.list>, query: Query = {}) {
   const { clientAccountId, itemType, isActive = true, freeText, orderBy, ...window } = parse(rules.list, args);
   await requireAccount(ctx, clientAccountId);
@@ -20,7 +22,7 @@ export async function listItems(ctx: RequestContext, args: Args<typeof rules.lis
   const text = freeText?.trim();
   if (text) where.OR = [{ itemNo: { contains: text, mode: 'insensitive' } }, { name: { contains: text, mode: 'insensitive' } }];
   return findPage(
-    pageWindow(window, { defaultPerPage: 50, maxPerPage: 100 }),
+    pageWindow(window, ITEM_PAGE_LIMITS),
     (w) => ctx.db.item.findMany({ ...query, where, orderBy: toOrderBy(orderBy, ITEM_ORDER, ['item_no']), ...w }),
     () => ctx.db.item.count({ where }),
   );

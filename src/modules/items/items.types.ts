@@ -1,9 +1,10 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { fixed } from '../../shared/scalars.ts';
+import { pageCost } from '../../shared/query-limits.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { itemRules as rules } from './items.rules.ts';
-import { createItem, deactivateItem, getItem, listItems, updateItem } from './items.service.ts';
+import { createItem, deactivateItem, getItem, ITEM_PAGE_LIMITS, listItems, updateItem } from './items.service.ts';
 
 export const ItemType = builder.enumType('ItemType', {
   values: { ITEM: { description: 'Physical product' }, SERVICE: { description: 'Service' } } as const,
@@ -86,6 +87,7 @@ const UpdateItemInput = builder.inputType('UpdateItemInput', {
 builder.queryFields((t) => ({
   items: t.field({
     type: ItemPage,
+    extensions: pageCost(ITEM_PAGE_LIMITS),
     description: 'Items of a client account (page-based; per_page 50 by default, at most 100).',
     args: {
       clientAccountId: t.arg.int({ required: true }),

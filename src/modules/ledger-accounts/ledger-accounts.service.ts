@@ -2,13 +2,15 @@ import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import type { DimensionType } from '../../generated/prisma/enums.ts';
 import { inTransaction, type RequestContext } from '../../shared/context.ts';
 import { NotFoundError } from '../../shared/errors.ts';
-import { findPage, pageWindow } from '../../shared/pagination.ts';
+import { findPage, pageWindow, type PageLimits } from '../../shared/pagination.ts';
 import type { Reference } from '../../shared/references.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { checkUnique, parse, validate, type Args } from '../../shared/validation.ts';
 import { accountRules as rules, accountStateIssues, sortDimensions } from './ledger-accounts.rules.ts';
 
 type Query = { include?: PrismaNS.AccountInclude; select?: PrismaNS.AccountSelect };
+
+export const ACCOUNT_PAGE_LIMITS: PageLimits = { defaultPerPage: 100, maxPerPage: 500 };
 
 /** The chart of accounts of a client account, ordered by code (sub-accounts follow their parent). */
 export async function listAccounts(ctx: RequestContext, args: Args<typeof rules.list>, query: Query = {}) {
@@ -25,7 +27,7 @@ export async function listAccounts(ctx: RequestContext, args: Args<typeof rules.
   if (text) and.push({ OR: [{ code: { contains: text } }, { name: { contains: text, mode: 'insensitive' } }] });
   const where = { AND: and };
   return findPage(
-    pageWindow(window, { defaultPerPage: 100, maxPerPage: 500 }),
+    pageWindow(window, ACCOUNT_PAGE_LIMITS),
     (w) => ctx.db.account.findMany({ ...query, where, orderBy: [{ code: 'asc' }, { id: 'asc' }], ...w }),
     () => ctx.db.account.count({ where }),
   );

@@ -1,9 +1,10 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import { pageCost } from '../../shared/query-limits.ts';
 import { TaxCode } from '../tax-codes/tax-codes.types.ts';
 import { compareTaxCodes } from '../tax-codes/tax-codes.rules.ts';
 import { accountRules as rules, sortDimensions } from './ledger-accounts.rules.ts';
-import { createAccount, getAccount, getAccountByCode, listAccounts, updateAccount } from './ledger-accounts.service.ts';
+import { ACCOUNT_PAGE_LIMITS, createAccount, getAccount, getAccountByCode, listAccounts, updateAccount } from './ledger-accounts.service.ts';
 
 export const AccountType = builder.enumType('AccountType', {
   description: 'Where an account belongs: balance sheet (ASSET, LIABILITY, EQUITY) or profit and loss (INCOME, EXPENSE).',
@@ -93,6 +94,7 @@ const UpdateAccountInput = builder.inputType('UpdateAccountInput', {
 builder.queryFields((t) => ({
   accounts: t.field({
     type: AccountPage,
+    extensions: pageCost(ACCOUNT_PAGE_LIMITS),
     description: 'The chart of accounts of a client account, by code (page-based; 100 per page by default, at most 500).',
     args: {
       clientAccountId: t.arg.int({ required: true }),

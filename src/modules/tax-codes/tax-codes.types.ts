@@ -1,4 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
+import { listCost } from '../../shared/query-limits.ts';
 import { fixed } from '../../shared/scalars.ts';
 import { createTaxCode, getTaxCode, listTaxCodes, setTaxRates, updateTaxCode } from './tax-codes.service.ts';
 import { rateInForce, taxCodeRules as rules, today } from './tax-codes.rules.ts';
@@ -31,7 +32,11 @@ export const TaxCode = builder.prismaObject('TaxCode', {
     validFrom: t.expose('validFrom', { type: 'Date', nullable: true }),
     validTo: t.expose('validTo', { type: 'Date', nullable: true }),
     isActive: t.exposeBoolean('isActive'),
-    rates: t.relation('rates', { query: { orderBy: [{ validFrom: { sort: 'asc', nulls: 'first' } }, { id: 'asc' }] } }),
+    rates: t.relation('rates', {
+      // the query cost's assumed length: VAT rates change rarely (the standard codes have at most 5 periods)
+      extensions: listCost(10),
+      query: { orderBy: [{ validFrom: { sort: 'asc', nulls: 'first' } }, { id: 'asc' }] },
+    }),
     rate: t.field({
       type: 'Decimal',
       nullable: true,

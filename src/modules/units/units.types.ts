@@ -1,7 +1,8 @@
 import { builder } from '../../builder.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import { pageCost } from '../../shared/query-limits.ts';
 import { unitRules } from './units.rules.ts';
-import { getUnit, listUnits } from './units.service.ts';
+import { getUnit, listUnits, UNIT_PAGE_LIMITS } from './units.service.ts';
 
 /** Units of measure: system-wide and read-only (UN/ECE Recommendation 20/21 codes). */
 export const Unit = builder.prismaObject('Unit', {
@@ -19,6 +20,7 @@ const UnitPage = pageType('UnitPage', Unit);
 builder.queryFields((t) => ({
   units: t.field({
     type: UnitPage,
+    extensions: pageCost(UNIT_PAGE_LIMITS),
     description: 'All units (page-based; per_page defaults to 100, at most 100).',
     args: {
       orderBy: t.arg.stringList({ description: 'e.g. ["symbol"] or ["-description"]' }),
