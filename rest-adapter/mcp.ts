@@ -6,6 +6,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import type { RequestContext } from '../src/shared/context.ts';
 import { errorBody, toWireError } from '../src/shared/error-renderer.ts';
 import { InsufficientScopeError, ValidationError } from '../src/shared/errors.ts';
+import { guardDocument } from '../src/shared/input-guard.ts';
 import { toSnake } from '../src/shared/naming.ts';
 import type { CompiledOperation } from './compile.ts';
 import { compiledOperations, runOperation } from './index.ts';
@@ -126,6 +127,7 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation'): ToolEnt
       const query = args.query;
       if (typeof query !== 'string') throw ValidationError.field('query', 'must be a GraphQL document');
       const operationName = typeof args.operationName === 'string' ? args.operationName : undefined;
+      guardDocument(query);
       let document;
       try {
         document = parse(query);

@@ -50,9 +50,37 @@ export function guardInput(value: unknown, prefix: (string | number)[] = []): vo
   }
 }
 
-/** A GraphQL document: its string literals may write the NUL as an escape, which the parser turns into one. */
+/**
+ * Nesting depth of a GraphQL document: selection sets, argument lists, list and object literals,
+ * counted outside strings, block strings and comments. The parser is recursive, so a literal nested
+ * a few thousand deep would overflow its stack before any validation rule runs.
+ */
+export function documentDepth(query: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < query.length; i++) {
+    const c = query[i];
+    if (c === '#') {
+      while (i < query.length && query[i] !== '\n' && query[i] !== '\r') i++;
+    } else if (c === '"' && query.startsWith('"""', i)) {
+      for (i += 3; i < query.length && !query.startsWith('"""', i); i++) if (query.startsWith('\\"""', i)) i += 3;
+      i += 2;
+    } else if (c === '"') {
+      for (i++; i < query.length && query[i] !== '"' && query[i] !== '\n'; i++) if (query[i] === '\\') i++;
+    } else if (c === '{' || c === '[' || c === '(') max = Math.max(max, ++depth);
+    else if (c === '}' || c === ']' || c === ')') depth--;
+  }
+  return max;
+}
+
+/**
+ * A GraphQL document, before it is parsed: its string literals may write the NUL as an escape, which
+ * the parser turns into one; and it must not nest deeper than MAX_DEPTH levels.
+ */
 export function guardDocument(query: unknown): void {
-  if (typeof query === 'string' && /\\u0000|\\u\{0+\}/i.test(query)) throw ValidationError.field('query', 'must not contain the NUL character (U+0000), escaped or not');
+  if (typeof query !== 'string') return;
+  if (/\\u0000|\\u\{0+\}/i.test(query)) throw ValidationError.field('query', 'must not contain the NUL character (U+0000), escaped or not');
+  if (documentDepth(query) > MAX_DEPTH) throw ValidationError.field('query', `nests deeper than ${MAX_DEPTH} levels`);
 }
 
 /** JSON nesting depth of raw JSON text, counted outside strings. */

@@ -70,6 +70,12 @@ describe.each(targets())('hostile input is refused at the edge (%s)', (target) =
     expect(res.text.length).toBeLessThan(300);
   });
 
+  it('a GraphQL literal nested 5,000 deep → 400 before the parser recurses into it (it overflowed the stack: 500)', async () => {
+    const res = await app.http('POST', '/graphql', { token: t.user.token, body: { query: `{ currency(code: ${deep(5000)}) { code } }` } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]).toMatchObject({ message: 'query: nests deeper than 32 levels', extensions: { code: 'common.validation_error' } });
+  });
+
   it('order_by names every plain object has (constructor, __proto__) are no fields: 400, also on GraphQL', async () => {
     const res = await app.gql(t.user.token, `{ items(clientAccountId: ${t.account.id}, orderBy: ["__proto__"]) { meta { records } } }`);
     expect(res.errors?.[0].extensions?.code).toBe('common.validation_error');
