@@ -5,7 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestContext } from '../src/shared/context.ts';
 import { errorBody, toWireError } from '../src/shared/error-renderer.ts';
-import { InsufficientScopeError, ValidationError } from '../src/shared/errors.ts';
+import { boundedMessage, InsufficientScopeError, ValidationError } from '../src/shared/errors.ts';
 import { guardDocument } from '../src/shared/input-guard.ts';
 import { toSnake } from '../src/shared/naming.ts';
 import type { CompiledOperation } from './compile.ts';
@@ -149,7 +149,7 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation'): ToolEnt
 function shownError(ctx: RequestContext, e: GraphQLError) {
   const wire = toWireError(e);
   if (wire.status >= 500) ctx.logger.error({ err: e.originalError ?? e, requestId: ctx.requestId }, 'unexpected error in an MCP GraphQL tool');
-  return { message: wire.status >= 500 ? 'Unexpected error.' : e.message, ...(e.path ? { path: e.path } : {}), extensions: { code: wire.code } };
+  return { message: wire.status >= 500 ? 'Unexpected error.' : boundedMessage(e.message), ...(e.path ? { path: e.path } : {}), extensions: { code: wire.code } };
 }
 
 /** A tool's failure as MCP reports it: a result with isError and the REST error body as text. */

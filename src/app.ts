@@ -10,7 +10,7 @@ import { createRestRouter, errorShapeRouter } from '../rest-adapter/index.ts';
 import { docsRoutes } from '../rest-adapter/docs-route.ts';
 import { ANONYMOUS, Authenticator } from './shared/authentication.ts';
 import { createRequestContext, type RequestContext } from './shared/context.ts';
-import { guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
+import { boundValidationErrors, guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
 import { guardGraphqlHttp, guardQuery, jsonBody } from './shared/input-guard.ts';
 import { errorShapeOf, sendError } from './shared/error-renderer.ts';
 import { bearerChallenge, MethodNotAllowedError, NoSuchEndpointError, UnauthenticatedError } from './shared/errors.ts';
@@ -153,7 +153,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     renderGraphiQL: (options) => renderGraphiQLWithSignIn(options, config.baseUrl),
     logging: false,
     landingPage: false,
-    plugins: [guardGraphqlInput, requireToken(challenge('graphql'))],
+    plugins: [guardGraphqlInput, boundValidationErrors, requireToken(challenge('graphql'))],
   });
   // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen.
   const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: isGraphqlMutation });

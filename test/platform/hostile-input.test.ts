@@ -76,6 +76,18 @@ describe.each(targets())('hostile input is refused at the edge (%s)', (target) =
     expect(res.body.errors[0]).toMatchObject({ message: 'query: nests deeper than 32 levels', extensions: { code: 'common.validation_error' } });
   });
 
+  it.each([
+    ['REST, a value graphql-js quotes', () => app.http('POST', '/api/v2/items', { token: t.user.token, body: item({ item_type: 'x'.repeat(1_000_000) }) })],
+    ['GraphQL, a literal graphql-js quotes', () => app.http('POST', '/graphql', { token: t.user.token, body: { query: `{ item(id: "${'x'.repeat(1_000_000)}") { id } }` } })],
+    ['GraphQL, a variable graphql-js quotes', () => app.gql(t.user.token, 'query($id: Int!) { item(id: $id) { id } }', { id: 'x'.repeat(1_000_000) }).then((body) => ({ status: 400, body, text: JSON.stringify(body) }))],
+    ['GraphQL, a value a service names', () => app.http('POST', '/graphql', { token: t.user.token, body: { query: `{ currency(code: "${'x'.repeat(1_000_000)}") { code } }` } })],
+  ])('%s: a 1 MB value is cut in the error, never echoed whole', async (_name, send) => {
+    const res = await send();
+    expect(res.body.error ?? res.body.errors).toBeTruthy();
+    expect(res.text.length).toBeLessThan(1000);
+    expect(res.text.toLowerCase()).toContain('xxx…');
+  });
+
   it('order_by names every plain object has (constructor, __proto__) are no fields: 400, also on GraphQL', async () => {
     const res = await app.gql(t.user.token, `{ items(clientAccountId: ${t.account.id}, orderBy: ["__proto__"]) { meta { records } } }`);
     expect(res.errors?.[0].extensions?.code).toBe('common.validation_error');
