@@ -139,7 +139,9 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation'): ToolEnt
       const operation = getOperationAST(document, operationName);
       if (!operation) throw ValidationError.field('operationName', 'must name one operation of the document');
       if (operation.operation !== kind) throw ValidationError.field('query', `is a ${operation.operation}; this tool runs a ${kind}`);
-      const result = await execute({ schema, document, operationName, variableValues: (args.variables as Record<string, unknown>) ?? {}, contextValue: ctx });
+      const variables = args.variables ?? {};
+      if (typeof variables !== 'object' || Array.isArray(variables)) throw ValidationError.field('variables', 'must be a JSON object');
+      const result = await execute({ schema, document, operationName, variableValues: variables as Record<string, unknown>, contextValue: ctx });
       return { ...(result.data !== undefined ? { data: result.data } : {}), ...(result.errors?.length ? { errors: result.errors.map((e) => shownError(ctx, e)) } : {}) };
     },
   };
