@@ -31,6 +31,22 @@ describe.each(targets())('hostile input is refused at the edge (%s)', (target) =
     expect(res.body).toEqual({ error: `${field}: must not contain the NUL character (U+0000)${field.includes('k\\u0000') ? ' in its name' : ''}`, status: 400 });
   });
 
+  it.each([
+    ['metadata: {"a": "\\ud800"}', '{"a": "\\ud800"}', 'metadata.a: must be valid Unicode'],
+    ['a lone surrogate as a metadata key', '{"\\udc00": 1}', 'metadata.\\udc00: must be valid Unicode'],
+  ])('POST /api/v2/items with %s → 400 naming the field (PostgreSQL refuses it in jsonb: it was a 500)', async (_name, metadata, message) => {
+    const body = JSON.stringify(item({})).replace(/}$/, `, "metadata": ${metadata}}`);
+    const res = await app.http('POST', '/api/v2/items', { token: t.user.token, body });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toContain(message);
+  });
+
+  it('a lone surrogate in a GraphQL variable → 400, not stored as U+FFFD', async () => {
+    const res = await app.http('POST', '/graphql', { token: t.user.token, body: { query: 'mutation($i: UpdateMeInput!) { updateMe(input: $i) { id } }', variables: { i: { firstName: 'a\ud800' } } } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].message).toBe('variables.i.firstName: must be valid Unicode: a lone surrogate (U+D800 to U+DFFF without its pair) is no character');
+  });
+
   it('GET /api/v2/items?free_text=%00 → 400 naming free_text', async () => {
     const res = await app.http('GET', `/api/v2/items?client_account_id=${t.account.id}&free_text=%00`, { token: t.user.token });
     expect(res).toMatchObject({ status: 400, body: { error: 'free_text: must not contain the NUL character (U+0000)', status: 400 } });
