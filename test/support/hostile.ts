@@ -89,6 +89,8 @@ export const HOSTILE_VALUES: Hostile[] = [
   { name: '"a\\\\" (a trailing backslash)', value: 'a\\' },
   { name: `"' OR 1=1 --"`, value: "' OR 1=1 --" },
   { name: 'a lone surrogate', value: '\ud800' },
+  { name: '{"a": "\\ud800"} (a lone surrogate inside)', value: own('{"a": "\\ud800"}') },
+  { name: '{"\\udc00": 1} (a lone surrogate as a key)', value: own('{"\\udc00": 1}') },
 ];
 
 const named = (...names: string[]) => HOSTILE_VALUES.filter((h) => names.includes(h.name));
