@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
-import { AppError, boundedIssue, boundedMessage, type FieldIssue } from './errors.ts';
+import { AppError, boundedIssues, boundedMessage, type FieldIssue } from './errors.ts';
 import { fromPrismaError } from './graphql-errors.ts';
 import { toSnake } from './naming.ts';
 
@@ -54,11 +54,11 @@ function fromHttpError(err: unknown): WireError | null {
 
 /**
  * An error of any kind as status + code + text (+ headers); unexpected errors become a bare 500. The
- * text and the issues are bounded (input is never echoed whole).
+ * text and the issues are bounded (input is never echoed whole, a list of bad values not issue by issue).
  */
 export function toWireError(err: unknown): WireError {
   const wire = unbounded(err);
-  return { ...wire, message: boundedMessage(wire.message), issues: wire.issues.map(boundedIssue) };
+  return { ...wire, message: boundedMessage(wire.message), issues: boundedIssues(wire.issues) };
 }
 
 function unbounded(err: unknown): WireError {

@@ -30,11 +30,18 @@ export function boundedMessage(message: string): string {
   return shown.length > MESSAGE_LIMIT ? cut(shown, MESSAGE_LIMIT) : shown;
 }
 
-/** A field issue as it may go on the wire: its message and every path segment (a key is input too) bounded. */
-export const boundedIssue = (issue: FieldIssue): FieldIssue => ({
-  path: issue.path.map((p) => (p.length > 200 ? cut(p, SHOWN) : p)),
-  message: boundedMessage(issue.message),
-});
+/** The most issues an error lists: a list of 100,000 bad ids has as many, and the first few say what is wrong. */
+const MAX_ISSUES = 20;
+
+/**
+ * Field issues as they may go on the wire: the first 20, each with its message and every path
+ * segment (a key is input too) bounded.
+ */
+export const boundedIssues = (issues: FieldIssue[]): FieldIssue[] =>
+  issues.slice(0, MAX_ISSUES).map((issue) => ({
+    path: issue.path.map((p) => (p.length > 200 ? cut(p, SHOWN) : p)),
+    message: boundedMessage(issue.message),
+  }));
 
 export class AppError extends Error {
   /** response headers that belong to the error (WWW-Authenticate, Retry-After) */

@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from './context.ts';
 import { guardDocument, guardInput } from './input-guard.ts';
 import type { Logger } from 'pino';
-import { AppError, boundedIssue, boundedMessage, ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from './errors.ts';
+import { AppError, boundedIssues, boundedMessage, ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from './errors.ts';
 
 /** Prisma's known request errors that bad input can cause, as AppErrors. */
 export function fromPrismaError(e: unknown): AppError | null {
@@ -19,6 +19,9 @@ export function fromPrismaError(e: unknown): AppError | null {
       return new ValidationError(`A referenced record does not exist${meta.field_name ? ` (${meta.field_name})` : ''}`);
     case 'P2025':
       return new NotFoundError('Record');
+    case 'P2029':
+      // a list argument of tens of thousands of values became more bind parameters than the database takes
+      return new ValidationError('The request holds too many values for one query (a list of tens of thousands of ids or values): send fewer');
     default:
       return null;
   }
@@ -112,7 +115,7 @@ export function maskError(error: unknown, message: string, logger: Logger): Erro
       return new GraphQLError(boundedMessage(app.message), {
         ...at,
         originalError: app,
-        extensions: { code: app.code, http: httpOf(app), ...(app.issues.length ? { issues: app.issues.map(boundedIssue) } : {}) },
+        extensions: { code: app.code, http: httpOf(app), ...(app.issues.length ? { issues: boundedIssues(app.issues) } : {}) },
       });
     }
     if (!original || original instanceof GraphQLError) return bounded(error); // parse/validation/coercion errors

@@ -104,6 +104,25 @@ describe.each(targets())('hostile input is refused at the edge (%s)', (target) =
     expect(res.text.toLowerCase()).toContain('xxx…');
   });
 
+  it('a list of 70,000 ids → 400: more bind parameters than the database takes was a 500', async () => {
+    const collection = await app.seed.prisma.itemCollection.create({ data: { clientAccountId: t.account.id, collectionType: 'CART' } });
+    const res = await app.gql(t.user.token, 'query($c: Int!, $ids: [Int!]) { itemCollectionEntries(itemCollectionId: $c, itemIds: $ids) { meta { records } } }', {
+      c: collection.id,
+      ids: Array.from({ length: 70_000 }, (_, i) => i + 1),
+    });
+    expect(res.errors?.[0]).toMatchObject({ message: expect.stringContaining('too many values'), extensions: { code: 'common.validation_error' } });
+  });
+
+  it('100,000 bad ids → one 400 listing the first 20 issues, not a 10 MB answer', async () => {
+    const account = await t.ledgerAccount('1920');
+    const res = await app.http('POST', '/graphql', {
+      token: t.user.token,
+      body: { query: `mutation($i: UpdateAccountInput!) { updateAccount(id: ${account}, input: $i) { id } }`, variables: { i: { allowedTaxCodeIds: Array.from({ length: 100_000 }, (_, i) => 1_000_000 + i) } } },
+    });
+    expect(res.body.errors[0].extensions.issues).toHaveLength(20);
+    expect(res.text.length).toBeLessThan(10_000);
+  });
+
   it('order_by names every plain object has (constructor, __proto__) are no fields: 400, also on GraphQL', async () => {
     const res = await app.gql(t.user.token, `{ items(clientAccountId: ${t.account.id}, orderBy: ["__proto__"]) { meta { records } } }`);
     expect(res.errors?.[0].extensions?.code).toBe('common.validation_error');
