@@ -12,6 +12,7 @@ import {
   HOSTILE_PARAMS,
   HOSTILE_VALUES,
   literalValues,
+  longList,
   MB,
   MCP_VALUES,
   PARAM_SHAPES,
@@ -39,8 +40,8 @@ import {
 
 /** Requests in flight at once per case (keep-alive HTTP to the one app of the file). */
 const CONCURRENCY = 4;
-/** An error answer longer than this echoes input back. */
-const MAX_ERROR_LENGTH = 4096;
+/** An error answer longer than this echoes input back (a bounded message and at most 20 issues stay well below). */
+const MAX_ERROR_LENGTH = 16 * 1024;
 
 const compiled = compiledOperations(schema);
 
@@ -295,7 +296,7 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
       if (where === 'body') {
         const fieldType = c.variables.find((v) => v.wire === wire)!.type;
         const at = bodyType ? typeAt(bodyType, path!) : typeAt(fieldType, path!);
-        for (const h of valuesFor(at, (bodyType ? path!.length : path!.length + 1) > 1 ? 'nested' : 'argument')) {
+        for (const h of [...valuesFor(at, (bodyType ? path!.length : path!.length + 1) > 1 ? 'nested' : 'argument'), ...longList(at, String([wire, ...path!].filter((s) => typeof s === 'string').pop()), bc)]) {
           const hostile = bodyType ? placeAt(body, bodyType, path!, h.value, bc) : { ...body, [wire]: placeAt(body?.[wire], fieldType, path!, h.value, bc) };
           request(h.name, { body: onWire(hostile), value: h.value });
         }
@@ -348,7 +349,7 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
       const place = path.length ? 'nested' : 'argument';
       const document = `${kind} Sweep(${args.map((a) => `$${a.name}: ${String(a.type)}`).join(', ')}) { ${field.name}(${args.map((a) => `${a.name}: $${a.name}`).join(', ')})${selection(field)} }`;
       const requests: Sent[] = [];
-      for (const h of valuesFor(typeAt(arg.type, path), place)) {
+      for (const h of [...valuesFor(typeAt(arg.type, path), place), ...longList(typeAt(arg.type, path), String([arg.name, ...path].filter((s) => typeof s === 'string').pop()), bc)]) {
         const body = `{"query": ${JSON.stringify(document)}, "variables": ${toJson(withValue(h))}}`;
         requests.push({ name: `${h.name} as a variable`, send: async () => problem(await app.http('POST', '/graphql', { token: t.user.token, body }), h.value) });
       }

@@ -312,6 +312,16 @@ export function positions(type: GraphQLInputType, seen: ReadonlySet<string> = ne
   return out;
 }
 
+/**
+ * For a place of a list type: a list of 70,000 valid items (the baseline item repeated), more values
+ * than one database query can take as parameters.
+ */
+export function longList(type: GraphQLInputType, field: string, ctx: BaselineContext): Hostile[] {
+  const t = getNullableType(type) as GraphQLInputType;
+  if (!isListType(t)) return [];
+  return [{ name: 'a list of 70,000 valid items', value: new Array(70_000).fill(baseline(t.ofType, field, ctx)) }];
+}
+
 /** The type of the place at `path` inside a value of `type` (list indexes step into the item type). */
 export function typeAt(type: GraphQLInputType, path: (string | number)[]): GraphQLInputType {
   let t = type;
