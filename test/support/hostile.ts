@@ -57,8 +57,8 @@ export const HOSTILE_VALUES: Hostile[] = [
   { name: 'an object nested 5000 deep', value: deepObject(5000) },
   { name: '1e308', value: new Raw('1e308') },
   { name: '1e309 (Infinity to JSON.parse)', value: new Raw('1e309') },
-  { name: '2**53+1', value: new Raw('9007199254740993') },
-  { name: '-1e30', value: new Raw('-1e30') },
+  { name: '2**53+1', value: new Raw('9007199254740993'), for: ['Decimal', 'Float'] },
+  { name: '-1e30', value: new Raw('-1e30'), for: ['Decimal', 'Float'] },
   { name: '2**31-1 (the largest Int)', value: 2 ** 31 - 1 },
   { name: '2**31', value: 2 ** 31 },
   { name: '-(2**31)-1', value: -(2 ** 31) - 1 },
@@ -105,14 +105,16 @@ const DEEP = new Set(['an array nested 5000 deep', 'an object nested 5000 deep']
 export type Place = 'argument' | 'nested';
 
 /**
- * What only the GraphQL lexer, parser and literal validation see differently in a literal than in a
- * variable; the NUL escape and the nesting are the document guard's, sent once per argument.
+ * What the GraphQL lexer, parser and literal validation see in a literal rather than a variable: a
+ * number past 32 bits and a 1 MB string everywhere; what the document guard or the lexer refuse
+ * wherever it stands (the NUL escape, the nesting, an integer token past any double, a lone
+ * surrogate escape) once per argument.
  */
 export const literalValues = (place: Place): Hostile[] =>
-  named('2**31', '99999999999999999999 (number)', 'a 1 MB string', 'a lone surrogate', ...(place === 'argument' ? ['NUL', ...DEEP] : []));
+  named('2**31', 'a 1 MB string', ...(place === 'argument' ? ['NUL', ...DEEP, '99999999999999999999 (number)', 'a lone surrogate'] : []));
 
 /** A smaller set for the MCP tool calls (the MCP layer splits the arguments, the rest is the REST route's). */
-export const MCP_VALUES = named('NUL', 'a 1 MB string', 'an array nested 5000 deep', '{"__proto__": {…}}', '2**31', '["a", "b"]', '{"a": 1}', 'null');
+export const MCP_VALUES = named('NUL', 'a 1 MB string', 'an array nested 5000 deep', '{"__proto__": {…}}', '2**31', '["a", "b"]');
 
 const kindOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 const parsed = (v: unknown): unknown => (v instanceof Raw ? JSON.parse(v.json) : v);
