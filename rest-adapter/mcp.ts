@@ -5,7 +5,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestContext } from '../src/shared/context.ts';
 import { errorBody, toWireError } from '../src/shared/error-renderer.ts';
-import { InsufficientScopeError, ValidationError } from '../src/shared/errors.ts';
+import { boundedMessage, InsufficientScopeError, ValidationError } from '../src/shared/errors.ts';
+import { guardDocument } from '../src/shared/input-guard.ts';
 import { toSnake } from '../src/shared/naming.ts';
 import { DEFAULT_QUERY_LIMITS, parseQuery, queryLimitErrors, type QueryLimits } from '../src/shared/query-limits.ts';
 import type { CompiledOperation } from './compile.ts';
@@ -127,7 +128,9 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: 
       const query = args.query;
       if (typeof query !== 'string') throw ValidationError.field('query', 'must be a GraphQL document');
       const operationName = typeof args.operationName === 'string' ? args.operationName : undefined;
-      const variables = (args.variables as Record<string, unknown>) ?? {};
+      guardDocument(query);
+      const variables = args.variables ?? {};
+      if (typeof variables !== 'object' || Array.isArray(variables)) throw ValidationError.field('variables', 'must be a JSON object');
       let document;
       try {
         document = parseQuery(query, limits);
@@ -135,14 +138,14 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: 
         if (e instanceof GraphQLError && e.extensions.limit) throw e;
         throw new ValidationError((e as Error).message);
       }
-      const refused = queryLimitErrors(schema, document, limits, { variables, operationName });
+      const refused = queryLimitErrors(schema, document, limits, { variables: variables as Record<string, unknown>, operationName });
       if (refused.length) throw refused[0];
       const errors = validate(schema, document);
       if (errors.length) throw new ValidationError(errors.map((e) => e.message).join('; '));
       const operation = getOperationAST(document, operationName);
       if (!operation) throw ValidationError.field('operationName', 'must name one operation of the document');
       if (operation.operation !== kind) throw ValidationError.field('query', `is a ${operation.operation}; this tool runs a ${kind}`);
-      const result = await execute({ schema, document, operationName, variableValues: variables, contextValue: ctx });
+      const result = await execute({ schema, document, operationName, variableValues: variables as Record<string, unknown>, contextValue: ctx });
       return { ...(result.data !== undefined ? { data: result.data } : {}), ...(result.errors?.length ? { errors: result.errors.map((e) => shownError(ctx, e)) } : {}) };
     },
   };
@@ -152,7 +155,7 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: 
 function shownError(ctx: RequestContext, e: GraphQLError) {
   const wire = toWireError(e);
   if (wire.status >= 500) ctx.logger.error({ err: e.originalError ?? e, requestId: ctx.requestId }, 'unexpected error in an MCP GraphQL tool');
-  return { message: wire.status >= 500 ? 'Unexpected error.' : e.message, ...(e.path ? { path: e.path } : {}), extensions: { code: wire.code, ...wire.extensions } };
+  return { message: wire.status >= 500 ? 'Unexpected error.' : boundedMessage(e.message), ...(e.path ? { path: e.path } : {}), extensions: { code: wire.code, ...wire.extensions } };
 }
 
 /** A tool's failure as MCP reports it: a result with isError and the REST error body as text. */

@@ -10,7 +10,7 @@ import { createRestRouter, errorShapeRouter } from '../rest-adapter/index.ts';
 import { docsRoutes } from '../rest-adapter/docs-route.ts';
 import { ANONYMOUS, Authenticator } from './shared/authentication.ts';
 import { createRequestContext, type RequestContext } from './shared/context.ts';
-import { guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
+import { boundValidationErrors, guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
 import { queryLimitsPlugin } from './shared/query-limits.ts';
 import { guardGraphqlHttp, guardQuery, jsonBody } from './shared/input-guard.ts';
 import { errorShapeOf, sendError } from './shared/error-renderer.ts';
@@ -175,7 +175,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     logging: false,
     landingPage: false,
     // the query limits run before GraphQL's validation, the token check before execution
-    plugins: [guardGraphqlInput, queryLimitsPlugin(config.graphqlLimits), requireToken(challenge('graphql')), graphiql.plugin],
+    plugins: [guardGraphqlInput, boundValidationErrors, queryLimitsPlugin(config.graphqlLimits), requireToken(challenge('graphql')), graphiql.plugin],
   });
   // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen.
   const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: isGraphqlMutation });

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
-import { AppError, type FieldIssue } from './errors.ts';
+import { AppError, boundedIssues, boundedMessage, type FieldIssue } from './errors.ts';
 import { fromPrismaError } from './graphql-errors.ts';
 import { toSnake } from './naming.ts';
 
@@ -54,8 +54,16 @@ function fromHttpError(err: unknown): WireError | null {
   return { status, code: status === 400 ? 'common.validation_error' : 'common.bad_request', message, headers: {}, issues: [], extensions: {} };
 }
 
-/** An error of any kind as status + code + text (+ headers); unexpected errors become a bare 500. */
+/**
+ * An error of any kind as status + code + text (+ headers); unexpected errors become a bare 500. The
+ * text and the issues are bounded (input is never echoed whole, a list of bad values not issue by issue).
+ */
 export function toWireError(err: unknown): WireError {
+  const wire = unbounded(err);
+  return { ...wire, message: boundedMessage(wire.message), issues: boundedIssues(wire.issues) };
+}
+
+function unbounded(err: unknown): WireError {
   const raw = err instanceof GraphQLError && err.originalError ? err.originalError : err;
   const app = raw instanceof AppError ? raw : fromPrismaError(raw);
   if (app) return { status: app.status, code: app.code, message: restMessage(app.message, app.issues), headers: app.headers, issues: app.issues, extensions: app.extensions };

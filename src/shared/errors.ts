@@ -9,6 +9,40 @@ export interface FieldIssue {
   message: string;
 }
 
+/** The most of one value (a quoted string, an unbroken run of characters) an error message shows. */
+const SHOWN = 100;
+/** The most of a whole message. */
+const MESSAGE_LIMIT = 2000;
+
+const cut = (text: string, limit: number) => `${text.slice(0, limit)}…`;
+
+/**
+ * An error message as it may go on the wire: messages quote input back (graphql-js writes the whole
+ * value: 'Value "xxx…" does not exist in …'; services name what they looked for: "User xxx… not
+ * found"), so a quoted string or an unbroken run longer than 200 characters is cut to its first 100,
+ * and the message to 2,000. Every renderer applies it, whatever raised the error.
+ */
+export function boundedMessage(message: string): string {
+  if (message.length <= 200) return message;
+  const shown = message
+    .replace(/"((?:[^"\\]|\\.){200,}?)"/g, (_m, inner: string) => `"${cut(inner, SHOWN)}"`)
+    .replace(/[^\s"]{201,}/g, (run) => cut(run, SHOWN));
+  return shown.length > MESSAGE_LIMIT ? cut(shown, MESSAGE_LIMIT) : shown;
+}
+
+/** The most issues an error lists: a list of 100,000 bad ids has as many, and the first few say what is wrong. */
+const MAX_ISSUES = 20;
+
+/**
+ * Field issues as they may go on the wire: the first 20, each with its message and every path
+ * segment (a key is input too) bounded.
+ */
+export const boundedIssues = (issues: FieldIssue[]): FieldIssue[] =>
+  issues.slice(0, MAX_ISSUES).map((issue) => ({
+    path: issue.path.map((p) => (p.length > 200 ? cut(p, SHOWN) : p)),
+    message: boundedMessage(issue.message),
+  }));
+
 export class AppError extends Error {
   /** response headers that belong to the error (WWW-Authenticate, Retry-After) */
   headers: Record<string, string> = {};

@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from './context.ts';
 import { guardDocument, guardInput } from './input-guard.ts';
 import type { Logger } from 'pino';
-import { AppError, ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from './errors.ts';
+import { AppError, boundedIssues, boundedMessage, ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from './errors.ts';
 
 /** Prisma's known request errors that bad input can cause, as AppErrors. */
 export function fromPrismaError(e: unknown): AppError | null {
@@ -19,6 +19,9 @@ export function fromPrismaError(e: unknown): AppError | null {
       return new ValidationError(`A referenced record does not exist${meta.field_name ? ` (${meta.field_name})` : ''}`);
     case 'P2025':
       return new NotFoundError('Record');
+    case 'P2029':
+      // a list argument of tens of thousands of values became more bind parameters than the database takes
+      return new ValidationError('The request holds too many values for one query (a list of tens of thousands of ids or values): send fewer');
     default:
       return null;
   }
@@ -64,6 +67,25 @@ export const guardGraphqlInput: Plugin<RequestContext> = {
   },
 };
 
+/** A GraphQL error of graphql-js (which quotes the value it refuses in full) with its message bounded. */
+function bounded(error: GraphQLError): GraphQLError {
+  const message = boundedMessage(error.message);
+  if (message === error.message) return error;
+  return new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions: error.extensions });
+}
+
+/**
+ * Validation errors are answered as they are, without maskError: their messages (a literal of the
+ * wrong type is quoted whole) are bounded here.
+ */
+export const boundValidationErrors: Plugin<RequestContext> = {
+  onValidate() {
+    return ({ result, setResult }) => {
+      if (result.some((e) => e.message.length > 200)) setResult(result.map((e) => (e instanceof GraphQLError ? bounded(e) : e)));
+    };
+  },
+};
+
 /**
  * /graphql without a token: the schema is public (schema.graphql ships in the repository), so
  * introspection runs and GraphiQL's docs load before sign-in; every other operation is answered 401
@@ -88,17 +110,15 @@ export function maskError(error: unknown, message: string, logger: Logger): Erro
   if (error instanceof GraphQLError) {
     const original = error.originalError;
     const app = original instanceof AppError ? original : fromPrismaError(original);
+    const at = { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path };
     if (app) {
-      return new GraphQLError(app.message, {
-        nodes: error.nodes,
-        source: error.source,
-        positions: error.positions,
-        path: error.path,
+      return new GraphQLError(boundedMessage(app.message), {
+        ...at,
         originalError: app,
-        extensions: { code: app.code, http: httpOf(app), ...app.extensions, ...(app.issues.length ? { issues: app.issues } : {}) },
+        extensions: { code: app.code, http: httpOf(app), ...app.extensions, ...(app.issues.length ? { issues: boundedIssues(app.issues) } : {}) },
       });
     }
-    if (!original || original instanceof GraphQLError) return error; // parse/validation/coercion errors
+    if (!original || original instanceof GraphQLError) return bounded(error); // parse/validation/coercion errors
   }
   logger.error({ err: error }, 'unexpected GraphQL error');
   return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR', http: { status: 500 } } });

@@ -6,27 +6,39 @@ import { AppError, NoSuchEndpointError, ValidationError } from './errors.ts';
  * Input no entry point may pass on, refused at the edge with a 400 naming the field, once for every
  * body parser, query string and GraphQL request:
  * - the NUL character: PostgreSQL refuses U+0000 in text and jsonb, so it would surface as a 500;
+ * - a lone surrogate (\ud800 without its pair): JSON may escape one, but it is no character; a text
+ *   column would store U+FFFD instead and PostgreSQL refuses it in jsonb, a 500 too;
  * - JSON nested deeper than MAX_DEPTH levels: nothing in the API nests that deep, and recursive code
  *   further on must never meet a stack overflow.
  */
 export const MAX_DEPTH = 32;
 
 const NUL = '\u0000';
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const NO_NUL = 'must not contain the NUL character (U+0000)';
+const NO_LONE_SURROGATE = 'must be valid Unicode: a lone surrogate (U+D800 to U+DFFF without its pair) is no character';
+
+/** What is wrong with a string the database cannot take as it is, if anything. */
+const badText = (s: string): string | null => (s.includes(NUL) ? NO_NUL : LONE_SURROGATE.test(s) ? NO_LONE_SURROGATE : null);
+
+/** A name as it can be shown: the NUL and lone surrogates written as their escapes. */
+const printable = (s: string) => s.replaceAll(NUL, '\\u0000').replace(new RegExp(LONE_SURROGATE.source, 'g'), (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 
 /** A short, bounded rendering of where a problem is (never the whole input). */
 const shown = (path: (string | number)[]) =>
   path
     .slice(0, 8)
-    .map((p) => String(p).replaceAll(NUL, '\\u0000').slice(0, 40))
+    .map((p) => printable(String(p)).slice(0, 40))
     .join('.') || 'body';
 
-/** The first NUL or too-deep nesting in a parsed value, by path; iterative, so any input is safe to walk. */
+/** The first NUL, lone surrogate or too-deep nesting in a parsed value, by path; iterative, so any input is safe to walk. */
 export function findUnsafe(value: unknown): { path: (string | number)[]; message: string } | null {
   const stack: { v: unknown; path: (string | number)[] }[] = [{ v: value, path: [] }];
   while (stack.length) {
     const { v, path } = stack.pop()!;
     if (typeof v === 'string') {
-      if (v.includes(NUL)) return { path, message: 'must not contain the NUL character (U+0000)' };
+      const bad = badText(v);
+      if (bad) return { path, message: bad };
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
@@ -34,7 +46,8 @@ export function findUnsafe(value: unknown): { path: (string | number)[]; message
     if (Array.isArray(v)) v.forEach((x, i) => stack.push({ v: x, path: [...path, i] }));
     else
       for (const [k, x] of Object.entries(v)) {
-        if (k.includes(NUL)) return { path: [...path, k], message: 'must not contain the NUL character (U+0000) in its name' };
+        const bad = badText(k);
+        if (bad) return { path: [...path, k], message: `${bad} in its name` };
         stack.push({ v: x, path: [...path, k] });
       }
   }
@@ -45,14 +58,19 @@ export function findUnsafe(value: unknown): { path: (string | number)[]; message
 export function guardInput(value: unknown, prefix: (string | number)[] = []): void {
   const problem = findUnsafe(value);
   if (problem) {
-    const path = [...prefix, ...problem.path].map((p) => String(p).replaceAll(NUL, '\\u0000'));
+    const path = [...prefix, ...problem.path].map((p) => printable(String(p)));
     throw new ValidationError(`${shown(path)}: ${problem.message}`, [{ path, message: problem.message }]);
   }
 }
 
-/** A GraphQL document: its string literals may write the NUL as an escape, which the parser turns into one. */
+/**
+ * A GraphQL document, before it is parsed: its string literals may write the NUL as an escape, which
+ * the parser turns into one. (How deep it may nest before the recursive parser sees it is a query
+ * limit: src/shared/query-limits.ts, counted before parsing on /graphql and in the MCP tools.)
+ */
 export function guardDocument(query: unknown): void {
-  if (typeof query === 'string' && /\\u0000|\\u\{0+\}/i.test(query)) throw ValidationError.field('query', 'must not contain the NUL character (U+0000), escaped or not');
+  if (typeof query !== 'string') return;
+  if (/\\u0000|\\u\{0+\}/i.test(query)) throw ValidationError.field('query', 'must not contain the NUL character (U+0000), escaped or not');
 }
 
 /** JSON nesting depth of raw JSON text, counted outside strings. */
@@ -80,8 +98,9 @@ type Verify = (req: IncomingMessage, res: Response, buf: Buffer, encoding: strin
  */
 const verifyJson: Verify = (_req, _res, buf) => {
   if (jsonDepth(buf) > MAX_DEPTH) throw new ValidationError(`body: nests deeper than ${MAX_DEPTH} levels`);
-  // JSON writes a NUL only as the escape \u0000 (lowercase u; a raw NUL is no JSON at all)
-  if (buf.includes('\\u0000')) {
+  // JSON writes a NUL only as the escape \u0000 (lowercase u; a raw NUL is no JSON at all), and a lone
+  // surrogate only as an escape \udXXX (raw bytes of one are no UTF-8 and decode to U+FFFD)
+  if (buf.includes('\\u0000') || buf.includes('\\ud') || buf.includes('\\uD')) {
     try {
       guardInput(JSON.parse(buf.toString('utf8')));
     } catch (e) {

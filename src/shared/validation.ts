@@ -233,6 +233,12 @@ export const organizationNumber = optionalChecked(
   digitsOnly,
 );
 
+/**
+ * The text of a list filter (free text, part of a name, a code bound): at most 200 characters, since
+ * the database matches every row against it (a 1 MB pattern is work, not a search).
+ */
+export const filterText = z.string().max(200, 'must be at most 200 characters').nullish();
+
 /** Text that must not be empty after trimming; stored trimmed. */
 export const nonEmptyText = (max: number) => z.string(required).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 

@@ -31,6 +31,22 @@ describe.each(targets())('hostile input is refused at the edge (%s)', (target) =
     expect(res.body).toEqual({ error: `${field}: must not contain the NUL character (U+0000)${field.includes('k\\u0000') ? ' in its name' : ''}`, status: 400 });
   });
 
+  it.each([
+    ['metadata: {"a": "\\ud800"}', '{"a": "\\ud800"}', 'metadata.a: must be valid Unicode'],
+    ['a lone surrogate as a metadata key', '{"\\udc00": 1}', 'metadata.\\udc00: must be valid Unicode'],
+  ])('POST /api/v2/items with %s → 400 naming the field (PostgreSQL refuses it in jsonb: it was a 500)', async (_name, metadata, message) => {
+    const body = JSON.stringify(item({})).replace(/}$/, `, "metadata": ${metadata}}`);
+    const res = await app.http('POST', '/api/v2/items', { token: t.user.token, body });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toContain(message);
+  });
+
+  it('a lone surrogate in a GraphQL variable → 400, not stored as U+FFFD', async () => {
+    const res = await app.http('POST', '/graphql', { token: t.user.token, body: { query: 'mutation($i: UpdateMeInput!) { updateMe(input: $i) { id } }', variables: { i: { firstName: 'a\ud800' } } } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].message).toBe('variables.i.firstName: must be valid Unicode: a lone surrogate (U+D800 to U+DFFF without its pair) is no character');
+  });
+
   it('GET /api/v2/items?free_text=%00 → 400 naming free_text', async () => {
     const res = await app.http('GET', `/api/v2/items?client_account_id=${t.account.id}&free_text=%00`, { token: t.user.token });
     expect(res).toMatchObject({ status: 400, body: { error: 'free_text: must not contain the NUL character (U+0000)', status: 400 } });
@@ -68,6 +84,43 @@ describe.each(targets())('hostile input is refused at the edge (%s)', (target) =
     const res = await app.http('POST', '/graphql', { token: t.user.token, body: `{"query":"query($v: [Int]) { __typename }","variables":{"v":${deep(2000)}}}` });
     expect(res.status).toBe(400);
     expect(res.text.length).toBeLessThan(300);
+  });
+
+  it('a GraphQL literal nested 5,000 deep → 400 before the parser recurses into it (it overflowed the stack: 500)', async () => {
+    const res = await app.http('POST', '/graphql', { token: t.user.token, body: { query: `{ currency(code: ${deep(5000)}) { code } }` } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]).toMatchObject({ extensions: { code: 'common.query_too_complex', limit: { name: 'nesting', max: 64 } } });
+  });
+
+  it.each([
+    ['REST, a value graphql-js quotes', () => app.http('POST', '/api/v2/items', { token: t.user.token, body: item({ item_type: 'x'.repeat(1_000_000) }) })],
+    ['GraphQL, a literal graphql-js quotes', () => app.http('POST', '/graphql', { token: t.user.token, body: { query: `{ item(id: "${'x'.repeat(1_000_000)}") { id } }` } })],
+    ['GraphQL, a variable graphql-js quotes', () => app.gql(t.user.token, 'query($id: Int!) { item(id: $id) { id } }', { id: 'x'.repeat(1_000_000) }).then((body) => ({ status: 400, body, text: JSON.stringify(body) }))],
+    ['GraphQL, a value a service names', () => app.http('POST', '/graphql', { token: t.user.token, body: { query: `{ currency(code: "${'x'.repeat(1_000_000)}") { code } }` } })],
+  ])('%s: a 1 MB value is cut in the error, never echoed whole', async (_name, send) => {
+    const res = await send();
+    expect(res.body.error ?? res.body.errors).toBeTruthy();
+    expect(res.text.length).toBeLessThan(1000);
+    expect(res.text.toLowerCase()).toContain('xxx…');
+  });
+
+  it('a list of 70,000 ids → 400: more bind parameters than the database takes was a 500', async () => {
+    const collection = await app.seed.prisma.itemCollection.create({ data: { clientAccountId: t.account.id, collectionType: 'CART' } });
+    const res = await app.gql(t.user.token, 'query($c: Int!, $ids: [Int!]) { itemCollectionEntries(itemCollectionId: $c, itemIds: $ids) { meta { records } } }', {
+      c: collection.id,
+      ids: Array.from({ length: 70_000 }, (_, i) => i + 1),
+    });
+    expect(res.errors?.[0]).toMatchObject({ message: expect.stringContaining('too many values'), extensions: { code: 'common.validation_error' } });
+  });
+
+  it('100,000 bad ids → one 400 listing the first 20 issues, not a 10 MB answer', async () => {
+    const account = await t.ledgerAccount('1920');
+    const res = await app.http('POST', '/graphql', {
+      token: t.user.token,
+      body: { query: `mutation($i: UpdateAccountInput!) { updateAccount(id: ${account}, input: $i) { id } }`, variables: { i: { allowedTaxCodeIds: Array.from({ length: 100_000 }, (_, i) => 1_000_000 + i) } } },
+    });
+    expect(res.body.errors[0].extensions.issues).toHaveLength(20);
+    expect(res.text.length).toBeLessThan(10_000);
   });
 
   it('order_by names every plain object has (constructor, __proto__) are no fields: 400, also on GraphQL', async () => {

@@ -3,7 +3,7 @@ import { AddressType } from '../../generated/prisma/enums.ts';
 import { isEmailAddress } from '../../shared/email.ts';
 import { digitsOnly, isValidNationalIdNumber } from '../../shared/norwegian-ids.ts';
 import { orderByNames, pageArgs } from '../../shared/pagination.ts';
-import { flag, id, immutable, nonEmptyText, optionalChecked as optional, organizationNumber } from '../../shared/validation.ts';
+import { filterText, flag, id, immutable, nonEmptyText, optionalChecked as optional, organizationNumber } from '../../shared/validation.ts';
 
 /**
  * Business partners and their addresses: field shapes and the inputs of every operation. GraphQL and
@@ -84,7 +84,7 @@ export const businessPartnerRules = {
     /** default true; null lists active and inactive partners */
     isActive: z.boolean().nullish(),
     /** matches name and email (case-insensitive) and the organization number (spaces ignored) */
-    freeText: z.string().nullish(),
+    freeText: filterText,
     orderBy: orderByNames(BUSINESS_PARTNER_ORDER),
     ...pageArgs,
   }),

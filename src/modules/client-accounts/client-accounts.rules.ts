@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AutonomyLevel, Role } from '../../generated/prisma/enums.ts';
 import { pageArgs } from '../../shared/pagination.ts';
-import { currencyCode, flag, id, nonEmptyText, optionalChecked, organizationNumber, required } from '../../shared/validation.ts';
+import { currencyCode, filterText, flag, id, nonEmptyText, optionalChecked, organizationNumber, required } from '../../shared/validation.ts';
 
 /** A provider account is an accounting or auditing firm: industrial classification 69.2xx. */
 export const isProviderIndustryCode = (code: string | null | undefined): boolean => !!code && /^69\.2\d{0,3}$/.test(code);
@@ -91,7 +91,7 @@ export const clientAccountRules = {
     /** true: provider accounts only; false: the others; null/undefined: all */
     isProvider: z.boolean().nullish(),
     /** matches display name, unique name and organization number, case-insensitive */
-    freeText: z.string().nullish(),
+    freeText: filterText,
     ...pageArgs,
   }),
   create: z.object({

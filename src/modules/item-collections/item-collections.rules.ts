@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CollectionType, RecurringTerms, RefundPolicy } from '../../generated/prisma/enums.ts';
 import { orderByNames, pageArgs } from '../../shared/pagination.ts';
-import { currencyCode, decimal, evenWithIssues, id, immutable, required, text } from '../../shared/validation.ts';
+import { currencyCode, decimal, evenWithIssues, filterText, id, immutable, required, text } from '../../shared/validation.ts';
 
 /**
  * Rules of item collections and their entries (spec 001 "Item collection and entry").
@@ -86,7 +86,7 @@ export const itemCollectionRules = {
     /** any of these types; empty or absent: all */
     collectionTypes: z.array(z.enum(CollectionType)).nullish(),
     /** case-insensitive part of the name */
-    name: z.string().nullish(),
+    name: filterText,
     ...pageArgs,
   }),
   create: z.object({ input: z.object({ clientAccountId: id, ...collectionFields }) }),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AutonomyLevel, ItemType } from '../../generated/prisma/enums.ts';
 import { orderByNames, pageArgs } from '../../shared/pagination.ts';
-import { decimal, flag, id, immutable, jsonObjectOrNull, nonEmptyText, required, text } from '../../shared/validation.ts';
+import { decimal, filterText, flag, id, immutable, jsonObjectOrNull, nonEmptyText, required, text } from '../../shared/validation.ts';
 
 /** spec 001 "Items and units": order_by names (description orders by the item's name). */
 export const ITEM_ORDER: Record<string, string> = {
@@ -38,7 +38,7 @@ export const itemRules = {
     itemType: z.enum(ItemType).nullish(),
     /** default true; null lists active and inactive items */
     isActive: z.boolean().nullish(),
-    freeText: z.string().nullish(),
+    freeText: filterText,
     orderBy: orderByNames(ITEM_ORDER),
     ...pageArgs,
   }),

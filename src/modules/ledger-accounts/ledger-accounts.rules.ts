@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AccountType, DimensionType } from '../../generated/prisma/enums.ts';
 import { pageArgs } from '../../shared/pagination.ts';
-import { flag, id, immutable, nonEmptyText, optionalText, required } from '../../shared/validation.ts';
+import { filterText, flag, id, immutable, nonEmptyText, optionalText, required } from '../../shared/validation.ts';
 
 /**
  * Account codes follow the Norwegian standard numbering: 4 digits (sub-accounts up to 8), the first
@@ -126,11 +126,11 @@ export const accountRules = {
     /** default true; null lists active and inactive accounts */
     isActive: z.boolean().nullish(),
     /** lowest code, inclusive */
-    codeFrom: z.string().nullish(),
+    codeFrom: filterText,
     /** highest code, inclusive, together with its sub-accounts (codeTo 1999 includes 19990) */
-    codeTo: z.string().nullish(),
+    codeTo: filterText,
     /** matches code and name, case-insensitive */
-    freeText: z.string().nullish(),
+    freeText: filterText,
     ...pageArgs,
   }),
   create: z.object({

@@ -1,0 +1,430 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getNamedType, getNullableType, isInputObjectType, isListType, isNonNullType, Kind, type GraphQLArgument, type GraphQLField, type GraphQLInputType } from 'graphql';
+import { schema } from '../../src/schema.ts';
+import { compiledOperations } from '../../rest-adapter/index.ts';
+import type { CompiledOperation } from '../../rest-adapter/compile.ts';
+import { toSnake } from '../../src/shared/naming.ts';
+import { ResponseMismatchError } from '../support/openapi-validator.ts';
+import { startTestApp, targets, type HttpResult, type TestApp } from '../support/harness.ts';
+import type { Tenant } from '../support/seed.ts';
+import {
+  baseline,
+  HOSTILE_PARAMS,
+  HOSTILE_VALUES,
+  literalValues,
+  longList,
+  MB,
+  MCP_VALUES,
+  PARAM_SHAPES,
+  placeAt,
+  pool,
+  positions,
+  Raw,
+  toJson,
+  toLiteral,
+  typeAt,
+  valuesFor,
+  type BaselineContext,
+  type Fixtures,
+  type Hostile,
+} from '../support/hostile.ts';
+
+// Issue 8, "Tests": "a sweep test that sends a generated set of hostile values (NUL, prototype keys,
+// deep nesting, huge numbers, 1 MB strings, invalid dates, arrays for scalars) to every route of the
+// operation table and every GraphQL field argument and asserts 4xx JSON, never 5xx — generated from
+// the table, so new modules are covered without new code"; "None of the requests above gets a 5xx".
+// The cases come from the operation table, the schema and the MCP tool list: one hostile value goes
+// into one place of an otherwise valid request (test/support/hostile.ts), so it gets as far as the
+// value lets it. Besides "no 5xx": an error is JSON in the entry point's shape and never echoes the
+// input back, and no field takes a 1 MB string.
+
+/** Requests in flight at once per case (keep-alive HTTP to the one app of the file). */
+const CONCURRENCY = 4;
+/** An error answer longer than this echoes input back (a bounded message and at most 20 issues stay well below). */
+const MAX_ERROR_LENGTH = 16 * 1024;
+
+const compiled = compiledOperations(schema);
+
+/** What deletes or deactivates the fixtures other cases point at runs last. */
+const destructive = (name: string) => /^(Mutation\.)?(DELETE |delete|deactivate|revoke|unlink|changePassword)/.test(name);
+const lastIfDestructive = <T extends [string, ...unknown[]]>(cases: T[]): T[] => [...cases].sort((a, b) => Number(destructive(a[0])) - Number(destructive(b[0])));
+
+/** The GraphQL type an operation's top-level field returns (what its `id` argument points at). */
+function ownType(c: CompiledOperation): string {
+  const root = c.isMutation ? schema.getMutationType()! : schema.getQueryType()!;
+  const top = c.operation.selectionSet.selections[0];
+  return getNamedType(root.getFields()[top.kind === Kind.FIELD ? top.name.value : ''].type).name;
+}
+
+/** A GraphQL input value with its object keys as the wire writes them (snake_case; JSON scalars and unknown keys untouched). */
+function wireKeys(value: unknown, type: GraphQLInputType): unknown {
+  const t = getNullableType(type) as GraphQLInputType;
+  if (isListType(t) && Array.isArray(value)) return value.map((v) => wireKeys(v, t.ofType));
+  if (!isInputObjectType(t) || value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Raw) return value;
+  const fields = t.getFields();
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [fields[k] ? toSnake(k) : k, fields[k] ? wireKeys(v, fields[k].type) : v]));
+}
+
+interface Sent {
+  /** the value and where it went, as a failure names it */
+  name: string;
+  /** the answer's problem, or undefined */
+  send(): Promise<string | undefined>;
+}
+
+// ── REST cases: each parameter of each operation ──────────────────────────────────────────────
+
+type Where = 'path' | 'query' | 'body' | 'whole body' | 'request';
+interface RestCase {
+  c: CompiledOperation;
+  where: Where;
+  /** wire name of the path or query parameter, or of the body field */
+  wire: string;
+  /** body: where the value goes (GraphQL field names; the body variable's, or the body field's below `wire`) */
+  path?: (string | number)[];
+}
+
+const wirePath = (p: (string | number)[]) => p.map((s) => (typeof s === 'number' ? s : toSnake(s))).join('.');
+
+function restCases(): [string, RestCase][] {
+  const out: [string, RestCase][] = [];
+  for (const c of compiled) {
+    const add = (param: string, rc: Omit<RestCase, 'c'>) => out.push([`${c.op.method} /api/v2${c.op.path} ${param}`, { c, ...rc }]);
+    const bound = new Set(c.boundFields.map((b) => b.field));
+    for (const v of c.variables) {
+      if (v.source === 'path' || v.source === 'query') add(`${v.source} ${v.wire}`, { where: v.source, wire: v.wire });
+      else if (v.source === 'body') {
+        for (const p of positions(v.type)) if (p.length && !bound.has(String(p[0]))) add(`body ${wirePath(p)}`, { where: 'body', wire: v.wire, path: p });
+      } else for (const p of positions(v.type)) add(`body ${wirePath([v.wire, ...p])}`, { where: 'body', wire: v.wire, path: p });
+    }
+    for (const b of c.boundFields) if (!c.variables.some((v) => v.source === 'path' && v.wire === b.wire)) add(`path ${b.wire}`, { where: 'path', wire: b.wire });
+    if (c.op.with) add('query with', { where: 'query', wire: 'with' });
+    if (c.op.method !== 'GET') add('the whole body', { where: 'whole body', wire: '' });
+    add('the whole request', { where: 'request', wire: '' });
+  }
+  return lastIfDestructive(out);
+}
+
+/** Page windows every list route must answer without a 5xx: an OFFSET past any integer, a page size of a billion. */
+const PAGE_EXTREMES = [
+  ['2147483647', '100'],
+  ['2147483647', '2147483647'],
+  ['1', '1000000000'],
+  ['-1', '1'],
+  ['1099511627776', '1'],
+  ['0', '0'],
+];
+
+// ── GraphQL cases: each place of each argument of each root field ─────────────────────────────
+
+interface GraphqlCase {
+  kind: 'query' | 'mutation';
+  field: GraphQLField<unknown, unknown>;
+  arg: GraphQLArgument;
+  path: (string | number)[];
+}
+
+function graphqlCases(): [string, GraphqlCase][] {
+  const out: [string, GraphqlCase][] = [];
+  for (const [kind, root] of [['query', schema.getQueryType()!], ['mutation', schema.getMutationType()!]] as const) {
+    for (const field of Object.values(root.getFields())) {
+      for (const arg of field.args) {
+        for (const path of positions(arg.type)) out.push([`${root.name}.${field.name}(${[arg.name, ...path].join('.')})`, { kind, field, arg, path }]);
+      }
+    }
+  }
+  return lastIfDestructive(out);
+}
+
+/** `{ __typename }` for an object result (the resolver runs; nothing of the input comes back), nothing for a scalar. */
+const selection = (field: GraphQLField<unknown, unknown>) => ('getFields' in getNamedType(field.type) ? ' { __typename }' : '');
+
+// ── MCP cases: each argument of each tool ─────────────────────────────────────────────────────
+
+/** Every tool of the table, and the two GraphQL tools. */
+const mcpCases = (): [string, CompiledOperation | 'query' | 'mutation'][] =>
+  lastIfDestructive([...compiled.map((c): [string, CompiledOperation] => [`${c.toolName} (${c.op.method} ${c.op.path})`, c]), ['graphql_query', 'query'], ['graphql_mutation', 'mutation']]);
+
+/** Documents the GraphQL tools must refuse, before parsing them where the parser would suffer. */
+const HOSTILE_DOCUMENTS: Hostile[] = [
+  { name: 'a literal nested 5000 deep', value: `{ currency(code: ${'['.repeat(5000)}"NOK"${']'.repeat(5000)}) { code } }` },
+  { name: 'a NUL escape in a literal', value: '{ currency(code: "N\\u0000K") { code } }' },
+  { name: 'a 1 MB literal', value: `{ currency(code: "${MB}") { code } }` },
+  { name: 'no document', value: '' },
+  { name: 'a syntax error', value: '{ currency(' },
+];
+
+const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+
+// ── The sweep ─────────────────────────────────────────────────────────────────────────────────
+
+describe.each(targets())('hostile values on every route, field and tool (%s)', (target) => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp(target);
+  });
+  afterAll(() => app?.close());
+
+  /** A tenant with one record of every kind an id can point at (the fixtures), and known-good text for checked fields. */
+  async function world(): Promise<{ t: Tenant; ctx: (ownType?: string) => BaselineContext }> {
+    const prisma = app.db.prisma;
+    const t = await app.seed.tenant();
+    const clientAccountId = t.account.id;
+    const unit = await app.seed.unitId('H87');
+    const taxCode = await t.taxCode('3');
+    const account = await t.ledgerAccount('1920');
+    const item = await prisma.item.create({ data: { clientAccountId, itemNo: 'SWEEP-1', salesUnitId: unit, taxCodeId: taxCode, price: '1' } });
+    const itemCollection = await prisma.itemCollection.create({ data: { clientAccountId, collectionType: 'TEMPLATE', name: 'Sweep' } });
+    const entry = await prisma.itemCollectionEntry.create({
+      data: { itemCollectionId: itemCollection.id, clientAccountId, itemId: item.id, price: '1', quantity: '1', unitId: unit, taxCodeId: taxCode },
+    });
+    const businessPartner = await prisma.businessPartner.create({ data: { clientAccountId, name: 'Sweep AS', isCustomer: true } });
+    const bankAccount = await prisma.bankAccount.create({ data: { clientAccountId, accountNumber: '15032012342', currencyCode: 'NOK', ledgerAccountId: account } });
+    const project = await prisma.project.create({ data: { clientAccountId, sequenceNumber: 1, name: 'Sweep' } });
+    const fixtures: Fixtures = {
+      clientAccount: clientAccountId,
+      user: t.user.id,
+      unit,
+      taxCode,
+      account,
+      item: item.id,
+      itemCollection: itemCollection.id,
+      itemCollectionEntry: entry.id,
+      businessPartner: businessPartner.id,
+      bankAccount: bankAccount.id,
+      project: project.id,
+    };
+    const strings = {
+      email: t.user.email,
+      currencyCode: 'NOK',
+      accountingCurrency: 'NOK',
+      countryCode: 'NO',
+      accountNumber: '12030000043',
+      standardTaxCode: '3',
+      'CreateAccountInput.code': '1921',
+      'CreateTaxCodeInput.code': 'SW1',
+      'accountByCode.code': '1920',
+      'currency.code': 'NOK',
+      currentPassword: 'correct horse battery staple',
+      newPassword: 'correct horse battery staple 2',
+    };
+    return { t, ctx: (own) => ({ fixtures, strings, ownType: own }) };
+  }
+
+  /** Sends the requests, CONCURRENCY at a time, and lists the problems, each naming its value. */
+  async function sweep(requests: Sent[]): Promise<string[]> {
+    const problems = await pool(requests, CONCURRENCY, async (r) => {
+      try {
+        const problem = await r.send();
+        return problem && `${r.name}: ${problem}`;
+      } catch (e) {
+        return `${r.name}: ${e instanceof ResponseMismatchError ? e.message.split('\n')[0] : String(e)}`;
+      }
+    });
+    return problems.filter((p): p is string => !!p);
+  }
+
+  describe('REST: every parameter of every operation of the table', () => {
+    let t: Tenant;
+    let ctx: (ownType?: string) => BaselineContext;
+    beforeAll(async () => {
+      ({ t, ctx } = await world());
+    });
+
+    /** The valid request of an operation: path ids of the fixtures, the required query parameters and body fields. */
+    function validRequest(c: CompiledOperation) {
+      const bc = ctx(ownType(c));
+      const params: Record<string, string> = {};
+      const query: Record<string, string> = {};
+      let body: Record<string, unknown> | undefined = c.op.method === 'GET' ? undefined : {};
+      for (const v of c.variables) {
+        if (v.source === 'path') params[v.wire] = String(baseline(v.type, v.name, bc));
+        else if (v.source === 'query' && v.required) query[v.wire] = String(baseline(v.type, v.name, bc));
+        else if (v.source === 'body') {
+          const input = baseline(v.type, v.name, bc) as Record<string, unknown>;
+          for (const b of c.boundFields) {
+            params[b.wire] ??= String(baseline(b.type, b.field, bc));
+            delete input[b.field];
+          }
+          body = input;
+        } else if (v.source === 'body-field' && v.required) body![v.wire] = baseline(v.type, v.name, bc);
+      }
+      return { params, query, body, bc };
+    }
+
+    /** What is wrong with an answer: a 5xx, no JSON, not the route's error shape, an echo of the input, a 1 MB string taken. */
+    function problem(res: HttpResult, c: CompiledOperation, value: unknown): string | undefined {
+      if (res.status >= 500) return `${res.status} ${res.text.slice(0, 200)}`;
+      if (!/^application\/json/.test(res.headers.get('content-type') ?? '') || typeof res.body !== 'object' || res.body === null) return `${res.status} with no JSON body`;
+      if (res.status < 400) return value === MB ? `${res.status}: a 1 MB string was taken` : undefined;
+      if (res.text.length > MAX_ERROR_LENGTH) return `${res.status} with a ${res.text.length}-character error body`;
+      const shaped =
+        c.op.errorShape === 'envelope'
+          ? typeof res.body.error?.code === 'string' && typeof res.body.error?.message === 'string'
+          : typeof res.body.error === 'string' && res.body.status === res.status;
+      return shaped ? undefined : `${res.status} not in the route's error shape: ${res.text.slice(0, 200)}`;
+    }
+
+    it.each(restCases())('%s: 4xx JSON in the route shape, never 5xx', async (_name, { c, where, wire, path }) => {
+      const { params, query, body, bc } = validRequest(c);
+      const bodyType = c.bodyVariable?.type;
+      const onWire = (b: unknown) => (bodyType ? wireKeys(b, bodyType) : b);
+      const requests: Sent[] = [];
+      /** one request: the valid one with parameters replaced, more query text, another body */
+      const request = (name: string, change: { params?: Record<string, string>; query?: Record<string, string>; extra?: string; body?: unknown; value?: unknown }) => {
+        const q = [...Object.entries(change.query ?? query).map(([k, v]) => `${k}=${encodeURIComponent(v)}`), change.extra].filter(Boolean).join('&');
+        const p = { ...params, ...change.params };
+        const b = 'body' in change ? change.body : onWire(body);
+        // as fetch sends it, dot segments resolved ("/items/.." is "/items"), so the OpenAPI check sees the path the app saw
+        const url = new URL(`/api/v2${c.op.path.replace(/:(\w+)/g, (_m, k: string) => p[k])}${q ? `?${q}` : ''}`, app.url);
+        requests.push({
+          name,
+          send: async () => {
+            const res = await app.http(c.op.method, url.pathname + url.search, { token: t.user.token, body: b === undefined ? undefined : toJson(b) });
+            return problem(res, c, change.value);
+          },
+        });
+      };
+      const without = Object.fromEntries(Object.entries(query).filter(([k]) => k !== wire));
+
+      if (where === 'path') for (const h of HOSTILE_PARAMS) request(h.name, { params: { [wire]: String(h.value) } });
+      if (where === 'query') {
+        for (const h of HOSTILE_PARAMS) request(h.name, { query: without, extra: `${wire}=${String(h.value)}` });
+        for (const s of PARAM_SHAPES) request(s.name, { query: without, extra: s.query(wire) });
+      }
+      if (where === 'body') {
+        const fieldType = c.variables.find((v) => v.wire === wire)!.type;
+        const at = bodyType ? typeAt(bodyType, path!) : typeAt(fieldType, path!);
+        for (const h of [...valuesFor(at, (bodyType ? path!.length : path!.length + 1) > 1 ? 'nested' : 'argument'), ...longList(at, String([wire, ...path!].filter((s) => typeof s === 'string').pop()), bc)]) {
+          const hostile = bodyType ? placeAt(body, bodyType, path!, h.value, bc) : { ...body, [wire]: placeAt(body?.[wire], fieldType, path!, h.value, bc) };
+          request(h.name, { body: onWire(hostile), value: h.value });
+        }
+      }
+      if (where === 'whole body') {
+        for (const h of HOSTILE_VALUES) request(`a body of ${h.name}`, { body: h.value });
+        const fields = JSON.stringify(onWire(body)).slice(1, -1);
+        for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'unknown_field']) {
+          request(`a "${key}" field`, { body: new Raw(`{"${key}": {"polluted": true}${fields ? `, ${fields}` : ''}}`) });
+        }
+        request('a body that is not JSON', { body: new Raw('{"a": ') });
+        request('a JSON text with a key given twice', { body: new Raw(`{"client_account_id": "x"${fields ? `, ${fields}` : ''}}`) });
+      }
+      if (where === 'request') {
+        request('unknown parameters', { extra: '__proto__=1&constructor=1&toString=1&unknown_parameter=1' });
+        request('an 8000-character unknown parameter', { extra: `unknown_parameter=${'x'.repeat(8000)}` });
+        if (c.variables.some((v) => v.name === 'page') && c.variables.some((v) => v.name === 'perPage')) {
+          for (const [page, perPage] of PAGE_EXTREMES) request(`page=${page}&per_page=${perPage}`, { extra: `page=${page}&per_page=${perPage}` });
+        }
+      }
+      const problems = await sweep(requests);
+      expect(problems, `${problems.length} of ${requests.length} requests`).toEqual([]);
+    });
+  });
+
+  describe('GraphQL: every argument of every Query and Mutation field, as a variable and as a literal', () => {
+    let t: Tenant;
+    let ctx: (ownType?: string) => BaselineContext;
+    beforeAll(async () => {
+      ({ t, ctx } = await world());
+    });
+
+    /** What is wrong with an answer: a 5xx, no JSON, a masked unexpected error, an echo of the input, a 1 MB string taken. */
+    function problem(res: HttpResult, value: unknown): string | undefined {
+      if (res.status >= 500) return `${res.status} ${res.text.slice(0, 200)}`;
+      if (typeof res.body !== 'object' || res.body === null) return `${res.status} with no JSON body`;
+      const errors: { message?: string; extensions?: { code?: string } }[] = res.body.errors ?? [];
+      const unexpected = errors.find((e) => e.extensions?.code === 'INTERNAL_SERVER_ERROR' || e.message === 'Unexpected error.');
+      if (unexpected) return `${res.status} an unexpected error (${JSON.stringify(unexpected).slice(0, 200)})`;
+      if (errors.length && res.text.length > MAX_ERROR_LENGTH) return `${res.status} with a ${res.text.length}-character error body`;
+      if (!errors.length && value === MB) return `${res.status}: a 1 MB string was taken`;
+      return undefined;
+    }
+
+    it.each(graphqlCases())('%s: never a 5xx or an unexpected error', async (_name, { kind, field, arg, path }) => {
+      const bc = ctx(getNamedType(field.type).name);
+      const args = field.args.filter((a) => a === arg || (isNonNullType(a.type) && a.defaultValue === undefined));
+      const valid = Object.fromEntries(args.map((a) => [a.name, baseline(a.type, a.name, bc, field.name)]));
+      const withValue = (h: Hostile) => ({ ...valid, [arg.name]: placeAt(valid[arg.name], arg.type, path, h.value, bc) });
+      const place = path.length ? 'nested' : 'argument';
+      const document = `${kind} Sweep(${args.map((a) => `$${a.name}: ${String(a.type)}`).join(', ')}) { ${field.name}(${args.map((a) => `${a.name}: $${a.name}`).join(', ')})${selection(field)} }`;
+      const requests: Sent[] = [];
+      for (const h of [...valuesFor(typeAt(arg.type, path), place), ...longList(typeAt(arg.type, path), String([arg.name, ...path].filter((s) => typeof s === 'string').pop()), bc)]) {
+        const body = `{"query": ${JSON.stringify(document)}, "variables": ${toJson(withValue(h))}}`;
+        requests.push({ name: `${h.name} as a variable`, send: async () => problem(await app.http('POST', '/graphql', { token: t.user.token, body }), h.value) });
+      }
+      for (const h of literalValues(place)) {
+        const values = withValue(h);
+        const query = `${kind} { ${field.name}(${args.map((a) => `${a.name}: ${toLiteral(values[a.name], a.type)}`).join(', ')})${selection(field)} }`;
+        requests.push({ name: `${h.name} as a literal`, send: async () => problem(await app.http('POST', '/graphql', { token: t.user.token, body: { query } }), h.value) });
+      }
+      const problems = await sweep(requests);
+      expect(problems, `${problems.length} of ${requests.length} requests`).toEqual([]);
+    });
+  });
+
+  describe('MCP: every argument of every tool', () => {
+    let t: Tenant;
+    let ctx: (ownType?: string) => BaselineContext;
+    let properties: Map<string, Record<string, unknown>>;
+
+    beforeAll(async () => {
+      ({ t, ctx } = await world());
+      const list = await app.http('POST', '/mcp', { token: t.user.token, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: MCP_HEADERS });
+      properties = new Map(list.body.result.tools.map((tool: { name: string; inputSchema: { properties: Record<string, unknown> } }) => [tool.name, tool.inputSchema.properties]));
+    });
+
+    /** A tool's valid arguments: the operation's parameters and body fields, flat (or the body under `body`), typed. */
+    function validArguments(c: CompiledOperation): Record<string, unknown> {
+      const bc = ctx(ownType(c));
+      const args: Record<string, unknown> = {};
+      for (const v of c.variables) {
+        if (v.source === 'body') {
+          const input = baseline(v.type, v.name, bc) as Record<string, unknown>;
+          for (const b of c.boundFields) {
+            args[b.wire] ??= baseline(b.type, b.field, bc);
+            delete input[b.field];
+          }
+          if ('body' in properties.get(c.toolName)!) args.body = wireKeys(input, v.type);
+          else Object.assign(args, wireKeys(input, v.type));
+        } else if (v.required || v.source === 'path') args[v.wire] = baseline(v.type, v.name, bc);
+      }
+      return args;
+    }
+
+    /** What is wrong with an answer: a 5xx, no JSON-RPC answer, a tool error that is a 500 or echoes the input, a 1 MB string taken. */
+    function problem(res: HttpResult, value: unknown): string | undefined {
+      if (res.status >= 500) return `${res.status} ${res.text.slice(0, 200)}`;
+      if (typeof res.body !== 'object' || res.body === null) return `${res.status} with no JSON body`;
+      if (res.status >= 400 || res.body.error) return res.text.length > MAX_ERROR_LENGTH ? `${res.status} with a ${res.text.length}-character error body` : undefined;
+      const result = res.body.result as { isError?: boolean; content: { text: string }[] } | undefined;
+      if (!result) return `${res.status} neither a result nor an error`;
+      const text = result.content[0]?.text ?? '';
+      if (!result.isError) return value === MB ? 'a 1 MB string was taken' : undefined;
+      if (text.length > MAX_ERROR_LENGTH) return `a ${text.length}-character tool error`;
+      const error = JSON.parse(text) as { status?: number };
+      return typeof error.status === 'number' && error.status < 500 ? undefined : `a tool error ${text.slice(0, 200)}`;
+    }
+
+    it.each(mcpCases())('%s: a result or a 4xx tool error, never a 5xx', async (_name, target) => {
+      const tool = typeof target === 'string' ? `graphql_${target}` : target.toolName;
+      const valid: Record<string, unknown> =
+        target === 'query'
+          ? { query: '{ __typename }' }
+          : target === 'mutation'
+            ? { query: 'mutation($i: UpdateMeInput!) { updateMe(input: $i) { id } }', variables: { i: {} } }
+            : validArguments(target);
+      const requests: Sent[] = [];
+      const call = (name: string, args: unknown, value?: unknown) => {
+        const body = toJson({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } });
+        requests.push({ name, send: async () => problem(await app.http('POST', '/mcp', { token: t.user.token, body, headers: MCP_HEADERS }), value) });
+      };
+      for (const property of Object.keys(properties.get(tool)!)) for (const h of MCP_VALUES) call(`${property}: ${h.name}`, { ...valid, [property]: h.value }, h.value);
+      if (typeof target === 'string') for (const h of HOSTILE_DOCUMENTS) call(`query: ${h.name}`, { ...valid, query: h.value });
+      for (const h of MCP_VALUES) call(`arguments: ${h.name}`, h.value);
+      call('an unknown argument', { ...valid, unknown_argument: 1 });
+      const problems = await sweep(requests);
+      expect(problems, `${problems.length} of ${requests.length} requests`).toEqual([]);
+    });
+  });
+});
