@@ -26,7 +26,7 @@ import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { createApiRateLimiter, createAttemptLimiter, createRateLimiters, OAUTH_RATE_LIMITS, PASSWORD_CHECK_LIMIT, type RateLimitRules } from './shared/rate-limit.ts';
 import { graphiqlDefaultQuery, graphiqlPage } from './graphiql.ts';
 import { securityHeaders } from './shared/security-headers.ts';
-import { bufferKeyedBody, idempotency, isGraphqlMutation, isWriteMethod, keepRawBody } from './shared/idempotency.ts';
+import { bufferGraphqlBody, idempotency, isGraphqlMutation, isWriteMethod, keepRawBody } from './shared/idempotency.ts';
 
 export interface AppDeps {
   config: Config;
@@ -179,7 +179,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   });
   // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen.
   const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: isGraphqlMutation });
-  app.use('/graphql', guardGraphqlHttp, bearer('graphql'), apiLimit, bufferKeyedBody(), graphqlIdempotency, (req, res) => yoga(req as ContextRequest, res));
+  app.use('/graphql', guardGraphqlHttp, bearer('graphql'), apiLimit, bufferGraphqlBody(), graphqlIdempotency, (req, res) => yoga(req as ContextRequest, res));
 
   app.use((req, _res, next) => {
     next(new NoSuchEndpointError(req.method, req.path));

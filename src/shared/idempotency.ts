@@ -46,13 +46,26 @@ export function keepRawBody(req: IncomingMessage, _res: unknown, buf: Buffer): v
 }
 
 /**
- * For /graphql, where yoga reads the body itself: buffers the body of a POST that carries an
- * Idempotency-Key (and only then), so the predicate can see the operation and the fingerprint the
- * bytes; yoga then reads the same bytes from req.body. Compressed bodies are refused (415): yoga
+ * For /graphql, where yoga reads the body itself. Buffers (into req.body, which yoga reads instead of
+ * the stream) the body of a POST that carries an Idempotency-Key, so the predicate can see the
+ * operation and the fingerprint the bytes; and every body that is not multipart and either has no
+ * Content-Length (chunked) or declares more than `limit`, so that /graphql has the same 1 MB body limit
+ * as /api/v2 and /mcp (413, refused from the header without reading the body). A body within the limit
+ * by its Content-Length is left to yoga. Compressed bodies that are buffered are refused (415): yoga
  * would be handed the inflated bytes with the original Content-Encoding.
  */
-export function bufferKeyedBody(limit = '1mb'): RequestHandler {
-  return express.raw({ type: (req) => req.headers['idempotency-key'] !== undefined, limit, inflate: false, verify: keepRawBody });
+export function bufferGraphqlBody(limit = 1_048_576): RequestHandler {
+  return express.raw({
+    type: (req) => {
+      if (req.headers['idempotency-key'] !== undefined) return true;
+      if (String(req.headers['content-type'] ?? '').startsWith('multipart/')) return false;
+      const length = req.headers['content-length'];
+      return length === undefined ? req.headers['transfer-encoding'] !== undefined : Number(length) > limit;
+    },
+    limit,
+    inflate: false,
+    verify: keepRawBody,
+  });
 }
 
 function hasBody(req: Request): boolean {
@@ -225,7 +238,7 @@ export interface IdempotencyOptions {
 /**
  * Express middleware for an entry point's writes; mount it after the bearer middleware (it keys by
  * req.ctx.actor.userId) and after the body is read with keepRawBody (express.json's verify, or
- * bufferKeyedBody). Errors go to next(err) as AppErrors: 400 for a malformed key, 422 for a key
+ * bufferGraphqlBody). Errors go to next(err) as AppErrors: 400 for a malformed key, 422 for a key
  * used with another request, 409 while the first request runs.
  */
 export function idempotency(options: IdempotencyOptions): RequestHandler {

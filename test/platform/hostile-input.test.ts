@@ -173,4 +173,39 @@ describe.each(targets())('hostile input is refused at the edge (%s)', (target) =
     expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'Malformed HTTP request', status: 400 });
   });
+
+  it.each([
+    ['with a Content-Length', (body: string) => fetch(`${app.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${t.user.token}`, 'content-type': 'application/json' }, body })],
+    [
+      'chunked',
+      (body: string) =>
+        fetch(`${app.url}/graphql`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${t.user.token}`, 'content-type': 'application/json' },
+          body: new Blob([body]).stream(),
+          duplex: 'half',
+        } as RequestInit),
+    ],
+  ])('POST /graphql with a 2 MB body (%s) → 413 as a GraphQL response, like /api/v2 and /mcp', async (_name, send) => {
+    const res = await send(JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(2_000_000) } }));
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ errors: [{ message: 'The request body is too large', extensions: { code: expect.any(String) } }] });
+  });
+
+  it('POST /graphql with a body under 1 MB still works, chunked too', async () => {
+    const body = JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(500_000) } });
+    const res = await fetch(`${app.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.user.token}`, 'content-type': 'application/json' },
+      body: new Blob([body]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  it('order_by naming more fields than the list has → 400 (100,000 names were one huge ORDER BY)', async () => {
+    const fewer = await app.http('GET', `/api/v2/units?order_by=${Array(50).fill('name').join(',')}`, { token: t.user.token });
+    expect(fewer).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^order_by: names at most \d+ fields$/), status: 400 } });
+  });
 });
