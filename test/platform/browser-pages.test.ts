@@ -26,7 +26,7 @@ interface Session {
 
 async function openSession(browser: Browser): Promise<Session> {
   const context = await browser.newContext();
-  context.setDefaultTimeout(20_000); // each wait; GraphiQL's 9 MB page is slow on a busy machine
+  context.setDefaultTimeout(60_000); // each wait; GraphiQL's 9 MB page is slow on a busy machine
   const violations: string[] = [];
   context.on('console', (m) => {
     if (/Content Security Policy/i.test(m.text())) violations.push(`console of ${m.page()?.url()}: ${m.text()}`);
@@ -40,7 +40,7 @@ async function openSession(browser: Browser): Promise<Session> {
   return { context, page: await context.newPage(), violations };
 }
 
-describe.skipIf(!hasChromium)(`pages in Chromium${hasChromium ? '' : ` (${SKIPPED})`}`, { timeout: 90_000 }, () => {
+describe.skipIf(!hasChromium)(`pages in Chromium${hasChromium ? '' : ` (${SKIPPED})`}`, { timeout: 240_000 }, () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM });
