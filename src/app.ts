@@ -87,7 +87,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   // At most config.admission.concurrency requests at work; the rest wait their turn in arrival order
   // or are told 503 + Retry-After (health checks pass: a load balancer must see a busy server is alive).
   app.use('/api/v2', errorShapeRouter()); // the route's error shape, also for a 503 here
-  const admission = admissionControl(config.admission, (req, res, _next, error) => sendError(res, error, errorShapeOf(req, res), (req as ContextRequest).requestId, logger));
+  const admission = admissionControl(config.admission);
   app.use((req, res, next) => (req.path === '/health' ? next() : admission.middleware(req, res, next)));
 
   // Browsers on other origins may call the bearer-token entry points (no cookies there): preflights

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { NextFunction, RequestHandler, Response } from 'express';
 import { ServiceUnavailableError } from './errors.ts';
 
 /**
@@ -63,7 +63,8 @@ const LAG_SAMPLE_MS = 100;
 /** weight of the newest sample in the moving average of the time per request */
 const SMOOTHING = 0.1;
 
-export function admissionControl(options: AdmissionOptions, refuse: (req: Request, res: Response, next: NextFunction, error: ServiceUnavailableError) => void): Admission {
+/** Refusals go to next(error): the app's error handler answers them in the entry point's shape. */
+export function admissionControl(options: AdmissionOptions): Admission {
   const { concurrency, queueLimit, maxWaitMs, maxEventLoopDelayMs = 0 } = options;
   let active = 0;
   let shed = 0;
@@ -86,9 +87,9 @@ export function admissionControl(options: AdmissionOptions, refuse: (req: Reques
   }
 
   const retryAfterSeconds = () => Math.max(1, Math.ceil(maxWaitMs / 1000));
-  const refuseWith = (req: Request, res: Response, next: NextFunction, why: string) => {
+  const refuseWith = (next: NextFunction, why: string) => {
     shed++;
-    refuse(req, res, next, new ServiceUnavailableError(`The server is busy (${why}); retry after ${retryAfterSeconds()} s`, retryAfterSeconds()));
+    next(new ServiceUnavailableError(`The server is busy (${why}); retry after ${retryAfterSeconds()} s`, retryAfterSeconds()));
   };
 
   const release = () => {
@@ -107,7 +108,7 @@ export function admissionControl(options: AdmissionOptions, refuse: (req: Reques
     }
   };
 
-  const begin = (req: Request, res: Response, next: NextFunction) => {
+  const begin = (res: Response, next: NextFunction) => {
     active++;
     const started = performance.now();
     let done = false;
@@ -122,15 +123,15 @@ export function admissionControl(options: AdmissionOptions, refuse: (req: Reques
   };
 
   const middleware: RequestHandler = (req, res, next) => {
-    if (concurrency <= 0) return begin(req, res, next);
-    if (maxEventLoopDelayMs > 0 && lagMs > maxEventLoopDelayMs) return refuseWith(req, res, next, `the event loop lags ${Math.round(lagMs)} ms`);
-    if (active < concurrency) return begin(req, res, next);
-    if (waiting >= queueLimit) return refuseWith(req, res, next, `${waiting} requests are waiting`);
+    if (concurrency <= 0) return begin(res, next);
+    if (maxEventLoopDelayMs > 0 && lagMs > maxEventLoopDelayMs) return refuseWith(next, `the event loop lags ${Math.round(lagMs)} ms`);
+    if (active < concurrency) return begin(res, next);
+    if (waiting >= queueLimit) return refuseWith(next, `${waiting} requests are waiting`);
     const expectedMs = ((waiting + 1) * averageMs) / concurrency;
-    if (expectedMs > maxWaitMs) return refuseWith(req, res, next, `the expected wait of ${Math.round(expectedMs)} ms is beyond ${maxWaitMs} ms`);
+    if (expectedMs > maxWaitMs) return refuseWith(next, `the expected wait of ${Math.round(expectedMs)} ms is beyond ${maxWaitMs} ms`);
     const waiter: Waiter = {
-      start: () => begin(req, res, next),
-      refuse: () => refuseWith(req, res, next, `no turn within ${maxWaitMs} ms`),
+      start: () => begin(res, next),
+      refuse: () => refuseWith(next, `no turn within ${maxWaitMs} ms`),
       timer: setTimeout(() => leave(true), maxWaitMs),
       gone: false,
     };

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { admissionControl, type Admission } from '../../src/shared/admission.ts';
+import type { ServiceUnavailableError } from '../../src/shared/errors.ts';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 
@@ -13,12 +14,13 @@ import type { Tenant } from '../support/seed.ts';
 async function gatedServer(options: { concurrency: number; queueLimit: number; maxWaitMs: number; maxEventLoopDelayMs?: number }) {
   const app = express();
   const pending: (() => void)[] = [];
-  const admission: Admission = admissionControl(options, (_req, res, _next, error) => {
-    res.status(error.status).set(error.headers).json({ error: error.message, status: error.status });
-  });
+  const admission: Admission = admissionControl(options);
   app.use(admission.middleware);
   app.get('/work/:n', (req, res) => {
     pending.push(() => res.json({ n: Number(req.params.n) }));
+  });
+  app.use((error: ServiceUnavailableError, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    res.status(error.status).set(error.headers).json({ error: error.message, status: error.status });
   });
   const server: Server = createServer(app).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
