@@ -8,7 +8,7 @@ import type { Decimal } from '@prisma/client/runtime/client';
 import type { Prisma } from './db/database.ts';
 import type { RequestContext } from './shared/context.ts';
 import { ForbiddenError, InsufficientScopeError, UnauthenticatedError, ValidationError } from './shared/errors.ts';
-import { canAccessAccount } from './shared/tenancy.ts';
+import { accountAccess } from './shared/tenancy.ts';
 import { issuePath } from './shared/validation.ts';
 import { DateScalar, DateTimeScalar, DecimalScalar, JsonScalar } from './shared/scalars.ts';
 
@@ -61,7 +61,7 @@ export const builder = new SchemaBuilder<{
       authenticated: ctx.actor.userId > 0,
       read: ctx.actor.scopes.has('read'),
       write: ctx.actor.scopes.has('write'),
-      account: (clientAccountId: number) => canAccessAccount(ctx, clientAccountId),
+      account: (clientAccountId: number) => accountAccess(ctx, clientAccountId),
     }),
     unauthorizedError: (_parent, _context, _info, result) => authError(result.failure),
   },

@@ -48,6 +48,8 @@ export interface RequestContext {
   loaders: Loaders;
   /** eligible client accounts of the actor, computed once per request (and again inside a transaction that changed them) */
   eligibleAccounts(): Promise<ReadonlySet<number>>;
+  /** the eligible accounts when this request has already computed them, else undefined (no query) */
+  knownEligibleAccounts(): ReadonlySet<number> | undefined;
   /** forget the computed set after a change of memberships or provider links in this request */
   invalidateEligibleAccounts(): void;
   /** the limits services apply themselves (see ServiceLimits) */
@@ -63,21 +65,33 @@ interface ContextArgs {
   limits?: ServiceLimits;
 }
 
-/** The memo behind a context's eligibleAccounts(), kept out of the public shape. */
-const eligibleMemo = new WeakMap<RequestContext, { value?: Promise<ReadonlySet<number>> }>();
+/** The memo behind a context's eligibleAccounts(): the pending or settled lookup, and its set once it has arrived. */
+interface EligibleMemo {
+  value?: Promise<ReadonlySet<number>>;
+  resolved?: ReadonlySet<number>;
+}
+const eligibleMemo = new WeakMap<RequestContext, EligibleMemo>();
 
 function buildContext(args: ContextArgs, parent?: RequestContext): RequestContext {
   const parentMemo = parent && eligibleMemo.get(parent);
   // Inside a transaction a set the request already holds stays valid until a change invalidates it;
   // a fresh one is read through the transaction, so it sees the transaction's own changes.
-  const memo: { value?: Promise<ReadonlySet<number>> } = { value: parentMemo?.value };
+  const memo: EligibleMemo = { value: parentMemo?.value, resolved: parentMemo?.resolved };
+  const lookUp = (): Promise<ReadonlySet<number>> => {
+    const pending = eligibleAccountIds(args.db, args.actor.userId).then((set) => {
+      if (memo.value === pending) memo.resolved = set; // not when invalidated meanwhile
+      return set;
+    });
+    return pending;
+  };
   const ctx: RequestContext = {
     ...args,
     limits: args.limits ?? parent?.limits ?? UNLIMITED,
     loaders: createLoaders(args.db),
-    eligibleAccounts: () => (memo.value ??= eligibleAccountIds(args.db, args.actor.userId)),
+    eligibleAccounts: () => (memo.value ??= lookUp()),
+    knownEligibleAccounts: () => memo.resolved,
     invalidateEligibleAccounts: () => {
-      memo.value = undefined;
+      memo.value = memo.resolved = undefined;
       parent?.invalidateEligibleAccounts();
     },
   };

@@ -32,6 +32,17 @@ export async function canAccessAccount(ctx: RequestContext, clientAccountId: num
 }
 
 /**
+ * The same answer as canAccessAccount, synchronously once the request knows its eligible accounts
+ * (a service has checked the account before returning rows, so it nearly always does): the GraphQL
+ * backstop checks every returned object, and a promise per object made each one wait its own turn.
+ */
+export function accountAccess(ctx: RequestContext, clientAccountId: number): boolean | Promise<boolean> {
+  if (isSystem(ctx)) return true;
+  const known = ctx.knownEligibleAccounts();
+  return known ? known.has(clientAccountId) : canAccessAccount(ctx, clientAccountId);
+}
+
+/**
  * 403 unless the client account is one of the caller's eligible accounts (existing or not). The
  * system reaches every account, so for it a missing account is a 404.
  */
