@@ -62,7 +62,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   const keys = await loadOauthKeys(db.prisma, { jwks: config.oauthJwks, cookieKeys: config.oauthCookieKeys });
   const oauth = createOauthProvider({ config, prisma: db.prisma, keys, logger });
   const authenticator = new Authenticator();
-  authenticator.register(sessionTokenVerifier);
+  authenticator.register(sessionTokenVerifier({ cacheSeconds: config.sessionCacheSeconds }));
   authenticator.register(jwtTokenVerifier(keys, config.baseUrl));
 
   // Every response carries x-request-id (a caller's own id is kept when it looks like one).

@@ -18,6 +18,8 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Lifetime of the session tokens issued by POST /v2/oauth/login */
   SESSION_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
+  /** How long a process keeps a verified session token before looking it up again (0: every request) */
+  SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
   /** Seed the demo firm on first start of an empty database; default: on for the embedded database only */
   SEED_DEMO: z.enum(['true', 'false']).optional(),
   /** JSON Web Key Set with private RS256 keys that sign access tokens (first key signs); default: generated once, kept in the database */
@@ -69,6 +71,8 @@ export interface Config {
   dataDir: string;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   sessionTtlSeconds: number;
+  /** seconds a verified session token is kept in this process (SESSION_CACHE_SECONDS) */
+  sessionCacheSeconds: number;
   seedDemo: boolean;
   /** configured signing keys (private JWKs), when OAUTH_JWKS is set */
   oauthJwks: { keys: JWK[] } | undefined;
@@ -110,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: e.DATA_DIR,
     logLevel: e.LOG_LEVEL,
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+    sessionCacheSeconds: e.SESSION_CACHE_SECONDS,
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : !e.DATABASE_URL,
     oauthJwks,
     oauthCookieKeys: e.OAUTH_COOKIE_KEYS?.split(',').map((k) => k.trim()).filter(Boolean),

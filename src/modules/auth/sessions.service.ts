@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Prisma } from '../../db/database.ts';
 import { parseScopes, type TokenVerifier } from '../../shared/authentication.ts';
 import { verifyPassword } from '../../shared/passwords.ts';
-import { systemContext } from '../../shared/context.ts';
+import { systemContext, type Actor } from '../../shared/context.ts';
+import { SessionCache } from './session-cache.ts';
 import { findUserByEmail } from '../users/users.service.ts';
 
 /**
@@ -37,11 +38,23 @@ export async function login(prisma: Prisma, email: string, password: string, ttl
   return { accessToken, expiresIn: ttlSeconds };
 }
 
-export const sessionTokenVerifier: TokenVerifier = {
-  accepts: (token) => token.startsWith(PREFIX),
-  async verify(token, prisma) {
-    const session = await prisma.session.findUnique({ where: { tokenHash: digest(token) } });
-    if (!session || session.expiresAt <= new Date()) return null;
-    return { userId: session.userId, scopes: parseScopes(session.scope), clientId: null, tokenKind: 'session', sessionId: session.id };
-  },
-};
+/**
+ * Session tokens become actors here: looked up by their SHA-256, then kept in this process for
+ * `cacheSeconds` (SESSION_CACHE_SECONDS; 0: every request looks the session up), see session-cache.ts.
+ */
+export function sessionTokenVerifier({ cacheSeconds }: { cacheSeconds: number }): TokenVerifier {
+  const cache = new SessionCache(cacheSeconds * 1000);
+  return {
+    accepts: (token) => token.startsWith(PREFIX),
+    async verify(token, prisma) {
+      const hash = digest(token);
+      const cached = cache.get(hash);
+      if (cached) return cached;
+      const session = await prisma.session.findUnique({ where: { tokenHash: hash } });
+      if (!session || session.expiresAt <= new Date()) return null;
+      const actor: Actor = { userId: session.userId, scopes: parseScopes(session.scope), clientId: null, tokenKind: 'session', sessionId: session.id };
+      cache.set(hash, actor, session.expiresAt);
+      return actor;
+    },
+  };
+}

@@ -2,6 +2,7 @@ import { inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ConflictError, NotFoundError } from '../../shared/errors.ts';
 import { hashPassword, verifyPassword } from '../../shared/passwords.ts';
 import { validate, type Args } from '../../shared/validation.ts';
+import { forgetCachedSessions } from '../auth/session-cache.ts';
 import { normalizeEmail, userRules as rules } from './users.rules.ts';
 
 /** A user as others see it: no password hash. */
@@ -48,7 +49,7 @@ export async function updateProfile(ctx: RequestContext, args: Args<typeof rules
  */
 export async function changePassword(ctx: RequestContext, args: Args<typeof rules.changePassword>): Promise<boolean> {
   await ctx.limits.passwordCheck.hit(String(ctx.actor.userId));
-  return inTransaction(ctx, async (tx) => {
+  const changed = await inTransaction(ctx, async (tx) => {
     const { userId, sessionId } = tx.actor;
     const { input } = await validate(tx, rules.changePassword, args, {
       check: async ({ input }, _found, issues) => {
@@ -60,4 +61,7 @@ export async function changePassword(ctx: RequestContext, args: Args<typeof rule
     await tx.db.session.deleteMany({ where: { userId, ...(sessionId ? { id: { not: sessionId } } : {}) } });
     return true;
   });
+  // committed: this process stops accepting the ended sessions now, not when their cache entries expire
+  forgetCachedSessions(ctx.actor.userId);
+  return changed;
 }
