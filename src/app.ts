@@ -10,6 +10,7 @@ import { createRestRouter, errorShapeRouter } from '../rest-adapter/index.ts';
 import { docsRoutes } from '../rest-adapter/docs-route.ts';
 import { ANONYMOUS, Authenticator } from './shared/authentication.ts';
 import { createRequestContext, type RequestContext } from './shared/context.ts';
+import { ReferenceCache } from './shared/reference-cache.ts';
 import { boundValidationErrors, guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
 import { queryLimitsPlugin } from './shared/query-limits.ts';
 import { guardGraphqlHttp, guardQuery, jsonBody } from './shared/input-guard.ts';
@@ -111,6 +112,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   app.use(oauthRoutes({ oauth, prisma: db.prisma, config, authenticator, limits }));
   /** one count per user across /api/v2, /graphql and /mcp (mounted after each one's bearer middleware) */
   const apiLimit = createApiRateLimiter(db.prisma, rules.api, { namespace });
+  /** reference rows (units) this app's requests read from memory after the first load */
+  const reference = new ReferenceCache();
   const serviceLimits = { passwordCheck: createAttemptLimiter(db.prisma, `${namespace}password-check:user:`, rules.passwordCheck, 'password checks') };
 
   /**
@@ -145,6 +148,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
         requestId: r.requestId,
         logger: logger.child({ requestId: r.requestId, userId: actor.userId }),
         limits: serviceLimits,
+        reference,
       });
       next();
     } catch (e) {

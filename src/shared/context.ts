@@ -3,6 +3,7 @@ import type { Db, Prisma } from '../db/database.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
 import { createLogger } from './logger.ts';
 import { eligibleAccountIds } from './tenancy.ts';
+import { ReferenceCache } from './reference-cache.ts';
 
 export type Scope = 'read' | 'write';
 
@@ -54,6 +55,8 @@ export interface RequestContext {
   invalidateEligibleAccounts(): void;
   /** the limits services apply themselves (see ServiceLimits) */
   limits: ServiceLimits;
+  /** reference rows loaded once per app and database (units), see reference-cache.ts */
+  reference: ReferenceCache;
 }
 
 interface ContextArgs {
@@ -63,6 +66,8 @@ interface ContextArgs {
   logger: Logger;
   /** default: the parent's (inside a transaction), else none */
   limits?: ServiceLimits;
+  /** the app's (one per database); default: the parent's (inside a transaction), else a new one */
+  reference?: ReferenceCache;
 }
 
 /** The memo behind a context's eligibleAccounts(): the pending or settled lookup, and its set once it has arrived. */
@@ -87,6 +92,7 @@ function buildContext(args: ContextArgs, parent?: RequestContext): RequestContex
   const ctx: RequestContext = {
     ...args,
     limits: args.limits ?? parent?.limits ?? UNLIMITED,
+    reference: args.reference ?? parent?.reference ?? new ReferenceCache(),
     loaders: createLoaders(args.db),
     eligibleAccounts: () => (memo.value ??= lookUp()),
     knownEligibleAccounts: () => memo.resolved,

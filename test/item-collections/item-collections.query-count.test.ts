@@ -62,8 +62,16 @@ describe.each(targets())('item collections list batching (%s)', (target) => {
     }
     return app.statements.length;
   };
+  const readsUnits = () => app.statements.filter((q) => /FROM "public"\."units"/.test(q)).length;
+
+  it('entry units come from the reference cache: after the first request no statement reads units', async () => {
+    await count(2);
+    await count(COLLECTIONS);
+    expect(readsUnits()).toBe(0);
+  });
 
   it(`GET /item-collections?with=${WIDEST} issues the same number of SQL statements for 2 and ${COLLECTIONS} collections`, async () => {
+    await count(2); // the app's first request loads the units (reference data, read once per app)
     const small = await count(2);
     const large = await count(COLLECTIONS);
     console.log(`[${target}] widest item collection list: ${large} SQL statements for ${COLLECTIONS} collections x ${ENTRIES_PER_COLLECTION} entries (${small} for 2)`);

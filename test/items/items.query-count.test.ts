@@ -30,9 +30,28 @@ describe.each(targets())('items list batching (%s)', (target) => {
   };
 
   it('GET /items?with=sales_unit,stock_unit,tax_code issues the same number of statements for 2 and 40 rows', async () => {
+    await count(2); // the app's first request loads the units (reference data, read once per app)
     const small = await count(2);
     const large = await count(40);
     console.log(`[${target}] widest item list: ${large} SQL statements for 40 rows (${small} for 2)`);
     expect(large).toBe(small);
+  });
+
+  it('units are reference data read once per app: sales and stock units cost no statement per request (they were two)', async () => {
+    const readsUnits = () => fresh.statements.filter((q) => /FROM "public"\."units"/.test(q)).length;
+    const fresh = await startTestApp(target, { database: app.db, log: ['query'] });
+    try {
+      const path = `/api/v2/items?client_account_id=${t.account.id}&per_page=40&with=sales_unit,stock_unit`;
+      const first = await fresh.http('GET', path, { token: t.user.token });
+      expect(first.status).toBe(200);
+      expect(first.body.data[1]).toMatchObject({ sales_unit: { id: first.body.data[1].sales_unit_id }, stock_unit: { id: first.body.data[1].stock_unit_id } });
+      expect(readsUnits()).toBe(1);
+      fresh.statements.length = 0;
+      const again = await fresh.http('GET', path, { token: t.user.token });
+      expect(again.body).toEqual(first.body);
+      expect(readsUnits()).toBe(0);
+    } finally {
+      await fresh.close();
+    }
   });
 });

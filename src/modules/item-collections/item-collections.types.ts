@@ -4,6 +4,8 @@ import { fixed } from '../../shared/scalars.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { effectiveRecurringInterval, itemCollectionRules as rules } from './item-collections.rules.ts';
+import { Unit } from '../units/units.types.ts';
+import { unitById } from '../units/units.service.ts';
 import {
   COLLECTION_PAGE_LIMITS,
   createItemCollection,
@@ -92,7 +94,7 @@ export const ItemCollectionEntry = builder.prismaObject('ItemCollectionEntry', {
     updatedBy: t.field({ type: UserRef, nullable: true, resolve: (e, _a, ctx) => loadUser(ctx, e.updatedById) }),
     itemCollection: t.relation('itemCollection'),
     item: t.relation('item', { nullable: true }),
-    unit: t.relation('unit'),
+    unit: t.field({ type: Unit, resolve: (e, _a, ctx) => unitById(ctx, e.unitId) }),
     taxCode: t.relation('taxCode', { description: 'REST: tax_code_details' }),
     businessPartner: t.relation('businessPartner', { nullable: true }),
     project: t.relation('project', { nullable: true }),

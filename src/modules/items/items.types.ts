@@ -3,6 +3,8 @@ import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { fixed } from '../../shared/scalars.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
+import { Unit } from '../units/units.types.ts';
+import { unitById } from '../units/units.service.ts';
 import { itemRules as rules } from './items.rules.ts';
 import { createItem, deactivateItem, getItem, ITEM_PAGE_LIMITS, listItems, updateItem } from './items.service.ts';
 
@@ -43,8 +45,9 @@ export const Item = builder.prismaObject('Item', {
     updatedById: t.exposeInt('updatedById', { nullable: true }),
     createdBy: t.field({ type: UserRef, nullable: true, resolve: (i, _a, ctx) => loadUser(ctx, i.createdById) }),
     updatedBy: t.field({ type: UserRef, nullable: true, resolve: (i, _a, ctx) => loadUser(ctx, i.updatedById) }),
-    salesUnit: t.relation('salesUnit'),
-    stockUnit: t.relation('stockUnit', { nullable: true }),
+    // units are reference data: from the app's cache, not a relation query each (units.service.ts)
+    salesUnit: t.field({ type: Unit, resolve: (item, _a, ctx) => unitById(ctx, item.salesUnitId) }),
+    stockUnit: t.field({ type: Unit, nullable: true, resolve: (item, _a, ctx) => (item.stockUnitId === null ? null : unitById(ctx, item.stockUnitId)) }),
     taxCode: t.relation('taxCode'),
   }),
 });
