@@ -1,5 +1,5 @@
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, targets, type HttpResult, type TestApp } from '../support/harness.ts';
 import { Browser, decode, oauthKit, type OauthUser } from '../support/oauth.ts';
 
@@ -94,6 +94,19 @@ describe.each(targets())('OAuth tokens on the API (%s)', (db) => {
       const token = await accessToken(grant, u, 'write');
       expect((await app.http('GET', `/api/v2/items?client_account_id=${other.id}`, { token })).status).toBe(403);
     });
+  });
+
+  it('a verified token is kept in memory only until it expires: the same token is refused after exp', async () => {
+    const u = await kit.user();
+    const token = await accessToken('client_credentials', u, 'read');
+    expect((await gql(token, ME)).status).toBe(200);
+    expect((await gql(token, ME)).status).toBe(200); // the second use is answered from the cache
+    try {
+      vi.useFakeTimers({ toFake: ['Date'], now: decode(token).exp! * 1000 });
+      expectUnauthorized(await gql(token, ME));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   describe('scopes ("Authentication" 6: a token without write cannot perform POST, PUT, PATCH or DELETE)', () => {
