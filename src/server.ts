@@ -15,7 +15,7 @@ import { DEMO_LOGIN, seedDemo } from './admin/seed-demo.ts';
 async function main(): Promise<void> {
   const started = performance.now();
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { asyncOutput: true });
   const db = await openDatabase(
     config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir, purpose: 'server' },
   );
