@@ -30,6 +30,11 @@ export class ReferenceCache {
     return pending;
   }
 
+  /** The value under `key` when it is loaded, else undefined (the fast path: no closure, no promise). */
+  peek<T>(key: string): T | undefined {
+    return this.values.get(key) as T | undefined;
+  }
+
   /** Load `key` again on its next use (a row it should hold was not there). */
   forget(key: string): void {
     this.values.delete(key);

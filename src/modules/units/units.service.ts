@@ -28,6 +28,10 @@ type UnitRow = PrismaNS.UnitGetPayload<object>;
  * instead of a relation query of its own; their foreign keys guarantee it exists.
  */
 export function unitById(ctx: RequestContext, id: number): UnitRow | Promise<UnitRow> {
+  return ctx.reference.peek<Map<number, UnitRow>>('units')?.get(id) ?? loadUnit(ctx, id);
+}
+
+function loadUnit(ctx: RequestContext, id: number): UnitRow | Promise<UnitRow> {
   const load = async () => new Map((await ctx.db.unit.findMany()).map((u) => [u.id, u]));
   const found = (units: Map<number, UnitRow>, retry: boolean): UnitRow | Promise<UnitRow> => {
     const unit = units.get(id);
