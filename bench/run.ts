@@ -1,19 +1,22 @@
-import { coldStart } from './cold-start.ts';
-import { listLatency } from './list-latency.ts';
-import { load } from './load.ts';
-
 /**
- * Benchmarks, run on demand (never part of npm test):
+ * Benchmarks, run on demand (never part of npm test), in production mode like npm start:
  *   npm run bench                  everything
- *   npm run bench -- cold-start    server start to first response on PGlite
- *   npm run bench -- lists         latency and SQL statements of the widest lists (PGlite; and
- *                                  PostgreSQL when BENCH_DATABASE_URL points at an empty database)
- *   npm run bench -- load [connections] [seconds]
- *                                  200 connections on GET /api/v2/items for 20 s, admission control
- *                                  off and on (PGlite; PostgreSQL with BENCH_DATABASE_URL)
+ *   npm run bench -- overhead      what the framework adds: raw Prisma vs GraphQL execution, GraphQL
+ *                                  CPU alone, REST vs GraphQL over HTTP, statements per request, the
+ *                                  { __typename } floor vs bare graphql-yoga, token costs
+ *   npm run bench -- cold-start    server start to first authenticated answer
+ *   npm run bench -- lists         latency and SQL statements of the widest lists
+ *   npm run bench -- load [connections...] [--seconds N]
+ *                                  10 and 50 connections on GET /api/v2/items for 15 s each
+ * PostgreSQL is measured in a scratch database created on BENCH_POSTGRES_URL's server (default the
+ * machine's own, postgres://postgres@127.0.0.1:5432/postgres) and dropped afterwards.
  */
+// graphql-js reads NODE_ENV when it loads (dev-mode checks), so it is set before any import
+process.env.NODE_ENV ??= 'production';
 const which = process.argv[2] ?? 'all';
-if (which === 'all' || which === 'cold-start') await coldStart();
-if (which === 'all' || which === 'lists') await listLatency();
-if (which === 'all' || which === 'load') await load(Number(process.argv[3] ?? 200), Number(process.argv[4] ?? 20));
+const args = process.argv.slice(3);
+if (which === 'all' || which === 'overhead') await (await import('./overhead.ts')).overhead();
+if (which === 'all' || which === 'cold-start') await (await import('./cold-start.ts')).coldStart();
+if (which === 'all' || which === 'lists') await (await import('./list-latency.ts')).listLatency();
+if (which === 'all' || which === 'load') await (await import('./load.ts')).load(args);
 process.exit(0);

@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import { freePort } from './cold-start.ts';
+
+/**
+ * A server under load runs as its own process, as in production (`node dist/src/server.js`, what
+ * npm start runs, in production mode; `npm run build` makes dist/), so the client's CPU is not in
+ * its figures. `script` starts another server (the bare graphql-yoga of the overhead bench).
+ */
+export interface ServerProcess {
+  base: string;
+  pid: number;
+  /** resident set size now, in MB (from /proc) */
+  rssMb(): number;
+  stop(): Promise<void>;
+}
+
+export async function startServer(env: Record<string, string>, options: { script?: string; log?: string } = {}): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [options.script ?? 'dist/src/server.js'], {
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: options.log ? 'info' : 'silent', SEED_DEMO: 'false', ...env, PORT: String(port) },
+    stdio: options.log ? ['ignore', openSync(`${options.log}.${port}`, 'w'), 'ignore'] : 'ignore',
+  });
+  const exited = new Promise((r) => child.once('exit', r));
+  const base = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  for (const started = Date.now(); ; ) {
+    try {
+      if ((await fetch(`${base}/health`)).status < 500) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (child.exitCode !== null || Date.now() - started > 60_000) {
+      await stop();
+      throw new Error(`server ${options.script ?? ''} did not start (exit code ${child.exitCode})`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { base, pid: child.pid!, rssMb: () => rssMb(child.pid!), stop };
+}
+
+export function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
+  return Math.round(Number(line?.split(/\s+/)[1] ?? 0) / 1024);
+}
+
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
