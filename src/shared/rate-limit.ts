@@ -86,16 +86,16 @@ export class PrismaRateLimitStore implements Store {
   }
 
   /**
-   * One atomic statement: insert the key's first hit, or count one more in the current window, or
-   * start a new window when the stored one has ended. Concurrent increments of one key serialise on
+   * One atomic statement: insert the key's first `hits`, or count them in the current window, or
+   * start a new window with them when the stored one has ended. Concurrent increments of one key serialise on
    * the row (ON CONFLICT DO UPDATE), so none is lost.
    */
-  async increment(key: string): Promise<ClientRateLimitInfo> {
+  async increment(key: string, hits = 1): Promise<ClientRateLimitInfo> {
     const [row] = await this.prisma.$queryRaw<CounterRow[]>`
       INSERT INTO rate_limit_counters AS c (key, hits, reset_at)
-      VALUES (${this.prefix + key}, 1, now() + ${this.windowMs}::double precision * interval '1 millisecond')
+      VALUES (${this.prefix + key}, ${hits}, now() + ${this.windowMs}::double precision * interval '1 millisecond')
       ON CONFLICT (key) DO UPDATE SET
-        hits = CASE WHEN c.reset_at <= now() THEN 1 ELSE c.hits + 1 END,
+        hits = CASE WHEN c.reset_at <= now() THEN EXCLUDED.hits ELSE c.hits + EXCLUDED.hits END,
         reset_at = CASE WHEN c.reset_at <= now() THEN EXCLUDED.reset_at ELSE c.reset_at END
       RETURNING c.hits, c.reset_at, now() AS db_now`;
     return { totalHits: row.hits, resetTime: this.localResetTime(row) };
@@ -129,6 +129,131 @@ export class PrismaRateLimitStore implements Store {
     const remainingMs = Math.min(row.reset_at.getTime() - row.db_now.getTime(), this.windowMs);
     return new Date(Date.now() + remainingMs);
   }
+}
+
+/**
+ * The API limit's store: counts in this process first and sends them to the database in batches,
+ * so a request under its limit costs no statement (one upsert per request was the largest cost of a
+ * minimal request). Per key it knows the shared count as of its last exchange with the database
+ * (`synced`), what it has sent and awaits (`inFlight`) and what it has counted since (`pending`):
+ *
+ * - a key's first hit of a window, and every hit once the known total is within `hold` of the limit,
+ *   is counted in the database before it is answered (with the pending hits), so near the limit the
+ *   decision is the database's, exactly as with PrismaRateLimitStore;
+ * - below that, a hit is counted here and answered at once; pending hits are sent after `flushMs`,
+ *   or before the next hit once `hold` of them wait.
+ *
+ * `hold` is 5% of the limit (0 below 20: small limits are counted in the database every time). One
+ * process alone is exact. Several processes on one database each hold at most `hold` unsent hits
+ * for at most `flushMs`, so together they may admit up to `hold` per other process beyond the limit
+ * before they see each other's counts. Exchanges of one key run one after another. Hits still
+ * pending when a process stops, or whose batch the database refused, are not counted (the limit is a
+ * safeguard; failing closed stays with the hits that are sent before they are answered).
+ */
+export class BatchedRateLimitStore implements Store {
+  readonly localKeys = false;
+  readonly prefix: string;
+  private readonly entries = new Map<string, BatchedEntry>();
+  /** the rule's limit, and how many hits may wait unsent below it */
+  private readonly limit: number;
+  private readonly hold: number;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly inner: PrismaRateLimitStore,
+    rule: RateLimitRule,
+    private readonly flushMs = 1000,
+    private readonly onError: (e: unknown) => void = () => {},
+  ) {
+    this.prefix = inner.prefix;
+    this.limit = rule.limit;
+    this.hold = Math.floor(rule.limit / 20);
+  }
+
+  init(options: Options): void {
+    this.inner.init(options);
+  }
+
+  async increment(key: string): Promise<ClientRateLimitInfo> {
+    const now = Date.now();
+    let e = this.entries.get(key);
+    if (e && e.resetAt <= now) {
+      e.pending = 0; // hits of an ended window are not carried into the next
+      e.synced = 0;
+    }
+    if (!e) this.entries.set(key, (e = { synced: 0, inFlight: 0, pending: 0, resetAt: 0, chain: Promise.resolve() }));
+    const known = e.synced + e.inFlight + e.pending;
+    if (e.resetAt > now && known + 1 <= this.limit - this.hold && e.pending < this.hold) {
+      e.pending++;
+      this.timer ??= setTimeout(() => this.flush(), this.flushMs).unref();
+      return { totalHits: known + 1, resetTime: new Date(e.resetAt) };
+    }
+    // this hit is the last of its batch: the database's total is its place in the count
+    return this.exchange(key, e, 1);
+  }
+
+  /** Sends the key's pending hits plus `extra` (this request's), after any exchange of the key still running. */
+  private exchange(key: string, e: BatchedEntry, extra: number): Promise<ClientRateLimitInfo> {
+    const run = async () => {
+      const hits = e.pending + extra;
+      e.pending = 0;
+      e.inFlight = hits;
+      try {
+        const info = await this.inner.increment(key, hits);
+        e.synced = info.totalHits;
+        e.resetAt = info.resetTime?.getTime() ?? 0;
+        return info;
+      } finally {
+        e.inFlight = 0;
+      }
+    };
+    const result = e.chain.then(run, run);
+    e.chain = result.then(
+      () => {},
+      () => {},
+    );
+    return result;
+  }
+
+  /** Sends every key's pending hits; forgets keys whose window has ended. */
+  private flush(): void {
+    this.timer = undefined;
+    const now = Date.now();
+    for (const [key, e] of this.entries) {
+      if (e.pending > 0 && e.resetAt > now) this.exchange(key, e, 0).catch(this.onError);
+      else if (e.resetAt <= now && e.inFlight === 0) this.entries.delete(key);
+    }
+  }
+
+  async decrement(key: string): Promise<void> {
+    const e = this.entries.get(key);
+    if (e && e.pending > 0) e.pending--;
+    else await this.inner.decrement(key);
+  }
+
+  async resetKey(key: string): Promise<void> {
+    this.entries.delete(key);
+    await this.inner.resetKey(key);
+  }
+
+  async get(key: string): Promise<ClientRateLimitInfo | undefined> {
+    const info = await this.inner.get(key);
+    const e = this.entries.get(key);
+    return info && { totalHits: info.totalHits + (e ? e.inFlight + e.pending : 0), resetTime: info.resetTime };
+  }
+}
+
+interface BatchedEntry {
+  /** the database's count at the last exchange (this process' sent hits and every other process') */
+  synced: number;
+  /** hits sent in the exchange running now */
+  inFlight: number;
+  /** hits counted here and not sent yet */
+  pending: number;
+  /** end of the window, on this process' clock; 0 before the first exchange */
+  resetAt: number;
+  /** the key's exchanges, one after another */
+  chain: Promise<void>;
 }
 
 /** Deletes counters whose window has ended (the periodic cleanup job); returns how many. */
@@ -229,7 +354,9 @@ export function createApiRateLimiter(prisma: Prisma, rule: RateLimitRule | null,
   return rateLimit({
     windowMs,
     limit,
-    store: new PrismaRateLimitStore(prisma, `${options.namespace ?? ''}api:`),
+    store: new BatchedRateLimitStore(new PrismaRateLimitStore(prisma, `${options.namespace ?? ''}api:`), rule, 1000, (e) =>
+      options.logger?.warn(`API rate limit: a batch of counts was not stored: ${(e as Error).message}`),
+    ),
     skip: (req: Request) => !actorOf(req),
     keyGenerator: (req: Request) => {
       const actor = actorOf(req)!;
