@@ -146,7 +146,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
         db: db.prisma,
         actor,
         requestId: r.requestId,
-        logger: logger.child({ requestId: r.requestId, userId: actor.userId }),
+        logger: () => logger.child({ requestId: r.requestId, userId: actor.userId }),
         limits: serviceLimits,
         reference,
       });
@@ -178,6 +178,9 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     renderGraphiQL: graphiql.render,
     logging: false,
     landingPage: false,
+    // bufferGraphqlBody enforces the 1 MB limit before yoga (413 from Content-Length, chunked bodies
+    // read with the limit); yoga's own check piped every body through a TransformStream again
+    maxRequestBodySize: false,
     // the query limits run before GraphQL's validation, the token check before execution
     plugins: [guardGraphqlInput, boundValidationErrors, queryLimitsPlugin(config.graphqlLimits), requireToken(challenge('graphql')), graphiql.plugin],
   });

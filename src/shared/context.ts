@@ -63,7 +63,8 @@ interface ContextArgs {
   db: Db;
   actor: Actor;
   requestId: string;
-  logger: Logger;
+  /** or a function making it on first use (a request that logs nothing makes no child logger) */
+  logger: Logger | (() => Logger);
   /** default: the parent's (inside a transaction), else none */
   limits?: ServiceLimits;
   /** the app's (one per database); default: the parent's (inside a transaction), else a new one */
@@ -89,11 +90,21 @@ function buildContext(args: ContextArgs, parent?: RequestContext): RequestContex
     });
     return pending;
   };
+  // the logger and the loaders are made on first use: most requests of a list need neither
+  let logger = typeof args.logger === 'function' ? undefined : args.logger;
+  let loaders: Loaders | undefined;
   const ctx: RequestContext = {
-    ...args,
+    db: args.db,
+    actor: args.actor,
+    requestId: args.requestId,
+    get logger() {
+      return (logger ??= (args.logger as () => Logger)());
+    },
+    get loaders() {
+      return (loaders ??= createLoaders(args.db));
+    },
     limits: args.limits ?? parent?.limits ?? UNLIMITED,
     reference: args.reference ?? parent?.reference ?? new ReferenceCache(),
-    loaders: createLoaders(args.db),
     eligibleAccounts: () => (memo.value ??= lookUp()),
     knownEligibleAccounts: () => memo.resolved,
     invalidateEligibleAccounts: () => {
