@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { execute, print } from 'graphql';
+import { buildSchema, execute, print, printSchema } from 'graphql';
 import { compiledOperations } from '../rest-adapter/index.ts';
 import { operationVariables } from '../rest-adapter/variables.ts';
 import { createApp } from '../src/app.ts';
@@ -27,7 +27,8 @@ import { median, startServer } from './server-process.ts';
  *   1. GET /items' document (100 items with sales_unit, stock_unit and tax_code) executed in process
  *      against raw Prisma doing the same reads (the tenancy lookup, the count and one findMany with
  *      the three relations included), and GraphQL CPU alone: the same execution with every Prisma
- *      result replayed from memory (recorded from a live run, checked to give the same answer);
+ *      result replayed from memory (recorded from a live run, checked to give the same answer), next
+ *      to graphql-js alone executing the same document over plain objects (its own floor);
  *   2. REST against GraphQL over HTTP for the same data (the REST route's own document on /graphql);
  *   3. SQL statements per request of the widest lists, per page size (must not grow with it);
  *   4. the floor: `{ __typename }` with a token, 10 connections, against a bare graphql-yoga server
@@ -125,7 +126,18 @@ async function inProcess(label: string, f: Fixture): Promise<void> {
   const rawStatements = await counted(raw);
   const graphqlStatements = await counted(() => graphql(prisma));
 
-  const times = { raw: [] as number[], graphql: [] as number[], cpu: [] as number[] };
+  // graphql-js alone: the same document on the printed schema with default resolvers over plain
+  // objects already holding each field's final value (no Pothos, no plugins, no Prisma): its floor
+  const plainSchema = buildSchema(printSchema(schema));
+  const rows = await prisma.item.findMany({ where, orderBy: { id: 'asc' }, take: ITEMS, include: { salesUnit: true, stockUnit: true, taxCode: true } });
+  const nodes = rows.map((r) => ({ ...r, price: r.price.toFixed(6), createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString(), taxCode: { ...r.taxCode, rate: '25.00' } }));
+  const rootValue = { items: () => ({ nodes, meta: { page: 1, pages: 1, perPage: ITEMS, records: ITEMS } }) };
+  const plain = async () => {
+    const result = await execute({ schema: plainSchema, document: items.document, variableValues, rootValue });
+    if (result.errors?.length) throw result.errors[0];
+  };
+
+  const times = { raw: [] as number[], graphql: [] as number[], cpu: [] as number[], plain: [] as number[] };
   const time = async (into: number[], fn: () => Promise<unknown>) => {
     const start = performance.now();
     await fn();
@@ -136,12 +148,14 @@ async function inProcess(label: string, f: Fixture): Promise<void> {
     await time(warm ? [] : times.raw, raw);
     await time(warm ? [] : times.graphql, () => graphql(prisma));
     await time(warm ? [] : times.cpu, () => graphql(replaying.client));
+    await time(warm ? [] : times.plain, plain);
   }
   const [r, g, c] = [median(times.raw), median(times.graphql), median(times.cpu)];
   console.log(`[${label}] ${ITEMS} items with sales_unit, stock_unit, tax_code, in process, median of ${ITERATIONS} interleaved`);
   console.log(`  raw Prisma (tenancy lookup, count, findMany with the 3 relations)  ${ms(r)} ms  ${rawStatements} statements`);
   console.log(`  GraphQL execution of GET /items' document                        ${ms(g)} ms  ${graphqlStatements} statements  (+${(g - r).toFixed(2)} ms, ratio ${(g / r).toFixed(2)})`);
   console.log(`  GraphQL CPU alone (every Prisma result replayed from memory)      ${ms(c)} ms`);
+  console.log(`  graphql-js alone: same document, default resolvers, plain objects ${ms(median(times.plain))} ms  (the floor of any graphql-js schema)`);
 }
 
 /** An app in this process: REST and GraphQL over HTTP, and statement counts per request. */

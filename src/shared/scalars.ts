@@ -105,12 +105,29 @@ export const JsonScalar = new GraphQLScalarType({
   parseLiteral: literalToJson,
 });
 
+/**
+ * `d.toFixed(scale)`, the same text, about three times faster for a value that already has at most
+ * `scale` decimals (every value read from a column of that scale): its plain digits padded with
+ * zeros. Anything else (more decimals to round, exponent notation, negative zero) goes to toFixed.
+ */
+export function formatFixed(d: Decimal, scale: number): string {
+  const text = d.toString();
+  const dot = text.indexOf('.');
+  const decimals = dot < 0 ? 0 : text.length - dot - 1;
+  if (decimals > scale || text.includes('e') || (text[0] === '-' && d.isZero())) return d.toFixed(scale);
+  if (decimals === scale) return text;
+  return (dot < 0 ? `${text}.` : text) + '0'.repeat(scale - decimals);
+}
+
 /** Resolver for a Decimal column: fixed scale, so "100" prints as "100.000000" for Decimal(18, 6). */
 export function fixed<K extends string>(key: K, scale: number) {
-  return (parent: { [P in K]: Decimal }): string => parent[key].toFixed(scale);
+  return (parent: { [P in K]: Decimal }): string => formatFixed(parent[key], scale);
 }
 
 /** The same for a nullable Decimal column. */
 export function fixedOrNull<K extends string>(key: K, scale: number) {
-  return (parent: { [P in K]: Decimal | null }): string | null => parent[key]?.toFixed(scale) ?? null;
+  return (parent: { [P in K]: Decimal | null }): string | null => {
+    const value = parent[key];
+    return value === null ? null : formatFixed(value, scale);
+  };
 }

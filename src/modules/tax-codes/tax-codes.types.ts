@@ -1,6 +1,6 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { listCost } from '../../shared/query-limits.ts';
-import { fixed } from '../../shared/scalars.ts';
+import { fixed, formatFixed } from '../../shared/scalars.ts';
 import { createTaxCode, getTaxCode, listTaxCodes, setTaxRates, updateTaxCode } from './tax-codes.service.ts';
 import { rateInForce, taxCodeRules as rules, today } from './tax-codes.rules.ts';
 
@@ -43,7 +43,10 @@ export const TaxCode = builder.prismaObject('TaxCode', {
       description: 'Percentage in force on the date (default today); null when the code has no rate then.',
       args: { on: t.arg({ type: 'Date' }) },
       select: { rates: true },
-      resolve: (code, args) => rateInForce(code.rates, args.on ?? today())?.ratePercent.toFixed(2) ?? null,
+      resolve: (code, args) => {
+        const rate = rateInForce(code.rates, args.on ?? today())?.ratePercent;
+        return rate ? formatFixed(rate, 2) : null;
+      },
     }),
   }),
 });
