@@ -11,30 +11,46 @@ import { startJobs } from './jobs/runner.ts';
 import { createMailer } from './mail/mailer.ts';
 import { DEMO_LOGIN, seedDemo } from './admin/seed-demo.ts';
 
+/**
+ * When each start-up phase began and ended, in ms since the process started (performance.now()'s
+ * origin); `modules` is the loading of the code before main() runs. Logged at debug level
+ * ('start-up phases'); npm run bench -- cold-start prints them.
+ */
+const phases: Record<string, [number, number]> = { modules: [0, Math.round(performance.now())] };
+async function phase<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  try {
+    return await work();
+  } finally {
+    phases[name] = [Math.round(start), Math.round(performance.now())];
+  }
+}
+
 /** npm start: open the database, migrate, seed reference data (and the demo on a new embedded db), listen. */
 async function main(): Promise<void> {
   const started = performance.now();
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { asyncOutput: true });
-  const db = await openDatabase(
-    config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir, purpose: 'server' },
+  const db = await phase('database', () =>
+    openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir, purpose: 'server' }),
   );
-  const applied = await applyMigrations(db.adapterFactory);
+  const applied = await phase('migrations', () => applyMigrations(db.adapterFactory));
   if (applied.length) logger.info({ applied }, 'migrations applied');
-  await ensureReferenceData(db.prisma);
+  await phase('referenceData', () => ensureReferenceData(db.prisma));
   let demo = false;
   if (config.seedDemo && (await db.prisma.user.count()) === 0) {
-    await seedDemo(db.prisma);
+    await phase('demo', () => seedDemo(db.prisma));
     demo = true;
   }
-  const { express } = await createApp({ config, db, logger });
+  const { express } = await phase('app', () => createApp({ config, db, logger }));
   // the job queue installs or upgrades its schema and queues itself, then works every queue
   const mailer = createMailer(config);
-  const jobs = await startJobs({ db, config, logger, mailer });
+  const jobs = await phase('jobs', () => startJobs({ db, config, logger, mailer }));
   const server: Server = express.listen(config.port, config.host);
   answerClientErrors(server);
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  await phase('listen', () => new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject)));
   const ms = Math.round(performance.now() - started);
+  logger.debug({ phases }, 'start-up phases');
   logger.info({ database: db.describe, port: config.port, ms }, 'listening');
   console.log(
     [
