@@ -6,6 +6,7 @@ import { dirname, join, relative } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import {
   bindMigrationAwareSqlAdapterFactory,
+  type SqlDriverAdapter,
   type SqlMigrationAwareDriverAdapterFactory,
 } from '@prisma/driver-adapter-utils';
 import * as glue from '@prisma/schema-engine-wasm/schema_engine_bg';
@@ -77,15 +78,30 @@ async function withEngine<T>(
 ): Promise<T> {
   await initWasm();
   const log = () => {};
+  // engine.free() leaves the connections the engine opened open: on PostgreSQL one would keep its
+  // session's advisory lock (pg_advisory_lock(72707369)) for the life of the process, and the next
+  // migration run of any process would wait 10 s for it. They are closed here.
+  const opened: SqlDriverAdapter[] = [];
+  const tracked: SqlMigrationAwareDriverAdapterFactory = {
+    provider: adapterFactory.provider,
+    adapterName: adapterFactory.adapterName,
+    connect: async () => {
+      const adapter = await adapterFactory.connect();
+      opened.push(adapter);
+      return adapter;
+    },
+    connectToShadowDb: () => adapterFactory.connectToShadowDb(),
+  };
   const engine = await glue.SchemaEngine.new(
     { datamodels: datamodels.map((f) => [f.path, f.content]) },
     log,
-    bindMigrationAwareSqlAdapterFactory(adapterFactory),
+    bindMigrationAwareSqlAdapterFactory(tracked),
   );
   try {
     return await fn(engine);
   } finally {
     engine.free();
+    await Promise.all(opened.map((a) => a.dispose().catch(() => undefined)));
   }
 }
 
