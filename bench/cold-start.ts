@@ -11,8 +11,8 @@ import { scratchPostgres } from './scratch-db.ts';
 
 /**
  * npm run bench -- cold-start [runs]: time from spawning the server to its first answer, interleaved
- * in one run, compiled JavaScript (`node dist/src/server.js`, what npm start runs; `npm run build`
- * makes it) against TypeScript through tsx (`npm run dev`'s way):
+ * in one run, compiled JavaScript (`node src/start.mjs`, what npm start runs, on dist/ that
+ * `npm run build` makes) against TypeScript through tsx (`npm run dev`'s way):
  *  - existing database, on PGlite and on PostgreSQL (a scratch database, when the machine's server
  *    answers): migrated, with a user and a session token, and started once before (so the job
  *    queue's schema and the OAuth keys are in place). The answer waited for is an authenticated one,
@@ -20,12 +20,16 @@ import { scratchPostgres } from './scratch-db.ts';
  *  - a new PGlite data directory (initdb, migrations, demo seed), to GET /health.
  * Each request is retried every 10 ms until it is answered. The server logs its start-up phases at
  * debug level (src/server.ts); their medians are printed as [start, end] ms after spawn.
+ *
+ * COLD_START_BASELINE=<path of another build's dist/src/server.js> measures that build instead of
+ * tsx, interleaved with this one: before/after figures from the same run. (The other build needs
+ * package.json, prisma/ and node_modules above its dist/, as a copy of the project has.)
  */
-type Runner = 'node dist' | 'tsx';
-const COMMANDS: Record<Runner, [string, string[]]> = {
-  'node dist': [process.execPath, ['dist/src/server.js']],
-  tsx: ['node_modules/.bin/tsx', ['src/server.ts']],
-};
+type Runner = 'node dist' | 'tsx' | 'baseline';
+const baseline = process.env.COLD_START_BASELINE;
+const COMMANDS: Partial<Record<Runner, [string, string[]]>> = baseline
+  ? { 'node dist': [process.execPath, ['src/start.mjs']], baseline: [process.execPath, [baseline]] }
+  : { 'node dist': [process.execPath, ['src/start.mjs']], tsx: ['node_modules/.bin/tsx', ['src/server.ts']] };
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
@@ -44,7 +48,7 @@ interface Start {
 async function startOnce(runner: Runner, env: Record<string, string>, token?: string): Promise<Start> {
   const port = await freePort();
   const started = performance.now();
-  const [command, args] = COMMANDS[runner];
+  const [command, args] = COMMANDS[runner]!;
   const child = spawn(command, args, {
     env: { ...process.env, DATABASE_URL: '', BASE_URL: '', ...env, PORT: String(port), LOG_LEVEL: 'debug' },
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -143,9 +147,9 @@ export async function coldStart(runs = 3): Promise<void> {
     if (xs.some(Number.isNaN)) continue;
     console.log(`  ${key.padEnd(48)} ${String(Math.round(median(xs))).padStart(6)} ms  (${xs.map(Math.round).join(', ')})`);
   }
-  console.log('start-up phases of node dist, median [start, end] ms since the process started (src/server.ts, LOG_LEVEL=debug):');
+  console.log('start-up phases, median [start, end] ms since the process started (src/server.ts, LOG_LEVEL=debug):');
   for (const [key, starts] of Object.entries(results)) {
-    if (!key.startsWith('node dist') || !starts[0]?.phases.listen) continue;
+    if (key.startsWith('tsx') || !starts[0]?.phases.listen) continue;
     const names = Object.keys(starts[0].phases);
     const cells = names.map((n) => {
       const [a, b] = [0, 1].map((i) => median(starts.map((s) => s.phases[n]?.[i] ?? NaN)));
