@@ -15,7 +15,7 @@ import { boundValidationErrors, guardGraphqlInput, maskError, requireToken } fro
 import { queryLimitsPlugin } from './shared/query-limits.ts';
 import { guardGraphqlHttp, guardQuery, jsonBody } from './shared/input-guard.ts';
 import { errorShapeOf, sendError } from './shared/error-renderer.ts';
-import { admissionControl } from './shared/admission.ts';
+import { admissionControl, type Admission } from './shared/admission.ts';
 import { bearerChallenge, MethodNotAllowedError, NoSuchEndpointError, UnauthenticatedError } from './shared/errors.ts';
 import type { createMcpHandler } from '../rest-adapter/mcp.ts';
 import { PACKAGE_VERSION } from './version.ts';
@@ -41,6 +41,8 @@ export interface AppDeps {
 
 export interface App {
   express: express.Express;
+  /** the admission gate: the server tells it when start-up is over (forgetDelay) */
+  admission: Admission;
   authenticator: Authenticator;
   oauth: OauthProvider;
 }
@@ -212,5 +214,5 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     sendError(res, err, errorShapeOf(req, res), (req as ContextRequest).requestId, logger);
   });
 
-  return { express: app, authenticator, oauth };
+  return { express: app, admission, authenticator, oauth };
 }
