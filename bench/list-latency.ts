@@ -7,6 +7,7 @@ import { applyMigrations } from '../src/db/migrate.ts';
 import { ensureReferenceData } from '../src/db/reference-data.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import { createSeed } from '../test/support/seed.ts';
+import { scratchPostgres } from './scratch-db.ts';
 
 /** Latency (sequential HTTP requests) and SQL statements per request of the widest list queries. */
 const REQUESTS = 200;
@@ -72,6 +73,11 @@ async function measure(db: Database, label: string): Promise<void> {
 export async function listLatency(): Promise<void> {
   const log = { log: [{ level: 'query' as const, emit: 'event' as const }] };
   await measure(await openDatabase({ memory: true }, log), 'PGlite');
-  if (process.env.BENCH_DATABASE_URL) await measure(await openDatabase({ databaseUrl: process.env.BENCH_DATABASE_URL }, log), 'PostgreSQL');
-  else console.log('(set BENCH_DATABASE_URL to an empty PostgreSQL database to measure PostgreSQL too)');
+  const scratch = await scratchPostgres('lists');
+  if (!scratch) return;
+  try {
+    await measure(await openDatabase({ databaseUrl: scratch.url }, log), 'PostgreSQL');
+  } finally {
+    await scratch.drop();
+  }
 }

@@ -4,7 +4,8 @@
  *   npm run bench -- overhead      what the framework adds: raw Prisma vs GraphQL execution, GraphQL
  *                                  CPU alone, REST vs GraphQL over HTTP, statements per request, the
  *                                  { __typename } floor vs bare graphql-yoga, token costs
- *   npm run bench -- cold-start    server start to first authenticated answer
+ *   npm run bench -- cold-start [runs]
+ *                                  npm start to the first authenticated answer, PGlite and PostgreSQL
  *   npm run bench -- lists         latency and SQL statements of the widest lists
  *   npm run bench -- load [connections...] [--seconds N]
  *                                  10 and 50 connections on GET /api/v2/items for 15 s each
@@ -16,7 +17,7 @@ process.env.NODE_ENV ??= 'production';
 const which = process.argv[2] ?? 'all';
 const args = process.argv.slice(3);
 if (which === 'all' || which === 'overhead') await (await import('./overhead.ts')).overhead();
-if (which === 'all' || which === 'cold-start') await (await import('./cold-start.ts')).coldStart();
+if (which === 'all' || which === 'cold-start') await (await import('./cold-start.ts')).coldStart(which === 'cold-start' ? Number(args[0] ?? 3) : 3);
 if (which === 'all' || which === 'lists') await (await import('./list-latency.ts')).listLatency();
 if (which === 'all' || which === 'load') await (await import('./load.ts')).load(args);
 process.exit(0);

@@ -1,40 +1,71 @@
 import type { Server } from 'node:http';
-import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { openDatabase } from './db/database.ts';
+import { openDatabase, type Database } from './db/database.ts';
 import { DataDirLockedError } from './db/lock.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { ensureReferenceData } from './db/reference-data.ts';
-import { createLogger } from './shared/logger.ts';
+import { createLogger, type Logger } from './shared/logger.ts';
+import type { JobRunner } from './jobs/runner.ts';
+import type { Mailer } from './mail/mailer.ts';
 import { answerClientErrors } from './shared/client-errors.ts';
-import { startJobs } from './jobs/runner.ts';
-import { createMailer } from './mail/mailer.ts';
-import { DEMO_LOGIN, seedDemo } from './admin/seed-demo.ts';
+
+/**
+ * The rest of the server (GraphQL schema, REST adapter, OAuth provider, job queue: most of the code
+ * and packages) is imported while the database opens and migrations are checked, not before.
+ */
+const importApp = () =>
+  Promise.all([import('./app.ts'), import('./jobs/runner.ts'), import('./mail/mailer.ts'), import('./admin/seed-demo.ts')]).then(
+    ([app, runner, mailer, demo]) => ({ ...app, ...runner, ...mailer, ...demo }),
+  );
+
+/**
+ * When each start-up phase began and ended, in ms since the process started (performance.now()'s
+ * origin); `modules` is the loading of the code before main() runs. Logged at debug level
+ * ('start-up phases'); npm run bench -- cold-start prints them.
+ */
+const phases: Record<string, [number, number]> = { modules: [0, Math.round(performance.now())] };
+async function phase<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  try {
+    return await work();
+  } finally {
+    phases[name] = [Math.round(start), Math.round(performance.now())];
+  }
+}
 
 /** npm start: open the database, migrate, seed reference data (and the demo on a new embedded db), listen. */
 async function main(): Promise<void> {
   const started = performance.now();
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { asyncOutput: true });
-  const db = await openDatabase(
-    config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir, purpose: 'server' },
+  const imported = phase('imports', importApp);
+  imported.catch(() => undefined); // awaited below; a failure to open the database is reported first
+  const db = await phase('database', () =>
+    openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir, purpose: 'server' }),
   );
-  const applied = await applyMigrations(db.adapterFactory);
+  const applied = await phase('migrations', () => applyMigrations(db.adapterFactory));
   if (applied.length) logger.info({ applied }, 'migrations applied');
-  await ensureReferenceData(db.prisma);
+  await phase('referenceData', () => ensureReferenceData(db.prisma));
+  const { createApp, createMailer, migrateJobs, startJobs, seedDemo, DEMO_LOGIN } = await imported;
   let demo = false;
   if (config.seedDemo && (await db.prisma.user.count()) === 0) {
-    await seedDemo(db.prisma);
+    await phase('demo', () => seedDemo(db.prisma));
     demo = true;
   }
-  const { express } = await createApp({ config, db, logger });
-  // the job queue installs or upgrades its schema and queues itself, then works every queue
-  const mailer = createMailer(config);
-  const jobs = await startJobs({ db, config, logger, mailer });
+  const { express, admission } = await phase('app', () => createApp({ config, db, logger }));
+  // the job queue's schema and queues, before requests can enqueue jobs (one statement when in place)
+  await phase('jobsSchema', () => migrateJobs(db, logger));
   const server: Server = express.listen(config.port, config.host);
   answerClientErrors(server);
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  await phase('listen', () => new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject)));
+  admission.forgetDelay(); // the start-up's own work is no load to refuse requests for
   const ms = Math.round(performance.now() - started);
+  // The job queue's workers start once requests are answered; failing to start them still stops the process.
+  const mailer = createMailer(config);
+  const jobsStarted = phase('jobs', () => startJobs({ db, config, logger, mailer }));
+  shutdownOn(['SIGINT', 'SIGTERM'], { server, jobsStarted, mailer, db, logger });
+  await jobsStarted;
+  logger.debug({ phases }, 'start-up phases');
   logger.info({ database: db.describe, port: config.port, ms }, 'listening');
   console.log(
     [
@@ -56,13 +87,23 @@ async function main(): Promise<void> {
       .join('\n'),
   );
 
+}
+
+/**
+ * Graceful shutdown on the signals, from the moment the server listens (the job queue may still be
+ * starting): the server stops taking connections, running jobs get 3 of the 5 seconds (one still
+ * running is failed and retried by another process or the next start), then mail and the database close.
+ */
+function shutdownOn(
+  signals: NodeJS.Signals[],
+  { server, jobsStarted, mailer, db, logger }: { server: Server; jobsStarted: Promise<JobRunner>; mailer: Mailer; db: Database; logger: Logger },
+): void {
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down');
-    // running jobs get 3 of the 5 seconds; one still running is failed and retried by another process or the next start
-    const jobsStopped = jobs.stop({ timeoutMs: 3000 });
+    const jobsStopped = jobsStarted.then((jobs) => jobs.stop({ timeoutMs: 3000 }), () => undefined);
     server.close(() => {
       jobsStopped
         .then(() => mailer.close())
@@ -72,8 +113,7 @@ async function main(): Promise<void> {
     server.closeAllConnections();
     setTimeout(() => process.exit(1), 5000).unref();
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  for (const signal of signals) process.on(signal, () => shutdown(signal));
 }
 
 main().catch((e: unknown) => {

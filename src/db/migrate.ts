@@ -1,4 +1,5 @@
 import { PROJECT_ROOT } from '../project-root.ts';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -6,6 +7,7 @@ import { dirname, join, relative } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import {
   bindMigrationAwareSqlAdapterFactory,
+  type SqlDriverAdapter,
   type SqlMigrationAwareDriverAdapterFactory,
 } from '@prisma/driver-adapter-utils';
 import * as glue from '@prisma/schema-engine-wasm/schema_engine_bg';
@@ -49,13 +51,13 @@ async function schemaFiles(dir = prismaDir): Promise<SchemaContainer[]> {
   return out.sort((a, b) => a.path.localeCompare(b.path));
 }
 
-async function migrationList(): Promise<MigrationList> {
-  const lockPath = join(migrationsDir, 'migration_lock.toml');
-  const dirs = existsSync(migrationsDir)
-    ? (await readdir(migrationsDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+async function migrationList(dir = migrationsDir): Promise<MigrationList> {
+  const lockPath = join(dir, 'migration_lock.toml');
+  const dirs = existsSync(dir)
+    ? (await readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()
     : [];
   return {
-    baseDir: migrationsDir,
+    baseDir: dir,
     lockfile: { path: lockPath, content: existsSync(lockPath) ? await readFile(lockPath, 'utf8') : null },
     shadowDbInitScript: '',
     migrationDirectories: await Promise.all(
@@ -63,7 +65,7 @@ async function migrationList(): Promise<MigrationList> {
         path: d,
         migrationFile: {
           path: 'migration.sql',
-          content: { tag: 'ok' as const, value: await readFile(join(migrationsDir, d, 'migration.sql'), 'utf8') },
+          content: { tag: 'ok' as const, value: await readFile(join(dir, d, 'migration.sql'), 'utf8') },
         },
       })),
     ),
@@ -77,21 +79,74 @@ async function withEngine<T>(
 ): Promise<T> {
   await initWasm();
   const log = () => {};
+  // engine.free() leaves the connections the engine opened open: on PostgreSQL one would keep its
+  // session's advisory lock (pg_advisory_lock(72707369)) for the life of the process, and the next
+  // migration run of any process would wait 10 s for it. They are closed here.
+  const opened: SqlDriverAdapter[] = [];
+  const tracked: SqlMigrationAwareDriverAdapterFactory = {
+    provider: adapterFactory.provider,
+    adapterName: adapterFactory.adapterName,
+    connect: async () => {
+      const adapter = await adapterFactory.connect();
+      opened.push(adapter);
+      return adapter;
+    },
+    connectToShadowDb: () => adapterFactory.connectToShadowDb(),
+  };
   const engine = await glue.SchemaEngine.new(
     { datamodels: datamodels.map((f) => [f.path, f.content]) },
     log,
-    bindMigrationAwareSqlAdapterFactory(adapterFactory),
+    bindMigrationAwareSqlAdapterFactory(tracked),
   );
   try {
     return await fn(engine);
   } finally {
     engine.free();
+    await Promise.all(opened.map((a) => a.dispose().catch(() => undefined)));
   }
 }
 
-/** Applies pending migrations; returns the names applied (empty when up to date). */
-export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
-  const migrationsList = await migrationList();
+/**
+ * Whether _prisma_migrations records exactly the migrations of the list as applied: one row per
+ * directory, finished, not rolled back, with the checksum the engine records (the SHA-256 of
+ * migration.sql, hex), and no other row that is not rolled back (a failed run, or a migration this
+ * code does not know). One statement; false when the table is missing or the query fails.
+ */
+async function recordedAsApplied(adapterFactory: SqlMigrationAwareDriverAdapterFactory, list: MigrationList): Promise<boolean> {
+  let rows: unknown[][];
+  const adapter = await adapterFactory.connect();
+  try {
+    ({ rows } = await adapter.queryRaw({
+      sql: 'SELECT migration_name, checksum, finished_at IS NOT NULL FROM _prisma_migrations WHERE rolled_back_at IS NULL',
+      args: [],
+      argTypes: [],
+    }));
+  } catch {
+    return false;
+  } finally {
+    await adapter.dispose();
+  }
+  const expected = new Map<string, string>();
+  for (const m of list.migrationDirectories) {
+    if (m.migrationFile.content.tag !== 'ok') return false;
+    expected.set(m.path, createHash('sha256').update(m.migrationFile.content.value).digest('hex'));
+  }
+  if (rows.length !== expected.size) return false;
+  return rows.every(([name, checksum, finished]) => finished === true && expected.get(name as string) === checksum);
+}
+
+/**
+ * Applies pending migrations; returns the names applied (empty when up to date). When
+ * _prisma_migrations already records every migration as applied (the usual start), one query says
+ * so and the schema engine is not started; otherwise the engine checks and applies, as the Prisma CLI.
+ * `migrationsDir` (tests): another directory of migrations than prisma/migrations.
+ */
+export async function applyMigrations(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  { migrationsDir: dir = migrationsDir }: { migrationsDir?: string } = {},
+): Promise<string[]> {
+  const migrationsList = await migrationList(dir);
+  if (await recordedAsApplied(adapterFactory, migrationsList)) return [];
   const out = await withEngine(adapterFactory, await schemaFiles(), (engine) => engine.applyMigrations({ migrationsList, filters }));
   return out.appliedMigrationNames;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
 
 /**
@@ -48,6 +48,18 @@ export interface Mailer {
   close(): void;
 }
 
+/**
+ * A nodemailer transport made on the first message: nodemailer is loaded then, not at start-up
+ * (loading it cost about 0.1 s of every start, and most starts send no mail).
+ */
+function lazyTransport(create: (nodemailer: (typeof import('nodemailer'))['default']) => Transporter) {
+  let transport: Promise<Transporter> | undefined;
+  return {
+    get: () => (transport ??= import('nodemailer').then((m) => create(m.default))),
+    close: () => void transport?.then((t) => t.close()),
+  };
+}
+
 function redactUrl(url: string): string {
   const u = new URL(url);
   if (u.password) u.password = '***';
@@ -63,11 +75,13 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'mail
 
   if (config.smtpUrl) {
     // short timeouts: a job waiting on a dead server is better failed and retried later
-    const transport = nodemailer.createTransport({ url: config.smtpUrl, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 }, { from: config.mailFrom });
+    const transport = lazyTransport((nodemailer) =>
+      nodemailer.createTransport({ url: config.smtpUrl, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 }, { from: config.mailFrom }),
+    );
     return {
       describe: `SMTP ${redactUrl(config.smtpUrl)}`,
       async send(message, options = {}) {
-        const info = await transport.sendMail(toNodemailer(message, options.messageId));
+        const info = await (await transport.get()).sendMail(toNodemailer(message, options.messageId));
         return { messageId: info.messageId, response: info.response };
       },
       close: () => transport.close(),
@@ -75,11 +89,11 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'mail
   }
 
   const outbox = config.mailOutbox;
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' }, { from: config.mailFrom });
+  const transport = lazyTransport((nodemailer) => nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' }, { from: config.mailFrom }));
   return {
     describe: `written to ${resolve(outbox)}/ as .eml files (set SMTP_URL to send them)`,
     async send(message, options = {}) {
-      const info = await transport.sendMail(toNodemailer(message, options.messageId));
+      const info = await (await transport.get()).sendMail(toNodemailer(message, options.messageId));
       await mkdir(outbox, { recursive: true });
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       const file = join(outbox, `${stamp}-${randomBytes(4).toString('hex')}.eml`);

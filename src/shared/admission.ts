@@ -55,6 +55,12 @@ export interface Admission {
   stats(): AdmissionStats;
   /** stops watching the event loop */
   close(): void;
+  /**
+   * Forgets the delay read so far: the server calls it when it starts listening, so that the first
+   * requests are not refused for the delay its own start-up caused (loading code, installing the job
+   * queue's schema), which is no load.
+   */
+  forgetDelay(): void;
 }
 
 /** how often the event loop's delay is read */
@@ -77,8 +83,8 @@ export function admissionControl(options: AdmissionOptions): Admission {
   // interval, so one late timer counts for a few hundred milliseconds, not until the next reading.
   let lagMs = 0;
   let sampler: NodeJS.Timeout | undefined;
+  let last = performance.now();
   if (concurrency > 0 && maxEventLoopDelayMs > 0) {
-    let last = performance.now();
     sampler = setInterval(() => {
       const now = performance.now();
       lagMs = Math.max(0, now - last - LAG_SAMPLE_MS, (lagMs * 2) / 3);
@@ -152,5 +158,9 @@ export function admissionControl(options: AdmissionOptions): Admission {
     middleware,
     stats: () => ({ active, queued: waiting, shed, eventLoopDelayMs: Math.round(lagMs) }),
     close: () => clearInterval(sampler),
+    forgetDelay() {
+      lagMs = 0;
+      last = performance.now();
+    },
   };
 }

@@ -149,6 +149,19 @@ describe('admission control', () => {
     expect((await served).status).toBe(200);
   });
 
+  it('forgetDelay (the server calls it when it starts listening): the delay of its own start-up refuses no request', async () => {
+    gate = await gatedServer({ concurrency: 4, queueLimit: 10, maxWaitMs: 5000, maxEventLoopDelayMs: 100 });
+    await new Promise((r) => setTimeout(r, 250));
+    const blockedUntil = Date.now() + 600;
+    while (Date.now() < blockedUntil); // start-up work: loading code, installing the job queue's schema
+    await new Promise((r) => setTimeout(r, 0));
+    expect(gate.admission.stats().eventLoopDelayMs).toBeGreaterThan(300);
+    gate.admission.forgetDelay();
+    const served = fetch(`${gate.url}/work/1`);
+    await gate.finishOne();
+    expect((await served).status).toBe(200);
+  });
+
   it('concurrency 0 turns the gate off', async () => {
     gate = await gatedServer({ concurrency: 0, queueLimit: 0, maxWaitMs: 1 });
     const answers = [1, 2, 3].map((n) => fetch(`${gate!.url}/work/${n}`));
