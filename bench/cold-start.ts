@@ -11,7 +11,7 @@ import { scratchPostgres } from './scratch-db.ts';
 
 /**
  * npm run bench -- cold-start [runs]: time from spawning the server to its first answer, interleaved
- * in one run, compiled JavaScript (`node src/start.mjs`, what npm start runs, on dist/ that
+ * in one run, the bundled server (`node src/start.mjs`, what npm start runs, on dist/server.mjs that
  * `npm run build` makes) against TypeScript through tsx (`npm run dev`'s way):
  *  - existing database, on PGlite and on PostgreSQL (a scratch database, when the machine's server
  *    answers): migrated, with a user and a session token, and started once before (so the job
@@ -21,7 +21,7 @@ import { scratchPostgres } from './scratch-db.ts';
  * Each request is retried every 10 ms until it is answered. The server logs its start-up phases at
  * debug level (src/server.ts); their medians are printed as [start, end] ms after spawn.
  *
- * COLD_START_BASELINE=<path of another build's dist/src/server.js> measures that build instead of
+ * COLD_START_BASELINE=<path of another build's dist/server.mjs> measures that build instead of
  * tsx, interleaved with this one: before/after figures from the same run. (The other build needs
  * package.json, prisma/ and node_modules above its dist/, as a copy of the project has.)
  */

@@ -3,7 +3,7 @@ import { openSync, readFileSync } from 'node:fs';
 import { freePort } from './cold-start.ts';
 
 /**
- * A server under load runs as its own process, as in production (`node dist/src/server.js`, what
+ * A server under load runs as its own process, as in production (`node dist/server.mjs`, what
  * npm start runs, in production mode; `npm run build` makes dist/), so the client's CPU is not in
  * its figures. `script` starts another server (the bare graphql-yoga of the overhead bench).
  */
@@ -17,7 +17,7 @@ export interface ServerProcess {
 
 export async function startServer(env: Record<string, string>, options: { script?: string; log?: string } = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [options.script ?? 'dist/src/server.js'], {
+  const child = spawn(process.execPath, [options.script ?? 'dist/server.mjs'], {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: options.log ? 'info' : 'silent', SEED_DEMO: 'false', ...env, PORT: String(port) },
     stdio: options.log ? ['ignore', openSync(`${options.log}.${port}`, 'w'), 'ignore'] : 'ignore',
   });

@@ -1,0 +1,2 @@
+export const BUNDLE: string;
+export function bundle(outfile?: string): Promise<void>;

@@ -1,0 +1,99 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundle } from '../../src/bundle.mjs';
+import { DEMO_LOGIN } from '../../src/admin/seed-demo.ts';
+import { PROJECT_ROOT } from '../../src/project-root.ts';
+
+// Issue 9: npm start runs the server bundled into one file (dist/server.mjs). What a bundle can
+// break is what loads files at run time: the packages left outside it (PGlite, Prisma, argon2,
+// Swagger UI, GraphiQL's renderer), the modules loaded on first use (MCP, OpenAPI, mail) and
+// oidc-provider's pages. The bundle of the current sources is started on a new embedded database
+// and every one of those is asked once. (The database makes no difference to the bundle: this
+// runs once, with the PGlite targets.)
+const runs = (process.env.TEST_TARGETS ?? 'pglite').split(',').includes('pglite');
+
+describe.runIf(runs)('the bundled server (dist/server.mjs, what npm start runs)', () => {
+  const outDir = mkdtempSync(join(PROJECT_ROOT, 'dist-test-'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'regnskap-bundle-'));
+  let child: ChildProcess;
+  let base = '';
+  let token = '';
+
+  beforeAll(async () => {
+    await bundle(join(outDir, 'server.mjs'));
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    base = `http://127.0.0.1:${port}`;
+    child = spawn(process.execPath, [join(outDir, 'server.mjs')], {
+      env: { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir, DATABASE_URL: '', PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, LOG_LEVEL: 'warn', SEED_DEMO: 'true' },
+      stdio: 'ignore',
+    });
+    for (const started = Date.now(); ; ) {
+      try {
+        if ((await fetch(`${base}/health`)).ok) break;
+      } catch {
+        /* not listening yet */
+      }
+      if (child.exitCode !== null || Date.now() - started > 90_000) throw new Error(`the bundle did not start (exit code ${child.exitCode})`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const login = await fetch(`${base}/v2/oauth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_LOGIN) });
+    token = ((await login.json()) as { access_token: string }).access_token;
+  }, 150_000);
+
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+    rmSync(outDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(base + path, { headers });
+
+  it('signs in (argon2, outside the bundle) and answers GraphQL with the token', async () => {
+    expect(token).toMatch(/^\S{20,}$/);
+    const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: '{ me { scopes } }' }) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ data: { me: { scopes: ['read', 'write'] } } });
+  });
+
+  it('serves REST through the operation table and the OpenAPI document built on first request', async () => {
+    expect((await get('/api/v2/units?per_page=1', { authorization: `Bearer ${token}` })).status).toBe(200);
+    const doc = (await (await get('/api/v2/openapi.json')).json()) as { openapi: string; paths: object };
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(Object.keys(doc.paths)).toContain('/items');
+  });
+
+  it('serves the docs page with Swagger UI\'s files, GraphiQL, and the OAuth sign-in page', async () => {
+    expect((await get('/api/v2/docs')).status).toBe(200);
+    expect((await get('/api/v2/docs/assets/swagger-ui.css')).status).toBe(200);
+    const graphiql = await get('/graphql', { accept: 'text/html' });
+    expect(graphiql.status).toBe(200);
+    expect(await graphiql.text()).toContain('GraphiQL');
+    const login = await get('/public/v2/oauth/login');
+    expect(login.status).toBe(200);
+    expect(login.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(((await (await get('/.well-known/oauth-authorization-server')).json()) as { issuer: string }).issuer).toBe(base);
+  });
+
+  it('answers MCP (its SDK loaded on the first call)', async () => {
+    const res = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { result: { tools: { name: string }[] } };
+    expect(body.result.tools.length).toBeGreaterThan(5);
+  });
+});
