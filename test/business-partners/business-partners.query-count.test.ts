@@ -41,6 +41,8 @@ describe.each(targets())('business partner list batching (%s)', (target) => {
     const query = `query($id: Int!, $perPage: Int) { businessPartners(clientAccountId: $id, isCustomer: true, perPage: $perPage) {
       nodes { id addresses { city } bankAccounts { accountNumber businessPartner { name } ledgerAccount { code } } createdBy { email } }
       meta { records } } }`;
+    // the token's first request also looks its session up and opens the user's rate-limit window (both kept in memory after)
+    await count(query, 2, (d) => d.businessPartners.nodes);
     const small = await count(query, 2, (d) => d.businessPartners.nodes);
     const large = await count(query, 30, (d) => d.businessPartners.nodes);
     expect(large).toBe(small);
