@@ -16,7 +16,8 @@ import { startServer } from './server-process.ts';
  * a client that gives up after 10 s. The server runs as its own process in production mode, on
  * PGlite and on a scratch PostgreSQL database, with admission control off (REQUEST_CONCURRENCY=0,
  * the baseline) and on (the default) in the same run. Prints ok/s, p50/p99, 503s, timeouts, other
- * errors and the server's RSS before, right after and 3 s after the load.
+ * errors and the server's RSS idle and 3 s after the load; the last connection count's default run
+ * goes three rounds on one server, so its RSS shows whether memory keeps growing under load.
  *
  *   BENCH_SERVER_LOG=/tmp/log  keeps each server's request log (LOG_LEVEL info) in /tmp/log.<port>
  */
@@ -40,7 +41,7 @@ async function prepare(db: Database): Promise<{ token: string; accountId: number
   return { token: t.user.token, accountId: t.account.id };
 }
 
-async function hammer(label: string, env: Record<string, string>, auth: { token: string; accountId: number }, connections: number, seconds: number): Promise<void> {
+async function hammer(label: string, env: Record<string, string>, auth: { token: string; accountId: number }, connections: number, seconds: number, rounds = 1): Promise<void> {
   // one user sends everything: the per-user API limit (600/min) would answer most of it 429
   const server = await startServer({ ...env, API_RATE_LIMIT: 'off' }, { log: process.env.BENCH_SERVER_LOG });
   try {
@@ -52,15 +53,18 @@ async function hammer(label: string, env: Record<string, string>, auth: { token:
       if (!warm.ok) throw new Error(`warm-up: ${warm.status} ${await warm.text()}`);
       await warm.arrayBuffer();
     }
-    const before = server.rssMb();
-    const r = await autocannon({ url, headers, connections, duration: seconds, timeout: CLIENT_TIMEOUT_S });
-    const after = server.rssMb();
-    await new Promise((res) => setTimeout(res, 3000));
-    const settled = server.rssMb();
-    const shed = r.statusCodeStats?.['503']?.count ?? 0;
+    const rss = [server.rssMb()];
+    let r: autocannon.Result | undefined;
+    for (let round = 0; round < rounds; round++) {
+      const result = await autocannon({ url, headers, connections, duration: seconds, timeout: CLIENT_TIMEOUT_S });
+      r ??= result; // the figures are the first round's; later rounds show whether memory keeps growing
+      await new Promise((res) => setTimeout(res, 3000));
+      rss.push(server.rssMb());
+    }
+    const shed = r!.statusCodeStats?.['503']?.count ?? 0;
     console.log(
-      `  ${label.padEnd(40)} ${String(Math.round(r['2xx'] / seconds)).padStart(5)} ok/s  p50 ${String(r.latency.p50).padStart(5)} ms  p99 ${String(r.latency.p99).padStart(5)} ms  ` +
-        `503: ${String(shed).padStart(5)}  timeouts: ${String(r.timeouts).padStart(4)}  other errors: ${r.errors - r.timeouts + (r.non2xx - shed)}  RSS ${before} → ${after} MB (${settled} MB 3 s later)`,
+      `  ${label.padEnd(40)} ${String(Math.round(r!['2xx'] / seconds)).padStart(5)} ok/s  p50 ${String(r!.latency.p50).padStart(5)} ms  p99 ${String(r!.latency.p99).padStart(5)} ms  ` +
+        `503: ${String(shed).padStart(5)}  timeouts: ${String(r!.timeouts).padStart(4)}  other errors: ${r!.errors - r!.timeouts + (r!.non2xx - shed)}  RSS ${rss.join(' → ')} MB (idle, then 3 s after each round)`,
     );
   } finally {
     await server.stop();
@@ -86,7 +90,7 @@ export async function load(args: string[] = []): Promise<void> {
       await db.close();
       for (const connections of connectionCounts) {
         await hammer(`${target.label}, ${connections} conns, admission off`, { ...target.env, REQUEST_CONCURRENCY: '0' }, auth, connections, seconds);
-        await hammer(`${target.label}, ${connections} conns, admission on`, target.env, auth, connections, seconds);
+        await hammer(`${target.label}, ${connections} conns, admission on`, target.env, auth, connections, seconds, connections === connectionCounts.at(-1) ? 3 : 1);
       }
     }
   } finally {
