@@ -50,7 +50,26 @@ export function parseDateString(value: unknown): Date {
   throw new GraphQLError(`Date must be a calendar date YYYY-MM-DD; got ${JSON.stringify(value)}`);
 }
 
-export const formatDate = (d: Date): string => d.toISOString().slice(0, 10);
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
+const pad3 = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
+
+/**
+ * `d.toISOString()`, the same text, about twice as fast for years 0 to 9999 (Date's own method is
+ * the slowest part of printing a row's created_at and updated_at); other years and invalid dates
+ * go to toISOString.
+ */
+export function formatInstant(d: Date): string {
+  const year = d.getUTCFullYear();
+  if (!(year >= 1000 && year <= 9999)) return d.toISOString();
+  return `${year}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}T${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}.${pad3(d.getUTCMilliseconds())}Z`;
+}
+
+/** YYYY-MM-DD of a date (UTC), as `d.toISOString().slice(0, 10)` gives it. */
+export function formatDate(d: Date): string {
+  const year = d.getUTCFullYear();
+  if (!(year >= 1000 && year <= 9999)) return d.toISOString().slice(0, 10);
+  return `${year}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
+}
 
 export const DateScalar = new GraphQLScalarType({
   name: 'Date',
@@ -71,7 +90,7 @@ function parseDateTime(value: unknown): Date {
 export const DateTimeScalar = new GraphQLScalarType({
   name: 'DateTime',
   description: 'An instant, ISO 8601 in UTC (e.g. 2026-01-31T12:00:00.000Z).',
-  serialize: (v) => (v instanceof Date ? v.toISOString() : String(v)),
+  serialize: (v) => (v instanceof Date ? formatInstant(v) : String(v)),
   parseValue: parseDateTime,
   parseLiteral: (ast) => parseDateTime(ast.kind === Kind.STRING ? ast.value : undefined),
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Decimal, formatFixed } from '../../src/shared/scalars.ts';
+import { Decimal, formatDate, formatFixed, formatInstant } from '../../src/shared/scalars.ts';
 
 // Issue 9: Decimal columns print with formatFixed instead of toFixed on the hot path; "every response
 // stays byte-identical", so it must give toFixed's text for every value.
@@ -23,6 +23,26 @@ describe('formatFixed(d, scale) is d.toFixed(scale)', () => {
       const text = `${next() % 2 ? '-' : ''}${digits.slice(0, Math.max(1, digits.length - decimals))}${decimals ? `.${digits.slice(-decimals).padStart(decimals, '0')}` : ''}`;
       const d = new Decimal(text);
       for (const scale of [2, 6]) expect(formatFixed(d, scale)).toBe(d.toFixed(scale));
+    }
+  });
+});
+
+describe('formatInstant and formatDate print as toISOString does', () => {
+  const instants = [
+    '2026-01-31T12:00:00.000Z', '1970-01-01T00:00:00.000Z', '1999-12-31T23:59:59.999Z', '2024-02-29T00:00:00.001Z',
+    '1000-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '0999-12-31T23:59:59.999Z', '+010000-01-01T00:00:00.000Z', '-000001-06-15T10:20:30.040Z',
+  ];
+  it.each(instants)('%s', (iso) => {
+    const d = new Date(iso);
+    expect(formatInstant(d)).toBe(d.toISOString());
+    expect(formatDate(d)).toBe(d.toISOString().slice(0, 10));
+  });
+
+  it('agrees with toISOString on 20,000 instants from 1900 to 2100', () => {
+    for (let i = 0; i < 20_000; i++) {
+      const d = new Date(Date.UTC(1900, 0, 1) + Math.floor(((i * 2654435761) % 2 ** 32) / 2 ** 32 * 6_311_433_600_000));
+      expect(formatInstant(d)).toBe(d.toISOString());
+      expect(formatDate(d)).toBe(d.toISOString().slice(0, 10));
     }
   });
 });
