@@ -25,11 +25,11 @@ import { scratchPostgres } from './scratch-db.ts';
  * tsx, interleaved with this one: before/after figures from the same run. (The other build needs
  * package.json, prisma/ and node_modules above its dist/, as a copy of the project has.)
  */
-type Runner = 'node dist' | 'tsx' | 'baseline';
+type Runner = 'npm start' | 'tsx' | 'baseline';
 const baseline = process.env.COLD_START_BASELINE;
 const COMMANDS: Partial<Record<Runner, [string, string[]]>> = baseline
-  ? { 'node dist': [process.execPath, ['src/start.mjs']], baseline: [process.execPath, [baseline]] }
-  : { 'node dist': [process.execPath, ['src/start.mjs']], tsx: ['node_modules/.bin/tsx', ['src/server.ts']] };
+  ? { 'npm start': [process.execPath, ['src/start.mjs']], baseline: [process.execPath, [baseline]] }
+  : { 'npm start': [process.execPath, ['src/start.mjs']], tsx: ['node_modules/.bin/tsx', ['src/server.ts']] };
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
@@ -121,8 +121,8 @@ export async function coldStart(runs = 3): Promise<void> {
   const postgresToken = postgres ? await prepare({ databaseUrl: postgres.url }) : undefined;
   try {
     // a first start installs what the server adds to a database (job queue schema, OAuth keys)
-    await startOnce('node dist', pgliteEnv, pgliteToken);
-    if (postgresEnv) await startOnce('node dist', postgresEnv, postgresToken);
+    await startOnce('npm start', pgliteEnv, pgliteToken);
+    if (postgresEnv) await startOnce('npm start', postgresEnv, postgresToken);
     for (let i = 0; i < runs; i++) {
       for (const runner of Object.keys(COMMANDS) as Runner[]) {
         add(`${runner}, PostgreSQL, existing database`, postgresEnv ? await startOnce(runner, postgresEnv, postgresToken) : { ms: NaN, phases: {} });
