@@ -1,14 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { ensureReferenceData } from '../src/db/reference-data.ts';
 import { migrateJobs } from '../src/jobs/runner.ts';
 import { createLogger } from '../src/shared/logger.ts';
+import { createScratchDatabase } from './support/scratch-database.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -39,25 +38,14 @@ export default async function setup(project: TestProject) {
   let drop: (() => Promise<void>) | undefined;
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (adminUrl) {
-    const name = `regnskap_test_${Date.now()}_${randomBytes(3).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    const pgDb = await openDatabase({ databaseUrl: url.toString() });
+    const scratch = await createScratchDatabase(adminUrl, 'test');
+    const pgDb = await openDatabase({ databaseUrl: scratch.url });
     await applyMigrations(pgDb.adapterFactory);
     await ensureReferenceData(pgDb.prisma);
     await migrateJobs(pgDb, createLogger('silent'));
     await pgDb.close();
-    project.provide('postgresUrl', url.toString());
-    drop = async () => {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    };
+    project.provide('postgresUrl', scratch.url);
+    drop = scratch.drop;
   } else {
     project.provide('postgresUrl', null);
   }

@@ -1,14 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { PROJECT_ROOT } from '../../src/project-root.ts';
 import { targets } from '../support/harness.ts';
+import { createScratchDatabase } from '../support/scratch-database.ts';
 
 /**
  * applyMigrations on an empty database of each target: the schema engine applies what is missing,
@@ -44,23 +43,13 @@ async function emptyDatabase(target: 'pglite' | 'postgres'): Promise<{ db: Datab
     const db = await openDatabase({ memory: true });
     return { db, drop: () => db.close() };
   }
-  const adminUrl = process.env.TEST_DATABASE_URL!;
-  const name = `regnskap_migrate_test_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ databaseUrl: url.toString() });
+  const scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL!, 'migrate_test');
+  const db = await openDatabase({ databaseUrl: scratch.url });
   return {
     db,
     async drop() {
       await db.close();
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      await scratch.drop();
     },
   };
 }
