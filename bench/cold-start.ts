@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type DatabaseTarget } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { ensureReferenceData } from '../src/db/reference-data.ts';
 import { createSeed } from '../test/support/seed.ts';
+import { freePort } from '../test/support/free-port.ts';
 import { scratchPostgres } from './scratch-db.ts';
 
 /**
@@ -30,14 +30,6 @@ const baseline = process.env.COLD_START_BASELINE;
 const COMMANDS: Partial<Record<Runner, [string, string[]]>> = baseline
   ? { 'npm start': [process.execPath, ['src/start.mjs']], baseline: [process.execPath, [baseline]] }
   : { 'npm start': [process.execPath, ['src/start.mjs']], tsx: ['node_modules/.bin/tsx', ['src/server.ts']] };
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Start {
   ms: number;

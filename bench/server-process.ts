@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
-import { freePort } from './cold-start.ts';
+import { freePort } from '../test/support/free-port.ts';
 
 /**
  * A server under load runs as its own process, as in production (`node dist/server.mjs`, what

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { baseEnv, cli, cwd, json, SLOW, TSX, type CliResult } from '../support/cli.ts';
+import { freePort } from '../support/free-port.ts';
 
 /** A random valid organization number (mod-11), printed with spaces: "923 609 016". */
 function orgNumber(): { spaced: string; digits: string } {
@@ -19,16 +19,6 @@ function orgNumber(): { spaced: string; digits: string } {
     return { digits, spaced: `${digits.slice(0, 3)} ${digits.slice(3, 6)} ${digits.slice(6)}` };
   }
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 const tmpDirs: string[] = [];
 const tmp = (prefix: string) => {

@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundle } from '../../src/bundle.mjs';
 import { DEMO_LOGIN } from '../../src/admin/seed-demo.ts';
 import { PROJECT_ROOT } from '../../src/project-root.ts';
+import { freePort } from '../support/free-port.ts';
 
 // Issue 9: npm start runs the server bundled into one file (dist/server.mjs). What a bundle can
 // break is what loads files at run time: the packages left outside it (PGlite, Prisma, argon2,
@@ -25,12 +25,7 @@ describe.runIf(runs)('the bundled server (dist/server.mjs, what npm start runs)'
 
   beforeAll(async () => {
     await bundle(join(outDir, 'server.mjs'));
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, [join(outDir, 'server.mjs')], {
       env: { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir, DATABASE_URL: '', PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, LOG_LEVEL: 'warn', SEED_DEMO: 'true' },
