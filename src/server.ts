@@ -86,7 +86,6 @@ async function main(): Promise<void> {
       .filter((l) => l !== '')
       .join('\n'),
   );
-
 }
 
 /**
