@@ -192,3 +192,12 @@ export const DEFAULT_CHART_OF_ACCOUNTS: readonly DefaultAccount[] = Object.freez
   account('8960', 'Overføring til/fra annen egenkapital', 'Transfer to or from other equity', 'EQUITY', DISPONERING, '8800'),
   account('8990', 'Overføring til/fra udekket tap', 'Transfer to or from uncovered loss', 'EQUITY', DISPONERING, '8800'),
 ]);
+
+/**
+ * Dimensions the default chart makes mandatory: receivables (1500) and payables (2400) are kept per
+ * customer and supplier (the sub-ledgers), so every line posted to them names a business partner.
+ */
+export const DEFAULT_MANDATORY_DIMENSIONS: Readonly<Record<string, readonly ('BUSINESS_PARTNER' | 'PROJECT' | 'DEPARTMENT')[]>> = Object.freeze({
+  '1500': ['BUSINESS_PARTNER'],
+  '2400': ['BUSINESS_PARTNER'],
+});

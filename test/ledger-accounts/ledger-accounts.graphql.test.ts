@@ -28,16 +28,16 @@ describe.each(targets())('ledger accounts GraphQL (%s)', (target) => {
 
   describe('the default chart of accounts of a new client account', () => {
     it.each([
-      ['1500', 'ASSET', 'balanseverdiForOmloepsmiddel', '1500', null],
-      ['1920', 'ASSET', 'balanseverdiForOmloepsmiddel', '1920', null],
-      ['2050', 'EQUITY', 'egenkapital', '2050', null],
-      ['2400', 'LIABILITY', 'kortsiktigGjeld', '2400', null],
-      ['2700', 'LIABILITY', 'kortsiktigGjeld', '2740', null],
-      ['3000', 'INCOME', 'salgsinntekt', '3000', '3'],
-      ['4000', 'EXPENSE', 'varekostnad', '4005', '1'],
-      ['5000', 'EXPENSE', 'loennskostnad', '5000', null],
-      ['8800', 'EQUITY', 'resultatDisponeringForSAF-T', '8800', null],
-    ])('"a new client account has the default chart": %s is %s with SAF-T %s/%s and default tax code %s', async (c, type, category, grouping, taxCode) => {
+      ['1500', 'ASSET', 'balanseverdiForOmloepsmiddel', '1500', null, ['BUSINESS_PARTNER']],
+      ['1920', 'ASSET', 'balanseverdiForOmloepsmiddel', '1920', null, []],
+      ['2050', 'EQUITY', 'egenkapital', '2050', null, []],
+      ['2400', 'LIABILITY', 'kortsiktigGjeld', '2400', null, ['BUSINESS_PARTNER']],
+      ['2700', 'LIABILITY', 'kortsiktigGjeld', '2740', null, []],
+      ['3000', 'INCOME', 'salgsinntekt', '3000', '3', []],
+      ['4000', 'EXPENSE', 'varekostnad', '4005', '1', []],
+      ['5000', 'EXPENSE', 'loennskostnad', '5000', null, []],
+      ['8800', 'EQUITY', 'resultatDisponeringForSAF-T', '8800', null, []],
+    ])('"a new client account has the default chart" ("1500 and 2400 require a business partner"): %s is %s with SAF-T %s/%s, default tax code %s, mandatory dimensions %j', async (c, type, category, grouping, taxCode, mandatory) => {
       const res = await app.gql(t.user.token, `{ accountByCode(clientAccountId: ${t.account.id}, code: "${c}") { ${ACCOUNT} } }`);
       expect(res.errors).toBeUndefined();
       expect(res.data.accountByCode).toMatchObject({
@@ -48,7 +48,7 @@ describe.each(targets())('ledger accounts GraphQL (%s)', (target) => {
         saftGroupingCode: grouping,
         defaultTaxCode: taxCode ? { code: taxCode } : null,
         isActive: true,
-        mandatoryDimensions: [],
+        mandatoryDimensions: mandatory,
         allowedTaxCodes: [],
       });
     });

@@ -1,5 +1,5 @@
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
-import { DEFAULT_CHART_OF_ACCOUNTS, STANDARD_TAX_CODES } from '../../reference-data/index.ts';
+import { DEFAULT_CHART_OF_ACCOUNTS, DEFAULT_MANDATORY_DIMENSIONS, STANDARD_TAX_CODES } from '../../reference-data/index.ts';
 import { inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { digitsOnly } from '../../shared/norwegian-ids.ts';
@@ -193,6 +193,13 @@ async function insertDefaults(tx: RequestContext, account: { id: number; display
       saftGroupingCode: a.saftGroupingCode,
       defaultTaxCodeId: a.defaultTaxCode ? (taxCodeId.get(a.defaultTaxCode) ?? null) : null,
     })),
+  });
+  const mandatory = await tx.db.account.findMany({
+    where: { clientAccountId: account.id, code: { in: Object.keys(DEFAULT_MANDATORY_DIMENSIONS) } },
+    select: { id: true, code: true },
+  });
+  await tx.db.accountMandatoryDimension.createMany({
+    data: mandatory.flatMap((a) => DEFAULT_MANDATORY_DIMENSIONS[a.code].map((dimensionType) => ({ accountId: a.id, dimensionType }))),
   });
   await tx.db.businessPartner.create({
     data: { clientAccountId: account.id, name: account.displayName, organizationNumber: account.organizationNumber, isSelf: true },

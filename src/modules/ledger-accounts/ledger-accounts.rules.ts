@@ -68,9 +68,9 @@ export function missingDimensions(
   return sortDimensions(account.mandatoryDimensions.map((d) => d.dimensionType).filter((d) => !provided.has(d)));
 }
 
-const DIMENSION_ORDER: readonly DimensionType[] = ['PROJECT', 'DEPARTMENT', 'BUSINESS_PARTNER', 'EMPLOYEE'];
+const DIMENSION_ORDER: readonly DimensionType[] = ['PROJECT', 'DEPARTMENT', 'BUSINESS_PARTNER', 'EMPLOYEE', 'BANK_ACCOUNT', 'ASSET', 'TAG', 'ITEM'];
 
-/** Distinct dimensions in enum order (PROJECT, DEPARTMENT, BUSINESS_PARTNER, EMPLOYEE). */
+/** Distinct dimensions in enum order (PROJECT, DEPARTMENT, BUSINESS_PARTNER, EMPLOYEE, BANK_ACCOUNT, ASSET, TAG, ITEM). */
 export function sortDimensions(dimensions: Iterable<DimensionType>): DimensionType[] {
   const set = new Set(dimensions);
   return DIMENSION_ORDER.filter((d) => set.has(d));

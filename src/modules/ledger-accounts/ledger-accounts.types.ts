@@ -19,7 +19,16 @@ export const AccountType = builder.enumType('AccountType', {
 
 export const DimensionType = builder.enumType('DimensionType', {
   description: 'Dimensions a posting line can carry; an account may make some of them mandatory.',
-  values: ['PROJECT', 'DEPARTMENT', 'BUSINESS_PARTNER', 'EMPLOYEE'] as const,
+  values: {
+    PROJECT: { description: 'A project (line dimension type `project`)' },
+    DEPARTMENT: { description: 'A department (`department`)' },
+    BUSINESS_PARTNER: { description: 'A customer, supplier or other business partner (`businesspartner`)' },
+    EMPLOYEE: { description: 'A business partner who is an employee (`businesspartner` naming an employee)' },
+    BANK_ACCOUNT: { description: 'A bank account (`bankacc`)' },
+    ASSET: { description: 'A fixed asset (`asset`)' },
+    TAG: { description: 'A tag (`tag`)' },
+    ITEM: { description: 'An item (`item`)' },
+  } as const,
 });
 
 export const Account = builder.prismaObject('Account', {
