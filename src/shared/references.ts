@@ -16,6 +16,10 @@ const MODELS = {
   businessPartner: { what: 'business partner', key: 'id', tenant: true },
   project: { what: 'project', key: 'id', tenant: true },
   bankAccount: { what: 'bank account', key: 'id', tenant: true },
+  department: { what: 'department', key: 'id', tenant: true },
+  asset: { what: 'asset', key: 'id', tenant: true },
+  tag: { what: 'tag', key: 'id', tenant: true },
+  journalEntry: { what: 'journal entry', key: 'id', tenant: true },
 } as const;
 
 export type ReferenceModel = keyof typeof MODELS;
