@@ -8,9 +8,10 @@ import { operationVariables, type OperationRequest } from './variables.ts';
 import { itemOperations } from './routes/items.ts';
 import { unitOperations } from './routes/units.ts';
 import { itemCollectionOperations } from './routes/item-collections.ts';
+import { journalEntryOperations } from './routes/journal-entries.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
-export const operations: readonly Operation[] = [...itemOperations, ...unitOperations, ...itemCollectionOperations];
+export const operations: readonly Operation[] = [...itemOperations, ...unitOperations, ...itemCollectionOperations, ...journalEntryOperations];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();
 
@@ -37,7 +38,9 @@ export async function runOperation(schema: GraphQLSchema, compiled: CompiledOper
   const variableValues = operationVariables(compiled, request);
   const result = await execute({ schema, document: compiled.document, variableValues, contextValue: ctx });
   if (result.errors?.length) throw result.errors[0];
-  return { status: compiled.op.status ?? 200, body: (result.data as Record<string, unknown>)[compiled.resultKey] };
+  const value = (result.data as Record<string, unknown>)[compiled.resultKey];
+  const empty = compiled.op.emptyBody === 'always' || (compiled.op.emptyBody === 'whenNull' && value === null);
+  return { status: compiled.op.status ?? 200, body: empty ? {} : value };
 }
 
 /**

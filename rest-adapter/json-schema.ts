@@ -173,8 +173,11 @@ function outputSchema(type: GraphQLOutputType, set: SelectionSetNode | undefined
 
 /** The response body of an operation: the schema of its single top-level field (shared shapes as `$ref`s when given components). */
 export function responseSchema(compiled: CompiledOperation, root: GraphQLObjectType, components?: SchemaComponents): JsonSchema {
+  const empty: JsonSchema = { type: 'object', additionalProperties: false, description: 'An empty object' };
+  if (compiled.op.emptyBody === 'always') return empty;
   const full = selectionSchema(root, compiled.operation.selectionSet, compiled.fragments, components);
-  return (full.properties as Record<string, JsonSchema>)[compiled.resultKey];
+  const result = (full.properties as Record<string, JsonSchema>)[compiled.resultKey];
+  return compiled.op.emptyBody === 'whenNull' ? { oneOf: [stripNull(result), empty] } : result;
 }
 
 /** The request body of an operation: its body variable's input object, fields the path binds optional. */
@@ -198,4 +201,17 @@ export function requestBodySchema(compiled: CompiledOperation): JsonSchema | und
     required: fields.filter((v) => v.required).map((v) => v.wire),
     additionalProperties: false,
   };
+}
+
+/** A schema without its `null` alternative (a nullable result that the REST body shows as `{}` instead). */
+function stripNull(schema: JsonSchema): JsonSchema {
+  if (Array.isArray(schema.type)) {
+    const types = (schema.type as string[]).filter((t) => t !== 'null');
+    return { ...schema, type: types.length === 1 ? types[0] : types };
+  }
+  if (Array.isArray(schema.anyOf)) {
+    const rest = (schema.anyOf as JsonSchema[]).filter((s) => s.type !== 'null');
+    return rest.length === 1 ? rest[0] : { ...schema, anyOf: rest };
+  }
+  return schema;
 }

@@ -35,6 +35,16 @@ export interface Operation {
    * 'id'`): the path gives it, and a body that repeats it must agree.
    */
   names?: Readonly<Record<string, string>>;
+  /**
+   * The wire name of the client account parameter where the spec answers a missing or malformed one
+   * with 403 instead of 400 ("403 (missing or invalid client_account_id, or no access)").
+   */
+  tenantParameter?: string;
+  /**
+   * `{}` as the body: always (`'always'`, e.g. deleting a draft answers 200 `{}`), or when the
+   * operation's result is null (`'whenNull'`: cancelling a draft removes it and answers `{}`).
+   */
+  emptyBody?: 'always' | 'whenNull';
 }
 
 export const defineOperations = (operations: Operation[]): Operation[] => operations;

@@ -9,7 +9,7 @@ import {
   isListType,
   type GraphQLInputType,
 } from 'graphql';
-import { ValidationError, type FieldIssue } from '../src/shared/errors.ts';
+import { ForbiddenError, ValidationError, type FieldIssue } from '../src/shared/errors.ts';
 import { toCamel, toSnake } from '../src/shared/naming.ts';
 import type { CompiledOperation, VariableSpec } from './compile.ts';
 
@@ -73,7 +73,8 @@ function fromParameter(raw: unknown, type: GraphQLInputType, wire: string, issue
     issues.add([wire], `must be true or false; got '${raw.slice(0, 40)}'`);
     return undefined;
   }
-  if (isEnumType(nullable)) return raw.toUpperCase();
+  // enum values are matched without regard to case (item_type=service; a dimension type bankacc)
+  if (isEnumType(nullable)) return nullable.getValues().find((v) => v.name.toLowerCase() === raw.toLowerCase())?.name ?? raw;
   return raw;
 }
 
@@ -125,6 +126,14 @@ function coerce(spec: VariableSpec, value: unknown, issues: Issues): void {
  * coerced by graphql-js; every problem is reported at once in one 400 naming the wire fields.
  */
 export function operationVariables(compiled: CompiledOperation, request: OperationRequest): Record<string, unknown> {
+  const tenant = compiled.op.tenantParameter;
+  if (tenant) {
+    const raw = request.query[tenant] ?? (isPlainObject(request.body) ? request.body[tenant] : undefined);
+    const value = typeof raw === 'string' ? raw.trim() : raw;
+    if (!(typeof value === 'number' ? Number.isSafeInteger(value) && value > 0 : typeof value === 'string' && /^[1-9]\d{0,9}$/.test(value))) {
+      throw new ForbiddenError(`${tenant} ${raw === undefined || raw === '' ? 'is missing' : 'is not a valid client account id'}: give one of your client accounts`);
+    }
+  }
   const issues = new Issues();
   const out: Record<string, unknown> = { ...withValues(compiled, request.query.with, issues) };
   const body = request.body;

@@ -14,6 +14,7 @@ import './modules/projects/projects.types.ts';
 import './modules/documents/documents.types.ts';
 import './modules/items/items.types.ts';
 import './modules/item-collections/item-collections.types.ts';
+import './modules/journal-entries/journal-entries.types.ts';
 
 export const schema = builder.toSchema();
 

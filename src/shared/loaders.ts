@@ -21,3 +21,17 @@ export function createLoaders(prisma: Db) {
 }
 
 export type Loaders = ReturnType<typeof createLoaders>;
+
+const moduleLoaders = new WeakMap<Loaders, Map<string, DataLoader<unknown, unknown>>>();
+
+/**
+ * A module's own per-request loader, made on first use: `batch` gets every key asked for in one tick
+ * of the request. Modules keep their batch functions next to their types instead of growing this file.
+ */
+export function requestLoader<K, V>(loaders: Loaders, name: string, batch: (keys: readonly K[]) => Promise<V[]>): DataLoader<K, V> {
+  let byName = moduleLoaders.get(loaders);
+  if (!byName) moduleLoaders.set(loaders, (byName = new Map()));
+  let loader = byName.get(name) as DataLoader<K, V> | undefined;
+  if (!loader) byName.set(name, (loader = new DataLoader<K, V>(batch)) as DataLoader<unknown, unknown>);
+  return loader;
+}

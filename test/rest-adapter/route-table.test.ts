@@ -14,6 +14,8 @@ const DOCUMENTED = [
   'GET /item-collections', 'GET /item-collections/:id', 'POST /item-collections',
   'GET /item-collections/:id/entries', 'POST /item-collections/:id/entries',
   'PUT /item-collections/:id/entries/:entry_id', 'DELETE /item-collections/:id/entries/:entry_id',
+  'GET /journal-entries', 'GET /journal-entries/:id', 'POST /journal-entries/', 'PUT /journal-entries/:id', 'PATCH /journal-entries/:id',
+  'DELETE /journal-entries/:id',
 ];
 
 describe('operation table', () => {
@@ -30,7 +32,7 @@ describe('operation table', () => {
   it('tool names are unique snake_case verbs', () => {
     const names = compiledOperations(schema).map((c) => c.toolName);
     expect(new Set(names).size).toBe(names.length);
-    for (const n of names) expect(n).toMatch(/^(list|get|create|update|delete|deactivate)_[a-z_]+$/);
+    for (const n of names) expect(n).toMatch(/^(list|get|create|update|delete|deactivate|cancel)_[a-z_]+$/);
   });
 
   it('a mutation is marked as one whatever its method', () => {

@@ -82,7 +82,8 @@ export function createResponseValidator(document: OpenApiDocument, options: { pr
     if (options.ignore?.test(local)) return;
     if (r.method.toUpperCase() === 'OPTIONS') return; // CORS preflights are the browser's, no operation
     const method = r.method.toLowerCase() === 'head' ? 'get' : r.method.toLowerCase();
-    const route = routes.find((x) => x.pattern.test(local));
+    // a path may be documented with and without a trailing slash for different methods (GET /journal-entries, POST /journal-entries/)
+    const route = routes.find((x) => x.pattern.test(local) && x.methods[method]) ?? routes.find((x) => x.pattern.test(local));
     const operation = route?.methods[method];
     const where = `${r.method.toUpperCase()} ${r.path}`;
     const fail = (what: string, why: string): never => {

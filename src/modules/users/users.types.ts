@@ -17,6 +17,10 @@ export const UserRef = builder.objectRef<PublicUser>('User').implement({
     email: t.exposeString('email'),
     firstName: t.exposeString('firstName', { nullable: true }),
     lastName: t.exposeString('lastName', { nullable: true }),
+    fullName: t.string({
+      description: 'First and last name, or the e-mail address when the user has given no name',
+      resolve: (u) => [u.firstName, u.lastName].filter(Boolean).join(' ') || u.email,
+    }),
   }),
 });
 

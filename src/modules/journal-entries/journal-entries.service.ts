@@ -1,0 +1,492 @@
+import { Decimal } from '@prisma/client/runtime/client';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
+import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
+import { findPage, pageWindow, type PageLimits } from '../../shared/pagination.ts';
+import type { Reference } from '../../shared/references.ts';
+import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
+import { Issues, parse, validate, type Args } from '../../shared/validation.ts';
+import { formatDate } from '../../shared/scalars.ts';
+import { DIMENSION_KINDS, SATISFIED_BY, type DimensionColumn, type DimensionKind } from './dimensions.ts';
+import {
+  isLocked,
+  journalEntryRules as rules,
+  lockedMessage,
+  osloToday,
+  taxOn,
+  type LineInput,
+} from './journal-entries.rules.ts';
+import { contentHash, stampPosted, type ChainLine } from './ledger-chain.ts';
+
+type Query = { include?: PrismaNS.JournalEntryInclude; select?: PrismaNS.JournalEntrySelect };
+
+export const JOURNAL_ENTRY_PAGE_LIMITS: PageLimits = { defaultPerPage: 100, maxPerPage: 100 };
+
+const ZERO = new Decimal(0);
+
+// ── Reading ──────────────────────────────────────────────────────────────────────────────────────
+
+/** spec 001 "Journal entries": posted entries (and drafts on request) with a line in the date range, by number. */
+export async function listJournalEntries(ctx: RequestContext, args: Args<typeof rules.list>, query: Query = {}) {
+  const { clientAccountId, dateFrom, dateTo, relationType, relationId, includeDrafts, ...window } = parse(rules.list, args);
+  await requireAccount(ctx, clientAccountId);
+  const where: PrismaNS.JournalEntryWhereInput = { clientAccountId };
+  if (!includeDrafts) where.isDraft = false;
+  if (dateFrom || dateTo) where.lines = { some: { postingDate: { ...(dateFrom ? { gte: dateFrom } : {}), ...(dateTo ? { lte: dateTo } : {}) } } };
+  if (relationType) where.relationType = relationType;
+  if (relationId != null) where.relationId = relationId;
+  return findPage(
+    pageWindow(window, JOURNAL_ENTRY_PAGE_LIMITS),
+    (w) => ctx.db.journalEntry.findMany({ ...query, where, orderBy: [{ sequenceNumber: { sort: 'asc', nulls: 'last' } }, { id: 'asc' }], ...w }),
+    () => ctx.db.journalEntry.count({ where }),
+  );
+}
+
+export async function getJournalEntry(ctx: RequestContext, { id }: { id: number }, query: Query = {}) {
+  return requireOwned(ctx, `Journal entry ${id}`, await ctx.db.journalEntry.findUnique({ ...query, where: { id } }));
+}
+
+/** The entry after its operation committed, with what the caller selected. */
+const reread = (ctx: RequestContext, id: number, query: Query) => ctx.db.journalEntry.findUniqueOrThrow({ ...query, where: { id } });
+
+// ── Lines: from input to rows ────────────────────────────────────────────────────────────────────
+
+type LineRow = ChainLine;
+
+interface Books {
+  id: number;
+  vatLiable: boolean;
+  accountingCurrency: string;
+  lockDate: Date | null;
+}
+
+const books = (ctx: RequestContext, clientAccountId: number): Promise<Books> =>
+  ctx.db.clientAccount.findUniqueOrThrow({ where: { id: clientAccountId }, select: { id: true, vatLiable: true, accountingCurrency: true, lockDate: true } });
+
+/** Every row an entry's lines name besides accounts and tax codes: currencies and dimension records, one query per model. */
+function lineReferences(lines: readonly (Partial<LineInput> | undefined)[] | undefined): Reference[] {
+  const refs: Reference[] = [];
+  for (const [i, line] of (lines ?? []).entries()) {
+    if (!line) continue;
+    if (line.currencyCode) refs.push({ path: ['lines', i, 'currencyCode'], model: 'currency', id: line.currencyCode, select: { minorUnits: true } });
+    for (const [k, d] of (line.dimensions ?? []).entries()) {
+      const kind = DIMENSION_KINDS[d?.type as DimensionKind];
+      if (!kind || d?.id == null) continue;
+      refs.push({ path: ['lines', i, 'dimensions', k, 'id'], model: kind.model, id: d.id, select: kind.model === 'businessPartner' ? { isEmployee: true } : undefined });
+    }
+  }
+  return refs;
+}
+
+type AccountRow = {
+  id: number;
+  code: string;
+  isActive: boolean;
+  mandatoryDimensions: { dimensionType: keyof typeof SATISFIED_BY }[];
+  allowedTaxCodes: { taxCodeId: number; taxCode: { code: string } }[];
+};
+type TaxCodeRow = { id: number; code: string; rates: { ratePercent: Decimal; validFrom: Date | null; validTo: Date | null }[] };
+
+const covers = (from: Date | null, to: Date | null, date: Date) => (!from || from <= date) && (!to || date <= to);
+
+/**
+ * The rows of an entry's lines, after every rule of spec 001 that needs the database: accounts
+ * (by id or code, active), currency and foreign amounts, tax codes (VAT liability, the account's
+ * whitelist, amounts filled from the rate as information), dimensions (same client account; the
+ * account's mandatory ones present) and the lock date. Issues go to `issues`, each naming its line.
+ */
+async function lineRows(
+  tx: RequestContext,
+  book: Books,
+  lines: readonly LineInput[],
+  found: { get<T>(model: 'currency' | 'businessPartner', id: string | number | null | undefined): T | undefined },
+  issues: Issues,
+): Promise<LineRow[]> {
+  const ids = [...new Set(lines.flatMap((l) => (l.accountId != null ? [l.accountId] : [])))];
+  const codes = [...new Set(lines.flatMap((l) => (l.accountCode != null ? [l.accountCode] : [])))];
+  const taxCodes = [...new Set(lines.flatMap((l) => (l.taxCode != null ? [l.taxCode] : [])))];
+  const taxIds = [...new Set(lines.flatMap((l) => (l.taxCodeId != null ? [l.taxCodeId] : [])))];
+  const [accounts, taxRows] = await Promise.all([
+    tx.db.account.findMany({
+      where: { clientAccountId: book.id, OR: [{ id: { in: ids } }, { code: { in: codes } }] },
+      select: {
+        id: true, code: true, isActive: true,
+        mandatoryDimensions: { select: { dimensionType: true } },
+        allowedTaxCodes: { select: { taxCodeId: true, taxCode: { select: { code: true } } } },
+      },
+    }) as Promise<AccountRow[]>,
+    taxCodes.length || taxIds.length
+      ? (tx.db.taxCode.findMany({
+          where: { clientAccountId: book.id, OR: [{ code: { in: taxCodes } }, { id: { in: taxIds } }] },
+          select: { id: true, code: true, rates: { select: { ratePercent: true, validFrom: true, validTo: true } } },
+        }) as Promise<TaxCodeRow[]>)
+      : Promise.resolve([] as TaxCodeRow[]),
+  ]);
+  const accountById = new Map(accounts.map((a) => [a.id, a]));
+  const accountByCode = new Map(accounts.map((a) => [a.code, a]));
+  const taxById = new Map(taxRows.map((t) => [t.id, t]));
+  const taxByCode = new Map(taxRows.map((t) => [t.code, t]));
+
+  const rows: LineRow[] = [];
+  for (const [i, line] of lines.entries()) {
+    const at = (field: string) => ['lines', i, field];
+    // the account
+    const byId = line.accountId != null ? accountById.get(line.accountId) : undefined;
+    const byCode = line.accountCode != null ? accountByCode.get(line.accountCode) : undefined;
+    let account: AccountRow | undefined;
+    if (line.accountId != null && !byId) issues.add(at('accountId'), `ledger account ${line.accountId} does not exist in client account ${book.id}`);
+    else if (line.accountCode != null && !byCode) issues.add(at('accountCode'), `ledger account '${line.accountCode}' does not exist in client account ${book.id}`);
+    else if (byId && byCode && byId.id !== byCode.id) issues.add(at('accountCode'), `names account ${byCode.code}, but account_id ${byId.id} is account ${byId.code}`);
+    else account = byId ?? byCode;
+    if (account && !account.isActive) issues.add(at(line.accountId != null ? 'accountId' : 'accountCode'), `ledger account ${account.code} is inactive`);
+
+    // currency and the amounts in it
+    const currency = line.currencyCode ?? book.accountingCurrency;
+    const minorUnits = line.currencyCode ? found.get<{ minorUnits: number }>('currency', line.currencyCode)?.minorUnits : 2;
+    let debitFc = line.debitFc ?? undefined;
+    let creditFc = line.creditFc ?? undefined;
+    let rate = line.exchangeRate ?? undefined;
+    if (currency === book.accountingCurrency) {
+      if (debitFc && !debitFc.equals(line.debit)) issues.add(at('debitFc'), `must equal debit (${line.debit.toFixed(2)}) on a line in the accounting currency ${currency}`);
+      if (creditFc && !creditFc.equals(line.credit)) issues.add(at('creditFc'), `must equal credit (${line.credit.toFixed(2)}) on a line in the accounting currency ${currency}`);
+      if (rate && !rate.equals(1)) issues.add(at('exchangeRate'), `must be 1 on a line in the accounting currency ${currency}`);
+      debitFc = line.debit;
+      creditFc = line.credit;
+      rate = new Decimal(1);
+    } else if (minorUnits !== undefined) {
+      for (const [fc, field] of [[debitFc, 'debitFc'], [creditFc, 'creditFc']] as const) {
+        if (fc && fc.decimalPlaces() > minorUnits) issues.add(at(field), `must have at most ${minorUnits} decimals in ${currency}`);
+      }
+      if (debitFc === undefined && creditFc === undefined) {
+        if (!rate) issues.add(at('debitFc'), `debit_fc or credit_fc (or exchange_rate) is required on a line in ${currency}, a foreign currency`);
+        else {
+          debitFc = line.debit.dividedBy(rate).toDecimalPlaces(minorUnits, Decimal.ROUND_HALF_UP);
+          creditFc = line.credit.dividedBy(rate).toDecimalPlaces(minorUnits, Decimal.ROUND_HALF_UP);
+        }
+      }
+      debitFc ??= ZERO;
+      creditFc ??= ZERO;
+      const local = line.debit.isZero() ? line.credit : line.debit;
+      const fc = debitFc.isZero() ? creditFc : debitFc;
+      if (line.debit.isZero() !== debitFc.isZero()) issues.add(at('debitFc'), 'debit and debit_fc must both be zero or both non-zero');
+      if (line.credit.isZero() !== creditFc.isZero()) issues.add(at('creditFc'), 'credit and credit_fc must both be zero or both non-zero');
+      if (!fc.isZero()) {
+        if (!rate) rate = local.dividedBy(fc).toDecimalPlaces(6, Decimal.ROUND_HALF_UP);
+        else {
+          // the rate's own rounding (6 decimals) allowed on top of one øre
+          const tolerance = new Decimal('0.01').plus(fc.times('0.0000005'));
+          if (fc.times(rate).minus(local).abs().greaterThan(tolerance)) {
+            issues.add(at('exchangeRate'), `${fc.toFixed(minorUnits)} ${currency} at ${rate.toFixed(6)} is ${fc.times(rate).toFixed(2)}, not ${local.toFixed(2)} ${book.accountingCurrency}`);
+          }
+        }
+      }
+      rate ??= new Decimal(1);
+    }
+
+    // tax code
+    let tax: TaxCodeRow | undefined;
+    if (line.taxCode != null || line.taxCodeId != null) {
+      const byTaxCode = line.taxCode != null ? taxByCode.get(line.taxCode) : undefined;
+      const byTaxId = line.taxCodeId != null ? taxById.get(line.taxCodeId) : undefined;
+      if (!book.vatLiable) issues.add(at(line.taxCode != null ? 'taxCode' : 'taxCodeId'), `client account ${book.id} is not VAT-liable: a line may not carry a tax code`);
+      else if (line.taxCode != null && !byTaxCode) issues.add(at('taxCode'), `tax code '${line.taxCode}' does not exist in client account ${book.id}`);
+      else if (line.taxCodeId != null && !byTaxId) issues.add(at('taxCodeId'), `tax code ${line.taxCodeId} does not exist in client account ${book.id}`);
+      else if (byTaxCode && byTaxId && byTaxCode.id !== byTaxId.id) issues.add(at('taxCode'), `names tax code '${byTaxCode.code}', but tax_code_id ${byTaxId.id} is '${byTaxId.code}'`);
+      else tax = byTaxCode ?? byTaxId;
+      if (tax && account && account.allowedTaxCodes.length && !account.allowedTaxCodes.some((a) => a.taxCodeId === tax!.id)) {
+        const allowed = account.allowedTaxCodes.map((a) => a.taxCode.code).join(', ');
+        issues.add(at(line.taxCode != null ? 'taxCode' : 'taxCodeId'), `tax code '${tax.code}' is not allowed on account ${account.code}; allowed: ${allowed}`);
+      }
+    }
+    let taxBaseAmount = line.taxBaseAmount ?? null;
+    let taxAmount = line.taxAmount ?? null;
+    let taxBaseAmountFc = line.taxBaseAmountFc ?? null;
+    let taxAmountFc = line.taxAmountFc ?? null;
+    if (tax && taxBaseAmount === null && taxAmount === null) {
+      const rateOn = tax.rates.find((r) => covers(r.validFrom, r.validTo, line.postingDate));
+      if (!rateOn) issues.add(at('taxCode'), `tax code '${tax.code}' has no rate on ${formatDate(line.postingDate)}`);
+      else {
+        taxBaseAmount = line.debit.isZero() ? line.credit : line.debit;
+        taxAmount = taxOn(taxBaseAmount, rateOn.ratePercent, 2);
+        if (taxBaseAmountFc === null && taxAmountFc === null && debitFc && creditFc && minorUnits !== undefined) {
+          taxBaseAmountFc = debitFc.isZero() ? creditFc : debitFc;
+          taxAmountFc = taxOn(taxBaseAmountFc, rateOn.ratePercent, minorUnits);
+        }
+      }
+    }
+
+    // dimensions
+    const dims: Partial<Record<DimensionColumn, number>> = {};
+    for (const d of line.dimensions ?? []) dims[DIMENSION_KINDS[d.type as DimensionKind].column] = d.id;
+    if (account) {
+      for (const { dimensionType } of account.mandatoryDimensions) {
+        const kind = SATISFIED_BY[dimensionType];
+        const given = dims[DIMENSION_KINDS[kind].column];
+        if (given == null) issues.add(at('dimensions'), `account ${account.code} requires a ${kind} dimension on every line`);
+        else if (dimensionType === 'EMPLOYEE' && found.get<{ isEmployee: boolean }>('businessPartner', given)?.isEmployee === false) {
+          issues.add(at('dimensions'), `account ${account.code} requires an employee: business partner ${given} is not one`);
+        }
+      }
+    }
+
+    // the lock date
+    if (isLocked(line.postingDate, book.lockDate)) issues.add(at('postingDate'), lockedMessage(line.postingDate, book.lockDate));
+
+    rows.push({
+      lineId: line.lineId ?? i + 1,
+      postingDate: line.postingDate,
+      description: line.description ?? null,
+      accountId: account?.id ?? 0,
+      debit: line.debit,
+      credit: line.credit,
+      debitFc: debitFc ?? ZERO,
+      creditFc: creditFc ?? ZERO,
+      currencyCode: currency,
+      exchangeRate: rate ?? new Decimal(1),
+      taxCodeId: tax?.id ?? null,
+      taxBaseAmount,
+      taxBaseAmountFc,
+      taxAmount,
+      taxAmountFc,
+      taxLine: line.taxLine ?? false,
+      taxForLine: line.taxForLine ?? null,
+      quantity: line.quantity ?? null,
+      businessPartnerId: dims.businessPartnerId ?? null,
+      bankAccountId: dims.bankAccountId ?? null,
+      projectId: dims.projectId ?? null,
+      departmentId: dims.departmentId ?? null,
+      assetId: dims.assetId ?? null,
+      tagId: dims.tagId ?? null,
+      itemId: dims.itemId ?? null,
+    });
+  }
+  return rows;
+}
+
+/** 409 when another non-cancelled entry exists for the voucher; serialised per voucher (advisory lock) so two writers cannot both pass. */
+async function assertVoucherFree(tx: RequestContext, voucherId: number | null | undefined, exceptId?: number): Promise<void> {
+  if (voucherId == null) return;
+  await tx.db.$executeRawUnsafe('SELECT pg_advisory_xact_lock(1247, $1::int)', voucherId);
+  const other = await tx.db.journalEntry.findFirst({
+    where: { voucherId, cancelled: null, ...(exceptId ? { NOT: { id: exceptId } } : {}) },
+    select: { id: true },
+  });
+  if (other) throw new ConflictError(`Journal entry ${other.id} already exists for voucher ${voucherId}; cancel it first`);
+}
+
+type EntryInput = Omit<Args<typeof rules.create>['input'], 'clientAccountId' | 'lines'> & { lines: readonly LineInput[] };
+
+/** Validates an entry's input against the database; returns the parsed input and its line rows. */
+async function checkedEntry<S extends typeof rules.create | typeof rules.update>(tx: RequestContext, schema: S, args: unknown, book: Books, immutable?: Record<string, unknown>) {
+  let rows: LineRow[] = [];
+  const data = (await validate(tx, schema, args, {
+    clientAccountId: book.id,
+    immutable,
+    references: (d) => lineReferences((d as { input?: { lines?: Partial<LineInput>[] } }).input?.lines as Partial<LineInput>[] | undefined),
+    check: async (d, found, issues) => {
+      rows = await lineRows(tx, book, (d as { input: { lines: LineInput[] } }).input.lines, found as never, issues);
+    },
+  })) as { input: EntryInput & { isDraft?: boolean } };
+  return { input: data.input, rows };
+}
+
+const lineData = (clientAccountId: number, rows: readonly LineRow[]) => rows.map((r) => ({ ...r, clientAccountId }));
+
+/** Numbers and links a saved draft (with its rows) into the client account's ledger. */
+async function post(tx: RequestContext, entry: { id: number; clientAccountId: number; description: string | null; voucherId: number | null; relationType: string | null; relationId: number | null; reversesEntryId: number | null }, rows: readonly LineRow[]) {
+  const postedAt = new Date();
+  const user = auditUserId(tx);
+  const content = contentHash({ ...entry, postedAt, postedById: user }, rows);
+  return stampPosted(tx, { id: entry.id, clientAccountId: entry.clientAccountId, postedAt, postedById: user, updatedById: user, content });
+}
+
+// ── Writing ──────────────────────────────────────────────────────────────────────────────────────
+
+/** POST /journal-entries/: a posted entry (is_draft false, the default) or a draft. */
+export async function createJournalEntry(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const id = await inTransaction(ctx, async (tx) => {
+    const clientAccountId = args.input.clientAccountId;
+    await requireAccount(tx, clientAccountId);
+    const book = await books(tx, clientAccountId);
+    const { input, rows } = await checkedEntry(tx, rules.create, args, book);
+    await assertVoucherFree(tx, input.voucherId);
+    const user = auditUserId(tx);
+    const fields = {
+      clientAccountId,
+      description: input.description ?? null,
+      voucherId: input.voucherId ?? null,
+      relationType: input.relationType ?? null,
+      relationId: input.relationId ?? null,
+      reversesEntryId: null,
+    };
+    const entry = await tx.db.journalEntry.create({
+      data: { ...fields, isDraft: true, createdById: user, updatedById: user, lines: { createMany: { data: rows.map((r) => ({ ...r, clientAccountId })) } } },
+      select: { id: true },
+    });
+    if (!input.isDraft) await post(tx, { id: entry.id, ...fields }, rows);
+    return entry.id;
+  });
+  return reread(ctx, id, query);
+}
+
+/** A draft of the caller's, or 400 naming what it is instead. */
+async function requireDraft(tx: RequestContext, id: number, action: string) {
+  const entry = await getJournalEntry(tx, { id });
+  if (!entry.isDraft) throw ValidationError.field('id', `journal entry ${id} is posted (number ${entry.sequenceNumber}), not a draft: ${action}`);
+  return entry;
+}
+
+/** Serialises writers of one entry (a PUT and a DELETE of the same draft) for the rest of the transaction. */
+const lockEntry = (tx: RequestContext, id: number) => tx.db.$queryRawUnsafe('SELECT id FROM journal_entries WHERE id = $1 FOR UPDATE', id);
+
+/** PUT /journal-entries/{id}: replaces a draft and all its lines; is_draft false posts it. */
+export async function updateJournalEntry(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const id = await inTransaction(ctx, async (tx) => {
+    await lockEntry(tx, args.id);
+    const current = await requireDraft(tx, args.id, 'posted entries cannot be changed; cancel it instead');
+    const book = await books(tx, current.clientAccountId);
+    const { input, rows } = await checkedEntry(tx, rules.update, args, book, { clientAccountId: current.clientAccountId });
+    await assertVoucherFree(tx, input.voucherId, current.id);
+    const fields = {
+      description: input.description ?? null,
+      voucherId: input.voucherId ?? null,
+      relationType: input.relationType ?? null,
+      relationId: input.relationId ?? null,
+    };
+    await tx.db.journalEntryLine.deleteMany({ where: { journalEntryId: current.id } });
+    await tx.db.journalEntry.update({
+      where: { id: current.id },
+      data: { ...fields, updatedById: auditUserId(tx), lines: { createMany: { data: lineData(current.clientAccountId, rows) } } },
+      select: { id: true },
+    });
+    if (input.isDraft === false) await post(tx, { id: current.id, clientAccountId: current.clientAccountId, reversesEntryId: null, ...fields }, rows);
+    return current.id;
+  });
+  return reread(ctx, id, query);
+}
+
+const LINE_COPY = {
+  lineId: true, postingDate: true, description: true, accountId: true, debit: true, credit: true, debitFc: true, creditFc: true,
+  currencyCode: true, exchangeRate: true, taxCodeId: true, taxBaseAmount: true, taxBaseAmountFc: true, taxAmount: true, taxAmountFc: true,
+  taxLine: true, taxForLine: true, quantity: true,
+  businessPartnerId: true, bankAccountId: true, projectId: true, departmentId: true, assetId: true, tagId: true, itemId: true,
+} as const;
+
+/** GraphQL's post: moves a draft to posted, with every rule checked again (accounts may have changed since, or the lock date). */
+export async function postJournalEntry(ctx: RequestContext, args: Args<typeof rules.post>, query: Query = {}) {
+  const id = await inTransaction(ctx, async (tx) => {
+    const { id } = parse(rules.post, args);
+    await lockEntry(tx, id);
+    const draft = await requireDraft(tx, id, 'it is posted already');
+    const lines = await tx.db.journalEntryLine.findMany({ where: { journalEntryId: id }, orderBy: { lineId: 'asc' }, select: LINE_COPY });
+    const book = await books(tx, draft.clientAccountId);
+    // the stored lines as input again: the same rules as a create
+    const input = {
+      clientAccountId: draft.clientAccountId,
+      lines: lines.map((l) => ({
+        ...l,
+        accountCode: undefined,
+        taxCode: undefined,
+        currencyCode: l.currencyCode,
+        dimensions: Object.entries(DIMENSION_KINDS).flatMap(([type, k]) => (l[k.column] != null ? [{ type, id: l[k.column]! }] : [])),
+      })),
+    };
+    const { rows } = await checkedEntry(tx, rules.create, { input }, book);
+    await assertVoucherFree(tx, draft.voucherId, draft.id);
+    await post(tx, draft, rows);
+    return id;
+  });
+  return reread(ctx, id, query);
+}
+
+/**
+ * PATCH /journal-entries/{id}: `cancelled` 'Y' cancels. A draft is removed (null: the REST body is
+ * `{}`); a posted entry gets a reversal entry, posted today with debits and credits swapped, and is
+ * marked cancelled 'Y'. Any other value of `cancelled` changes nothing.
+ */
+export async function cancelJournalEntry(ctx: RequestContext, args: Args<typeof rules.cancel>, query: Query = {}) {
+  const result = await inTransaction(ctx, async (tx) => {
+    const { id, cancelled, cancellationReason } = parse(rules.cancel, args);
+    await lockEntry(tx, id);
+    const entry = await getJournalEntry(tx, { id });
+    if (cancelled !== 'Y') return entry.id;
+    if (entry.isDraft) {
+      await tx.db.journalEntry.delete({ where: { id } });
+      return null;
+    }
+    if (entry.cancelled === 'Y') throw ValidationError.field('cancelled', `journal entry ${id} is already cancelled (by entry ${entry.cancellationEntryId})`);
+    if (entry.cancelled === 'C') throw ValidationError.field('cancelled', `journal entry ${id} is the cancellation of entry ${entry.reversesEntryId}; it cannot be cancelled itself`);
+    if (!cancellationReason) throw ValidationError.field('cancellationReason', 'is required to cancel a posted entry');
+    const book = await books(tx, entry.clientAccountId);
+    const lines = await tx.db.journalEntryLine.findMany({ where: { journalEntryId: id }, orderBy: { lineId: 'asc' }, select: LINE_COPY });
+    const today = osloToday();
+    const locked = lines.find((l) => isLocked(l.postingDate, book.lockDate)) ?? (isLocked(today, book.lockDate) ? { postingDate: today } : undefined);
+    if (locked) throw new ConflictError(`Journal entry ${id} cannot be cancelled: ${lockedMessage(locked.postingDate, book.lockDate!)}`);
+    const user = auditUserId(tx);
+    // the reversal: every line mirrored, posted today; it skips the tax and dimension rules (spec 001)
+    const rows: LineRow[] = lines.map((l) => ({
+      ...l,
+      postingDate: today,
+      debit: l.credit,
+      credit: l.debit,
+      debitFc: l.creditFc,
+      creditFc: l.debitFc,
+    }));
+    const fields = {
+      clientAccountId: entry.clientAccountId,
+      description: entry.description,
+      voucherId: entry.voucherId,
+      relationType: entry.relationType,
+      relationId: entry.relationId,
+      reversesEntryId: entry.id,
+    };
+    const reversal = await tx.db.journalEntry.create({
+      data: { ...fields, cancelled: 'C', cancellationReason, isDraft: true, createdById: user, updatedById: user, lines: { createMany: { data: lineData(entry.clientAccountId, rows) } } },
+      select: { id: true },
+    });
+    await post(tx, { id: reversal.id, ...fields }, rows);
+    await tx.db.journalEntry.update({
+      where: { id },
+      data: { cancelled: 'Y', cancelledById: user, cancellationEntryId: reversal.id, cancellationReason, updatedById: user },
+      select: { id: true },
+    });
+    return entry.id;
+  });
+  return result === null ? null : reread(ctx, result, query);
+}
+
+/** DELETE /journal-entries/{id}: drafts only (a posted entry is cancelled instead). */
+export async function deleteJournalEntry(ctx: RequestContext, { id }: { id: number }): Promise<boolean> {
+  return inTransaction(ctx, async (tx) => {
+    await lockEntry(tx, id);
+    await requireDraft(tx, id, 'posted entries cannot be deleted; cancel it instead (PATCH with cancelled Y)');
+    await tx.db.journalEntry.delete({ where: { id } });
+    return true;
+  });
+}
+
+// ── Balances ─────────────────────────────────────────────────────────────────────────────────────
+
+/** An account's debit and credit sums and balance (debit − credit) over posted lines in a date range. */
+export async function accountBalance(ctx: RequestContext, args: Args<typeof rules.balance>) {
+  const { clientAccountId, accountId, accountCode, dateFrom, dateTo, includeDrafts } = parse(rules.balance, args);
+  await requireAccount(ctx, clientAccountId);
+  if (accountId == null && accountCode == null) throw ValidationError.field('accountCode', 'accountCode or accountId is required');
+  const account = await ctx.db.account.findFirst({
+    where: { clientAccountId, ...(accountId != null ? { id: accountId } : { code: accountCode! }) },
+    select: { id: true, code: true, name: true },
+  });
+  if (!account) throw new NotFoundError(`Ledger account ${accountId ?? `'${accountCode}'`} in client account ${clientAccountId}`);
+  const sums = await ctx.db.journalEntryLine.aggregate({
+    where: {
+      clientAccountId,
+      accountId: account.id,
+      ...(dateFrom || dateTo ? { postingDate: { ...(dateFrom ? { gte: dateFrom } : {}), ...(dateTo ? { lte: dateTo } : {}) } } : {}),
+      ...(includeDrafts ? {} : { journalEntry: { isDraft: false } }),
+    },
+    _sum: { debit: true, credit: true },
+  });
+  const debit = sums._sum.debit ?? ZERO;
+  const credit = sums._sum.credit ?? ZERO;
+  return { account, debit, credit, balance: debit.minus(credit) };
+}
