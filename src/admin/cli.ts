@@ -41,7 +41,7 @@ async function main(argv: readonly string[]): Promise<number> {
     await migrateJobs(db, createLogger('silent')); // so commands can enqueue jobs, and `jobs` finds its tables
     const result = await invocation.command.run({ ctx: systemContext(db.prisma), prisma: db.prisma, config }, invocation.flags);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return 0;
+    return invocation.command.exitCode?.(result) ?? 0;
   } finally {
     await db.close();
   }

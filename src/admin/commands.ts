@@ -7,6 +7,8 @@ import { ROLE_IDS, isProviderIndustryCode } from '../modules/client-accounts/cli
 import { createClientAccount, grantRole, linkProvider } from '../modules/client-accounts/client-accounts.service.ts';
 import { createUser } from '../modules/users/users.service.ts';
 import type { RequestContext } from '../shared/context.ts';
+import { requireAccount } from '../shared/tenancy.ts';
+import { verifyLedger } from '../modules/journal-entries/ledger-chain.ts';
 import { JOB_STATES, listJobs, type JobState } from '../jobs/list.ts';
 import { DEMO_LOGIN, seedDemo } from './seed-demo.ts';
 
@@ -75,6 +77,8 @@ export interface Command {
   summary: string;
   flags: Record<string, FlagSpec>;
   run(ctx: CommandContext, flags: Flags): Promise<Record<string, unknown>>;
+  /** the exit status for a result that was printed (default 0): a verification that finds a fault exits 1 */
+  exitCode?: (result: Record<string, unknown>) => number;
 }
 
 const iso = (d: Date) => d.toISOString();
@@ -234,6 +238,26 @@ export const COMMANDS: Record<string, Command> = {
           data: elideLongStrings(j.data),
           output: elideLongStrings(j.output),
         })),
+      };
+    },
+  },
+
+  'verify-ledger': {
+    summary:
+      "Recompute a client account's hash chain of posted journal entries: numbers 1..N without gaps, every entry's hash, the chain head. Exit 1 when a link is broken, naming the first",
+    flags: { 'client-account-id': req('id', 'ID') },
+    exitCode: (result) => (result.ok ? 0 : 1),
+    async run({ ctx, prisma }, f) {
+      const clientAccountId = f.id('client-account-id');
+      await requireAccount(ctx, clientAccountId);
+      const v = await verifyLedger(prisma, clientAccountId);
+      return {
+        client_account_id: v.clientAccountId,
+        ok: v.ok,
+        entries: v.entries,
+        first_broken: v.broken[0] ? { sequence_number: v.broken[0].sequenceNumber, entry_id: v.broken[0].entryId, reason: v.broken[0].reason } : null,
+        broken_count: v.brokenCount,
+        broken: v.broken.map((b) => ({ sequence_number: b.sequenceNumber, entry_id: b.entryId, reason: b.reason })),
       };
     },
   },

@@ -213,8 +213,9 @@ export async function updateClientAccount(ctx: RequestContext, args: Args<typeof
     const { id, input } = await validate(tx, rules.update, args, {
       check: async ({ id, input }, _found, issues) => {
         await assertOrganizationNumberFree(tx, input.organizationNumber, id);
+        // the lock date: wait for postings in flight (they read the row FOR SHARE), so none commits into a period this locks
+        if (input.lockDate !== undefined || input.industryCode !== undefined) await lockClientAccount(tx, id);
         if (input.industryCode === undefined) return;
-        await lockClientAccount(tx, id);
         const current = await tx.db.clientAccount.findUniqueOrThrow({ where: { id }, select: { industryCode: true } });
         const error = providerChangeError(current.industryCode, input.industryCode, {
           staffMemberships: await tx.db.membership.count({ where: { clientAccountId: id, role: { in: [...PROVIDER_STAFF_ROLES] } } }),

@@ -60,8 +60,19 @@ interface Books {
   lockDate: Date | null;
 }
 
-const books = (ctx: RequestContext, clientAccountId: number): Promise<Books> =>
-  ctx.db.clientAccount.findUniqueOrThrow({ where: { id: clientAccountId }, select: { id: true, vatLiable: true, accountingCurrency: true, lockDate: true } });
+/**
+ * The settings postings follow, read FOR SHARE: moving the lock date (updateClientAccount) locks the
+ * row for update, so it waits for postings in flight and they never commit into a period it locked.
+ */
+async function books(ctx: RequestContext, clientAccountId: number): Promise<Books> {
+  const rows = await ctx.db.$queryRawUnsafe<{ id: number; vat_liable: boolean; accounting_currency: string; lock_date: Date | null }[]>(
+    'SELECT id, vat_liable, accounting_currency, lock_date FROM client_accounts WHERE id = $1 FOR SHARE',
+    clientAccountId,
+  );
+  if (!rows.length) throw new NotFoundError(`Client account ${clientAccountId}`);
+  const r = rows[0];
+  return { id: r.id, vatLiable: r.vat_liable, accountingCurrency: r.accounting_currency.trim(), lockDate: r.lock_date };
+}
 
 /** Every row an entry's lines name besides accounts and tax codes: currencies and dimension records, one query per model. */
 function lineReferences(lines: readonly (Partial<LineInput> | undefined)[] | undefined): Reference[] {
