@@ -9,6 +9,9 @@
  *   npm run bench -- lists         latency and SQL statements of the widest lists
  *   npm run bench -- load [connections...] [--seconds N]
  *                                  10 and 50 connections on GET /api/v2/items for 15 s each
+ *   npm run bench -- ledger [--seconds N]
+ *                                  posted journal entries per second through REST (2 and 10 lines, 1 and 8
+ *                                  clients) next to raw SQL writing the same rows, and their ratio
  * PostgreSQL is measured in a scratch database created on BENCH_POSTGRES_URL's server (default the
  * machine's own, postgres://postgres@127.0.0.1:5432/postgres) and dropped afterwards.
  */
@@ -20,4 +23,5 @@ if (which === 'all' || which === 'overhead') await (await import('./overhead.ts'
 if (which === 'all' || which === 'cold-start') await (await import('./cold-start.ts')).coldStart(which === 'cold-start' ? Number(args[0] ?? 3) : 3);
 if (which === 'all' || which === 'lists') await (await import('./list-latency.ts')).listLatency();
 if (which === 'all' || which === 'load') await (await import('./load.ts')).load(args);
+if (which === 'all' || which === 'ledger') await (await import('./ledger.ts')).ledger(which === 'ledger' ? args : []);
 process.exit(0);
