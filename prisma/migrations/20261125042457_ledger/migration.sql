@@ -241,7 +241,7 @@ ALTER TABLE "journal_entry_lines" ADD CONSTRAINT "journal_entry_lines_amounts_ch
   CHECK ("debit" >= 0 AND "credit" >= 0 AND "debit_fc" >= 0 AND "credit_fc" >= 0 AND NOT ("debit" > 0 AND "credit" > 0));
 
 -- The default chart now makes receivables (1500) and payables (2400) require a business partner,
--- as Norwegian sub-ledgers do; existing client accounts get the same rule.
+-- as Norwegian sub-ledgers do, and existing client accounts get the same rule.
 INSERT INTO "account_mandatory_dimensions" ("account_id", "dimension_type")
 SELECT "id", 'BUSINESS_PARTNER' FROM "accounts" WHERE "code" IN ('1500', '2400')
 ON CONFLICT DO NOTHING;
