@@ -35,6 +35,11 @@ export interface Operation {
    * 'id'`): the path gives it, and a body that repeats it must agree.
    */
   names?: Readonly<Record<string, string>>;
+  /**
+   * A POST that updates the record at its path, as a PUT does (spec 001: "PUT or POST
+   * /departments/{id}"): read-only fields echoed back from a GET are ignored, as for PUT and PATCH.
+   */
+  updates?: boolean;
 }
 
 export const defineOperations = (operations: Operation[]): Operation[] => operations;

@@ -142,6 +142,15 @@ describe('variables derived from the operation', () => {
     expect(issuesOf(() => operationVariables(replace, { params: { id: '5' }, query: {}, body: { ...echoed, colour: 1 } }))).toEqual(['colour: is not a known field']);
   });
 
+  it('a POST that `updates` (spec 001 "PUT or POST /departments/{id}") ignores them as PUT does; another POST does not', () => {
+    const document = replace.op.document;
+    const post = compileOperation(testSchema, op({ method: 'POST', path: '/entries/:id', document }));
+    const updating = compileOperation(testSchema, op({ method: 'POST', path: '/entries/:id', document, updates: true }));
+    const echoed = { id: 5, created_at: '2026-01-01T00:00:00Z', client_account_id: 3, lines: [] };
+    expect(operationVariables(updating, { params: { id: '5' }, query: {}, body: echoed })).toEqual({ id: 5, input: { clientAccountId: 3, lines: [] } });
+    expect(issuesOf(() => operationVariables(post, { params: { id: '5' }, query: {}, body: echoed }))).toEqual(['id: is not a known field', 'created_at: is not a known field']);
+  });
+
   it('a body that is not an object is a 400', () => {
     expect(() => operationVariables(create, { params: { parent_id: '1' }, query: {}, body: [1] })).toThrow(ValidationError);
   });
