@@ -8,9 +8,15 @@ import { operationVariables, type OperationRequest } from './variables.ts';
 import { itemOperations } from './routes/items.ts';
 import { unitOperations } from './routes/units.ts';
 import { itemCollectionOperations } from './routes/item-collections.ts';
+import { projectOperations } from './routes/projects.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
-export const operations: readonly Operation[] = [...itemOperations, ...unitOperations, ...itemCollectionOperations];
+export const operations: readonly Operation[] = [
+  ...itemOperations,
+  ...unitOperations,
+  ...itemCollectionOperations,
+  ...projectOperations,
+];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();
 

@@ -14,6 +14,7 @@ const DOCUMENTED = [
   'GET /item-collections', 'GET /item-collections/:id', 'POST /item-collections',
   'GET /item-collections/:id/entries', 'POST /item-collections/:id/entries',
   'PUT /item-collections/:id/entries/:entry_id', 'DELETE /item-collections/:id/entries/:entry_id',
+  'GET /projects', 'GET /projects/:id', 'POST /projects', 'PUT /projects/:id', 'DELETE /projects/:id',
 ];
 
 describe('operation table', () => {
