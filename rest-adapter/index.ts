@@ -9,6 +9,7 @@ import { itemOperations } from './routes/items.ts';
 import { unitOperations } from './routes/units.ts';
 import { itemCollectionOperations } from './routes/item-collections.ts';
 import { projectOperations } from './routes/projects.ts';
+import { departmentOperations } from './routes/departments.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -16,6 +17,7 @@ export const operations: readonly Operation[] = [
   ...unitOperations,
   ...itemCollectionOperations,
   ...projectOperations,
+  ...departmentOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();

@@ -15,6 +15,7 @@ const DOCUMENTED = [
   'GET /item-collections/:id/entries', 'POST /item-collections/:id/entries',
   'PUT /item-collections/:id/entries/:entry_id', 'DELETE /item-collections/:id/entries/:entry_id',
   'GET /projects', 'GET /projects/:id', 'POST /projects', 'PUT /projects/:id', 'DELETE /projects/:id',
+  'GET /departments', 'GET /departments/:id', 'POST /departments', 'PUT /departments/:id', 'POST /departments/:id', 'DELETE /departments/:id',
 ];
 
 describe('operation table', () => {
