@@ -50,8 +50,8 @@ export interface CompiledOperation {
   /** `with` relations as their variable names */
   withVariables: Map<string, string>;
   /**
-   * PUT/PATCH: response fields a client may echo back from a GET (id, created_at, embedded
-   * relations …) that are no input field: ignored in the body instead of rejected.
+   * PUT/PATCH (and a POST that `updates`): response fields a client may echo back from a GET (id,
+   * created_at, embedded relations …) that are no input field: ignored in the body instead of rejected.
    */
   echoIgnored: ReadonlySet<string>;
 }
@@ -145,7 +145,7 @@ export function compileOperation(schema: GraphQLSchema, op: Operation): Compiled
   if (bodyVariable) for (const v of variables) if (v.source === 'body-field') v.source = 'query';
 
   let echoIgnored = new Set<string>();
-  if (bodyVariable && (op.method === 'PUT' || op.method === 'PATCH') && resultField.selectionSet) {
+  if (bodyVariable && (op.method === 'PUT' || op.method === 'PATCH' || op.updates) && resultField.selectionSet) {
     const inputFields = new Set(Object.keys((getNamedType(bodyVariable.type) as { getFields(): object }).getFields()).map(toSnake));
     echoIgnored = new Set([...responseKeys(resultField.selectionSet, fragments)].filter((k) => !inputFields.has(k)));
   }

@@ -8,10 +8,19 @@ import { operationVariables, type OperationRequest } from './variables.ts';
 import { itemOperations } from './routes/items.ts';
 import { unitOperations } from './routes/units.ts';
 import { itemCollectionOperations } from './routes/item-collections.ts';
+import { projectOperations } from './routes/projects.ts';
+import { departmentOperations } from './routes/departments.ts';
 import { journalEntryOperations } from './routes/journal-entries.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
-export const operations: readonly Operation[] = [...itemOperations, ...unitOperations, ...itemCollectionOperations, ...journalEntryOperations];
+export const operations: readonly Operation[] = [
+  ...itemOperations,
+  ...unitOperations,
+  ...itemCollectionOperations,
+  ...projectOperations,
+  ...departmentOperations,
+  ...journalEntryOperations,
+];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();
 

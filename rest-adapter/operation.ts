@@ -45,6 +45,11 @@ export interface Operation {
    * operation's result is null (`'whenNull'`: cancelling a draft removes it and answers `{}`).
    */
   emptyBody?: 'always' | 'whenNull';
+  /**
+   * A POST that updates the record at its path, as a PUT does (spec 001: "PUT or POST
+   * /departments/{id}"): read-only fields echoed back from a GET are ignored, as for PUT and PATCH.
+   */
+  updates?: boolean;
 }
 
 export const defineOperations = (operations: Operation[]): Operation[] => operations;

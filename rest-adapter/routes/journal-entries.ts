@@ -8,9 +8,9 @@ const v = (relation: string) => `$${withVariable(relation)}`;
 const USER_FIELDS = /* GraphQL */ `
   fragment JournalUserFields on User { id email first_name: firstName last_name: lastName full_name: fullName }`;
 
-/** The entry with every field of spec 001 and its `with` relations. */
-const ENTRY_FIELDS = /* GraphQL */ `
-  fragment JournalEntryFields on JournalEntry {
+/** The entry's own fields (spec 001 "Journal entry"), without relations: also embedded by projects. */
+export const JOURNAL_ENTRY_SCALAR_FIELDS = /* GraphQL */ `
+  fragment JournalEntryScalarFields on JournalEntry {
     id
     created_at: createdAt
     created_by_id: createdById
@@ -30,6 +30,12 @@ const ENTRY_FIELDS = /* GraphQL */ `
     relation_type: relationType
     relation_id: relationId
     relation_number: relationNumber
+  }`;
+
+/** The entry with every field of spec 001 and its `with` relations. */
+const ENTRY_FIELDS = /* GraphQL */ `
+  fragment JournalEntryFields on JournalEntry {
+    ...JournalEntryScalarFields
     created_by: createdBy @include(if: ${v('created_by')}) { ...JournalUserFields }
     updated_by: updatedBy @include(if: ${v('updated_by')}) { ...JournalUserFields }
     posted_by: postedBy @include(if: ${v('posted_by')}) { ...JournalUserFields }
@@ -71,6 +77,7 @@ const ENTRY_FIELDS = /* GraphQL */ `
       }
     }
   }
+  ${JOURNAL_ENTRY_SCALAR_FIELDS}
   ${USER_FIELDS}`;
 
 const RELATIONS = ['created_by', 'updated_by', 'posted_by', 'lines', 'lines.dimensions', 'lines.account', 'lines.account.mandatory_dimensions'] as const;

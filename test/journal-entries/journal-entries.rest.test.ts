@@ -346,3 +346,45 @@ describe.each(targets())('journal entries REST (%s)', (target) => {
     });
   });
 });
+
+describe.each(targets())('journal entries and projects (%s)', (target) => {
+  let app: TestApp;
+  let t: Tenant;
+  beforeAll(async () => {
+    app = await startTestApp(target);
+    t = await app.seed.tenant();
+  });
+  afterAll(() => app?.close());
+
+  it('GET /projects/{id}?with=journal_entries embeds the posted entries with a line on the project; an inactive project takes no new postings (400)', async () => {
+    const project = (await app.http('POST', '/api/v2/projects', { token: t.user.token, body: { client_account_id: t.account.id, name: 'Messe 2026' } })).body;
+    const entry = (
+      await app.http('POST', '/api/v2/journal-entries/', {
+        token: t.user.token,
+        body: {
+          client_account_id: t.account.id,
+          lines: [
+            { posting_date: '2026-05-01', account_code: '6300', debit: 500, credit: 0, dimensions: [{ type: 'project', id: project.id }] },
+            { posting_date: '2026-05-01', account_code: '1920', debit: 0, credit: 500 },
+          ],
+        },
+      })
+    ).body;
+    expect(entry.lines[0].dimensions).toEqual([{ type: 'project', id: project.id, name: 'Messe 2026' }]);
+    const res = await app.http('GET', `/api/v2/projects/${project.id}?with=journal_entries`, { token: t.user.token });
+    expect(res.body.journal_entries.map((e: { id: number }) => e.id)).toEqual([entry.id]);
+    expect((await app.http('DELETE', `/api/v2/projects/${project.id}`, { token: t.user.token })).status).toBe(200);
+    const refused = await app.http('POST', '/api/v2/journal-entries/', {
+      token: t.user.token,
+      body: {
+        client_account_id: t.account.id,
+        lines: [
+          { posting_date: '2026-05-02', account_code: '6300', debit: 1, credit: 0, dimensions: [{ type: 'project', id: project.id }] },
+          { posting_date: '2026-05-02', account_code: '1920', debit: 0, credit: 1 },
+        ],
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toContain(`lines.0.dimensions.0.id: project ${project.id} is inactive`);
+  });
+});

@@ -182,6 +182,9 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
     const businessPartner = await prisma.businessPartner.create({ data: { clientAccountId, name: 'Sweep AS', isCustomer: true } });
     const bankAccount = await prisma.bankAccount.create({ data: { clientAccountId, accountNumber: '15032012342', currencyCode: 'NOK', ledgerAccountId: account } });
     const project = await prisma.project.create({ data: { clientAccountId, sequenceNumber: 1, name: 'Sweep' } });
+    const department = await prisma.department.create({ data: { clientAccountId, sequenceNumber: 1, name: 'Sweep' } });
+    const tag = await prisma.tag.create({ data: { clientAccountId, name: 'Sweep' } });
+    const asset = await prisma.asset.create({ data: { clientAccountId, name: 'Sweep' } });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
       user: t.user.id,
@@ -194,6 +197,9 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
       businessPartner: businessPartner.id,
       bankAccount: bankAccount.id,
       project: project.id,
+      department: department.id,
+      tag: tag.id,
+      asset: asset.id,
     };
     const strings = {
       email: t.user.email,

@@ -16,6 +16,8 @@ const DOCUMENTED = [
   'PUT /item-collections/:id/entries/:entry_id', 'DELETE /item-collections/:id/entries/:entry_id',
   'GET /journal-entries', 'GET /journal-entries/:id', 'POST /journal-entries/', 'PUT /journal-entries/:id', 'PATCH /journal-entries/:id',
   'DELETE /journal-entries/:id',
+  'GET /projects', 'GET /projects/:id', 'POST /projects', 'PUT /projects/:id', 'DELETE /projects/:id',
+  'GET /departments', 'GET /departments/:id', 'POST /departments', 'PUT /departments/:id', 'POST /departments/:id', 'DELETE /departments/:id',
 ];
 
 describe('operation table', () => {
@@ -142,6 +144,15 @@ describe('variables derived from the operation', () => {
     const echoed = { id: 5, created_at: '2026-01-01T00:00:00Z', client_account_id: 3, lines: [] };
     expect(operationVariables(replace, { params: { id: '5' }, query: {}, body: echoed })).toEqual({ id: 5, input: { clientAccountId: 3, lines: [] } });
     expect(issuesOf(() => operationVariables(replace, { params: { id: '5' }, query: {}, body: { ...echoed, colour: 1 } }))).toEqual(['colour: is not a known field']);
+  });
+
+  it('a POST that `updates` (spec 001 "PUT or POST /departments/{id}") ignores them as PUT does; another POST does not', () => {
+    const document = replace.op.document;
+    const post = compileOperation(testSchema, op({ method: 'POST', path: '/entries/:id', document }));
+    const updating = compileOperation(testSchema, op({ method: 'POST', path: '/entries/:id', document, updates: true }));
+    const echoed = { id: 5, created_at: '2026-01-01T00:00:00Z', client_account_id: 3, lines: [] };
+    expect(operationVariables(updating, { params: { id: '5' }, query: {}, body: echoed })).toEqual({ id: 5, input: { clientAccountId: 3, lines: [] } });
+    expect(issuesOf(() => operationVariables(post, { params: { id: '5' }, query: {}, body: echoed }))).toEqual(['id: is not a known field', 'created_at: is not a known field']);
   });
 
   it('a body that is not an object is a 400', () => {

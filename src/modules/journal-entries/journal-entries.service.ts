@@ -133,6 +133,7 @@ async function lineRows(
         }) as Promise<TaxCodeRow[]>)
       : Promise.resolve([] as TaxCodeRow[]),
   ]);
+  const inactive = await inactiveDimensions(tx, lines);
   const accountById = new Map(accounts.map((a) => [a.id, a]));
   const accountByCode = new Map(accounts.map((a) => [a.code, a]));
   const taxById = new Map(taxRows.map((t) => [t.id, t]));
@@ -228,7 +229,10 @@ async function lineRows(
 
     // dimensions
     const dims: Partial<Record<DimensionColumn, number>> = {};
-    for (const d of line.dimensions ?? []) dims[DIMENSION_KINDS[d.type as DimensionKind].column] = d.id;
+    for (const [k, d] of (line.dimensions ?? []).entries()) {
+      dims[DIMENSION_KINDS[d.type as DimensionKind].column] = d.id;
+      if (inactive.has(`${d.type}:${d.id}`)) issues.add(['lines', i, 'dimensions', k, 'id'], `${d.type} ${d.id} is inactive: no new postings`);
+    }
     if (account) {
       for (const { dimensionType } of account.mandatoryDimensions) {
         const kind = SATISFIED_BY[dimensionType];
@@ -272,6 +276,25 @@ async function lineRows(
     });
   }
   return rows;
+}
+
+/**
+ * The projects and departments the lines name that are inactive, read FOR SHARE: deactivation locks
+ * the row for update before it checks balances, so it waits for this posting, and a posting that
+ * comes after it sees the record inactive (the balance rule cannot be slipped past).
+ */
+async function inactiveDimensions(tx: RequestContext, lines: readonly LineInput[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const type of ['project', 'department'] as const) {
+    const ids = [...new Set(lines.flatMap((l) => (l.dimensions ?? []).filter((d) => d.type === type).map((d) => d.id)))];
+    if (!ids.length) continue;
+    const rows = await tx.db.$queryRawUnsafe<{ id: number; is_active: boolean }[]>(
+      `SELECT id, is_active FROM ${type === 'project' ? 'projects' : 'departments'} WHERE id = ANY($1::int[]) FOR SHARE`,
+      ids,
+    );
+    for (const r of rows) if (!r.is_active) out.add(`${type}:${r.id}`);
+  }
+  return out;
 }
 
 /** 409 when another non-cancelled entry exists for the voucher; serialised per voucher (advisory lock) so two writers cannot both pass. */

@@ -1,4 +1,5 @@
 import type { Decimal } from '@prisma/client/runtime/client';
+import type { JournalEntry as PrismaJournalEntry } from '../../generated/prisma/client.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
@@ -176,6 +177,26 @@ function documentNumber(ctx: RequestContext, id: number): Promise<string | null>
 }
 
 const JournalEntryPage = pageType('JournalEntryPage', JournalEntry);
+
+/** Posted entries with a line on the project, by number: one query for every project of a page. */
+function entriesOfProject(ctx: RequestContext, projectId: number) {
+  return requestLoader<number, PrismaJournalEntry[]>(ctx.loaders, 'entriesOfProject', async (ids) => {
+    const entries = await ctx.db.journalEntry.findMany({
+      where: { isDraft: false, lines: { some: { projectId: { in: [...ids] } } } },
+      orderBy: { sequenceNumber: 'asc' },
+      include: { lines: { where: { projectId: { in: [...ids] } }, select: { projectId: true } } },
+    });
+    return ids.map((id) => entries.filter((e) => e.lines.some((l) => l.projectId === id)).map(({ lines: _l, ...e }) => e));
+  }).load(projectId);
+}
+
+builder.prismaObjectFields('Project', (t) => ({
+  journalEntries: t.field({
+    type: [JournalEntry],
+    description: 'Posted journal entries with a line on the project, by sequence number',
+    resolve: (project, _a, ctx) => entriesOfProject(ctx, project.id),
+  }),
+}));
 
 const AccountBalance = builder
   .objectRef<{ account: { id: number; code: string; name: string }; debit: Decimal; credit: Decimal; balance: Decimal }>('AccountBalance')
