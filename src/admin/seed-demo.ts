@@ -3,6 +3,11 @@ import { createBankAccount } from '../modules/bank-accounts/bank-accounts.servic
 import { createBusinessPartner } from '../modules/business-partners/business-partners.service.ts';
 import { createClientAccount, grantRole, linkProvider } from '../modules/client-accounts/client-accounts.service.ts';
 import { createItem } from '../modules/items/items.service.ts';
+import { createDepartment } from '../modules/departments/departments.service.ts';
+import { createProject } from '../modules/projects/projects.service.ts';
+import { cancelJournalEntry, createJournalEntry } from '../modules/journal-entries/journal-entries.service.ts';
+import { osloToday } from '../modules/journal-entries/journal-entries.rules.ts';
+import type { RequestContext } from '../shared/context.ts';
 import { createUser } from '../modules/users/users.service.ts';
 import { inTransaction, systemContext } from '../shared/context.ts';
 
@@ -52,7 +57,7 @@ export async function seedDemo(prisma: Prisma) {
     ]) {
       await createItem(tx, { input: { ...item, clientAccountId: company.id } });
     }
-    await createBusinessPartner(tx, { input: {
+    const customer = await createBusinessPartner(tx, { input: {
       clientAccountId: company.id, name: 'Kafé Lillebror AS', organizationNumber: '923609016', email: 'post@lillebror.example', isCustomer: true,
       addresses: [{ addressType: 'POSTAL', line1: 'Storgata 1', postalCode: '0155', city: 'Oslo' }],
     } });
@@ -63,6 +68,80 @@ export async function seedDemo(prisma: Prisma) {
     // an own account posts to 1920 (the default); the supplier's account has no ledger account
     await createBankAccount(tx, { input: { clientAccountId: company.id, name: 'Driftskonto', accountNumber: '1503.20.12342', bic: 'DNBANOKK' } });
     await createBankAccount(tx, { input: { clientAccountId: company.id, businessPartnerId: supplier.id, accountNumber: '1234.56.78903' } });
+    await seedLedger(tx, company.id, { customer: customer.id, supplier: supplier.id });
   });
   return { user, firm, company, created: true };
+}
+
+/**
+ * Projects, departments and the three months before this one as a small coffee company books them:
+ * each month a course invoice and its payment, a supplier invoice and its payment, rent and wages
+ * (VAT as explicit lines); a cancelled entry with its reversal and a draft for next month's rent.
+ */
+async function seedLedger(tx: RequestContext, clientAccountId: number, partners: { customer: number; supplier: number }) {
+  const project = await createProject(tx, { input: { clientAccountId, name: 'Baristakurs høsten', description: 'Kurs for kafékunder' } });
+  await createProject(tx, { input: { clientAccountId, name: 'Ny butikk i Bergen' } });
+  const [shop, courses] = [
+    await createDepartment(tx, { input: { clientAccountId, name: 'Butikk' } }),
+    await createDepartment(tx, { input: { clientAccountId, name: 'Kurs' } }),
+    await createDepartment(tx, { input: { clientAccountId, name: 'Administrasjon' } }),
+  ];
+  const bp = (id: number) => ({ type: 'businesspartner', id });
+  const dept = (id: number) => ({ type: 'department', id });
+  type Line = { accountCode: string; debit?: string; credit?: string; taxCode?: string; dimensions?: { type: string; id: number }[]; description?: string };
+  const post = (postingDate: Date, description: string, lines: Line[], isDraft = false) =>
+    createJournalEntry(tx, {
+      input: {
+        clientAccountId,
+        description,
+        isDraft,
+        lines: lines.map((l) => ({ ...l, postingDate, debit: l.debit ?? '0', credit: l.credit ?? '0' })),
+      },
+    });
+  const today = osloToday();
+  const day = (monthsBack: number, d: number) => new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - monthsBack, d));
+  for (const back of [3, 2, 1]) {
+    await post(day(back, 5), 'Faktura baristakurs, Kafé Lillebror', [
+      { accountCode: '1500', debit: '12500.00', dimensions: [bp(partners.customer)] },
+      { accountCode: '3000', credit: '10000.00', taxCode: '3', dimensions: [{ type: 'project', id: project.id }, dept(courses.id)] },
+      { accountCode: '2700', credit: '2500.00' },
+    ]);
+    await post(day(back, 8), 'Faktura kaffekverner, Bønnegrossisten', [
+      { accountCode: '6540', debit: '8000.00', taxCode: '1', dimensions: [dept(shop.id)] },
+      { accountCode: '2710', debit: '2000.00' },
+      { accountCode: '2400', credit: '10000.00', dimensions: [bp(partners.supplier)] },
+    ]);
+    await post(day(back, 10), 'Husleie', [
+      { accountCode: '6300', debit: '15000.00', dimensions: [dept(shop.id)] },
+      { accountCode: '1920', credit: '15000.00' },
+    ]);
+    await post(day(back, 20), 'Innbetaling fra Kafé Lillebror', [
+      { accountCode: '1920', debit: '12500.00' },
+      { accountCode: '1500', credit: '12500.00', dimensions: [bp(partners.customer)] },
+    ]);
+    await post(day(back, 22), 'Betaling til Bønnegrossisten', [
+      { accountCode: '2400', debit: '10000.00', dimensions: [bp(partners.supplier)] },
+      { accountCode: '1920', credit: '10000.00' },
+    ]);
+    await post(day(back, 25), 'Lønn', [
+      { accountCode: '5000', debit: '40000.00', dimensions: [dept(courses.id)] },
+      { accountCode: '2600', credit: '12000.00' },
+      { accountCode: '1920', credit: '28000.00' },
+      { accountCode: '5400', debit: '5640.00', dimensions: [dept(courses.id)] },
+      { accountCode: '2770', credit: '5640.00' },
+    ]);
+  }
+  const wrong = await post(day(1, 27), 'Telefon (feilført)', [
+    { accountCode: '6900', debit: '899.00' },
+    { accountCode: '1920', credit: '899.00' },
+  ]);
+  await cancelJournalEntry(tx, { id: wrong.id, cancelled: 'Y', cancellationReason: 'Feil beløp: regningen var 699 kr' });
+  await post(day(1, 27), 'Telefon', [
+    { accountCode: '6900', debit: '699.00' },
+    { accountCode: '1920', credit: '699.00' },
+  ]);
+  await post(day(0, 10), 'Husleie', [
+    { accountCode: '6300', debit: '15000.00', dimensions: [dept(shop.id)] },
+    { accountCode: '1920', credit: '15000.00' },
+  ], true);
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { baseEnv, cli, cwd, json, SLOW, TSX, type CliResult } from '../support/cli.ts';
 import { freePort } from '../support/free-port.ts';
+import pg from 'pg';
 
 /** A random valid organization number (mod-11), printed with spaces: "923 609 016". */
 function orgNumber(): { spaced: string; digits: string } {
@@ -222,6 +223,50 @@ describe.concurrent.each(cliTargets)('admin CLI commands ($target)', ({ target, 
       },
     });
   }, SLOW);
+
+  /** Runs SQL on the target's database while no CLI holds it (the tamperer of the verify-ledger case). */
+  const sql = (statement: string) => {
+    const next = queue.then(async () => {
+      if (target === 'pglite') {
+        const { PGlite } = await import('@electric-sql/pglite');
+        const engine = await PGlite.create(join(env.DATA_DIR!, 'pglite'));
+        try {
+          await engine.query(statement);
+        } finally {
+          await engine.close();
+        }
+      } else {
+        const client = new pg.Client({ connectionString: postgresUrl ?? undefined });
+        await client.connect();
+        try {
+          await client.query(statement);
+        } finally {
+          await client.end();
+        }
+      }
+    });
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  it.skipIf(skip)('"verify-ledger --client-account-id ID recomputes the chain and names the first broken link": the demo ledger verifies; an amount edited with SQL does not (exit 1)', async () => {
+    const demo = json(await runWith({}, ['seed-demo']));
+    const ok = await run('verify-ledger', '--client-account-id', String(demo.company_id));
+    expect(ok.code).toBe(0);
+    const good = json(ok);
+    expect(good).toMatchObject({ client_account_id: demo.company_id, ok: true, first_broken: null, broken_count: 0 });
+    expect(good.entries).toBeGreaterThanOrEqual(19);
+    await sql(`UPDATE journal_entry_lines SET debit = debit + 1 WHERE id = (SELECT l.id FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id WHERE e.client_account_id = ${demo.company_id} AND e.sequence_number = 2 AND l.debit > 0 ORDER BY l.line_id LIMIT 1)`);
+    const bad = await run('verify-ledger', '--client-account-id', String(demo.company_id));
+    expect(bad.code).toBe(1);
+    const out = JSON.parse(bad.stdout);
+    expect(out).toMatchObject({ ok: false, first_broken: { sequence_number: 2, reason: expect.stringContaining('does not match its hash') }, broken_count: 1 });
+    await sql(`UPDATE journal_entry_lines SET debit = debit - 1 WHERE id = (SELECT l.id FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id WHERE e.client_account_id = ${demo.company_id} AND e.sequence_number = 2 AND l.debit > 0 ORDER BY l.line_id LIMIT 1)`);
+    expect((await run('verify-ledger', '--client-account-id', String(demo.company_id))).code).toBe(0);
+    const missing = await run('verify-ledger', '--client-account-id', '99999999');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/Client account 99999999 not found/);
+  }, SLOW * 2);
 });
 
 describe('admin CLI and a running server', () => {
