@@ -185,6 +185,17 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
     const department = await prisma.department.create({ data: { clientAccountId, sequenceNumber: 1, name: 'Sweep' } });
     const tag = await prisma.tag.create({ data: { clientAccountId, name: 'Sweep' } });
     const asset = await prisma.asset.create({ data: { clientAccountId, name: 'Sweep' } });
+    const journalEntry = await prisma.journalEntry.create({
+      data: {
+        clientAccountId,
+        lines: {
+          create: [
+            { clientAccountId, lineId: 1, postingDate: new Date('2026-01-02'), accountId: account, debit: '1', debitFc: '1', currencyCode: 'NOK' },
+            { clientAccountId, lineId: 2, postingDate: new Date('2026-01-02'), accountId: account, credit: '1', creditFc: '1', currencyCode: 'NOK' },
+          ],
+        },
+      },
+    });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
       user: t.user.id,
@@ -200,6 +211,7 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
       department: department.id,
       tag: tag.id,
       asset: asset.id,
+      journalEntry: journalEntry.id,
     };
     const strings = {
       email: t.user.email,
@@ -211,6 +223,7 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
       'CreateAccountInput.code': '1921',
       'CreateTaxCodeInput.code': 'SW1',
       'accountByCode.code': '1920',
+      accountCode: '1920',
       'currency.code': 'NOK',
       currentPassword: 'correct horse battery staple',
       newPassword: 'correct horse battery staple 2',

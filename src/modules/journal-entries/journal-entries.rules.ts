@@ -139,7 +139,12 @@ export const journalEntryRules = {
   cancel: z.object({
     id,
     /** only 'Y' acts; anything else (or nothing but the key) is a no-op */
-    cancelled: z.unknown().refine((v) => v !== undefined, 'is required').optional(),
+    cancelled: z
+      .unknown()
+      .refine((v) => v !== undefined, 'is required')
+      .refine((v) => typeof v !== 'string' || v.length <= 100, 'must be at most 100 characters (Y cancels)')
+      .refine((v) => typeof v !== 'object' || v === null, "must be a scalar ('Y' cancels)")
+      .optional(),
     cancellationReason: z.string().trim().max(1000, 'must be at most 1000 characters').nullish(),
   }),
   post: z.object({ id }),
