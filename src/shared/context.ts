@@ -105,7 +105,23 @@ function buildContext(args: ContextArgs, parent?: RequestContext): RequestContex
     },
     limits: args.limits ?? parent?.limits ?? UNLIMITED,
     reference: args.reference ?? parent?.reference ?? new ReferenceCache(),
-    eligibleAccounts: () => (memo.value ??= lookUp()),
+    // a transaction's context answers for its request: what it looks up, the request knows too
+    eligibleAccounts: () => {
+      if (!memo.value) {
+        memo.value = lookUp();
+        if (parentMemo && !parentMemo.value) {
+          const pending = memo.value;
+          parentMemo.value = pending;
+          void pending.then(
+            (set) => {
+              if (parentMemo.value === pending) parentMemo.resolved = set;
+            },
+            () => undefined,
+          );
+        }
+      }
+      return memo.value;
+    },
     knownEligibleAccounts: () => memo.resolved,
     invalidateEligibleAccounts: () => {
       memo.value = memo.resolved = undefined;

@@ -94,7 +94,7 @@ type AccountRow = {
   code: string;
   isActive: boolean;
   mandatoryDimensions: { dimensionType: keyof typeof SATISFIED_BY }[];
-  allowedTaxCodes: { taxCodeId: number; taxCode: { code: string } }[];
+  allowedTaxCodes: { taxCodeId: number }[];
 };
 type TaxCodeRow = { id: number; code: string; rates: { ratePercent: Decimal; validFrom: Date | null; validTo: Date | null }[] };
 
@@ -123,7 +123,7 @@ async function lineRows(
       select: {
         id: true, code: true, isActive: true,
         mandatoryDimensions: { select: { dimensionType: true } },
-        allowedTaxCodes: { select: { taxCodeId: true, taxCode: { select: { code: true } } } },
+        allowedTaxCodes: { select: { taxCodeId: true } },
       },
     }) as Promise<AccountRow[]>,
     taxCodes.length || taxIds.length
@@ -140,6 +140,8 @@ async function lineRows(
   const taxByCode = new Map(taxRows.map((t) => [t.code, t]));
 
   const rows: LineRow[] = [];
+  /** tax codes outside an account's whitelist: named with the allowed codes once all lines are seen (one query, only then) */
+  const refused: { path: (string | number)[]; code: string; account: AccountRow }[] = [];
   for (const [i, line] of lines.entries()) {
     const at = (field: string) => ['lines', i, field];
     // the account
@@ -206,8 +208,7 @@ async function lineRows(
       else if (byTaxCode && byTaxId && byTaxCode.id !== byTaxId.id) issues.add(at('taxCode'), `names tax code '${byTaxCode.code}', but tax_code_id ${byTaxId.id} is '${byTaxId.code}'`);
       else tax = byTaxCode ?? byTaxId;
       if (tax && account && account.allowedTaxCodes.length && !account.allowedTaxCodes.some((a) => a.taxCodeId === tax!.id)) {
-        const allowed = account.allowedTaxCodes.map((a) => a.taxCode.code).join(', ');
-        issues.add(at(line.taxCode != null ? 'taxCode' : 'taxCodeId'), `tax code '${tax.code}' is not allowed on account ${account.code}; allowed: ${allowed}`);
+        refused.push({ path: at(line.taxCode != null ? 'taxCode' : 'taxCodeId'), code: tax.code, account });
       }
     }
     let taxBaseAmount = line.taxBaseAmount ?? null;
@@ -275,6 +276,14 @@ async function lineRows(
       itemId: dims.itemId ?? null,
     });
   }
+  if (refused.length) {
+    const ids = [...new Set(refused.flatMap((r) => r.account.allowedTaxCodes.map((a) => a.taxCodeId)))];
+    const codes = new Map((await tx.db.taxCode.findMany({ where: { id: { in: ids } }, select: { id: true, code: true } })).map((c) => [c.id, c.code]));
+    for (const r of refused) {
+      const allowed = r.account.allowedTaxCodes.map((a) => codes.get(a.taxCodeId)).join(', ');
+      issues.add(r.path, `tax code '${r.code}' is not allowed on account ${r.account.code}; allowed: ${allowed}`);
+    }
+  }
   return rows;
 }
 
@@ -324,7 +333,7 @@ async function checkedEntry<S extends typeof rules.create | typeof rules.update>
   return { input: data.input, rows };
 }
 
-const lineData = (clientAccountId: number, rows: readonly LineRow[]) => rows.map((r) => ({ ...r, clientAccountId }));
+const lineData = (journalEntryId: number, clientAccountId: number, rows: readonly LineRow[]) => rows.map((r) => ({ ...r, journalEntryId, clientAccountId }));
 
 /** Numbers and links a saved draft (with its rows) into the client account's ledger. */
 async function post(tx: RequestContext, entry: { id: number; clientAccountId: number; description: string | null; voucherId: number | null; relationType: string | null; relationId: number | null; reversesEntryId: number | null }, rows: readonly LineRow[]) {
@@ -353,10 +362,8 @@ export async function createJournalEntry(ctx: RequestContext, args: Args<typeof 
       relationId: input.relationId ?? null,
       reversesEntryId: null,
     };
-    const entry = await tx.db.journalEntry.create({
-      data: { ...fields, isDraft: true, createdById: user, updatedById: user, lines: { createMany: { data: rows.map((r) => ({ ...r, clientAccountId })) } } },
-      select: { id: true },
-    });
+    const entry = await tx.db.journalEntry.create({ data: { ...fields, isDraft: true, createdById: user, updatedById: user }, select: { id: true } });
+    await tx.db.journalEntryLine.createMany({ data: lineData(entry.id, clientAccountId, rows) });
     if (!input.isDraft) await post(tx, { id: entry.id, ...fields }, rows);
     return entry.id;
   });
@@ -388,11 +395,8 @@ export async function updateJournalEntry(ctx: RequestContext, args: Args<typeof 
       relationId: input.relationId ?? null,
     };
     await tx.db.journalEntryLine.deleteMany({ where: { journalEntryId: current.id } });
-    await tx.db.journalEntry.update({
-      where: { id: current.id },
-      data: { ...fields, updatedById: auditUserId(tx), lines: { createMany: { data: lineData(current.clientAccountId, rows) } } },
-      select: { id: true },
-    });
+    await tx.db.journalEntry.update({ where: { id: current.id }, data: { ...fields, updatedById: auditUserId(tx) }, select: { id: true } });
+    await tx.db.journalEntryLine.createMany({ data: lineData(current.id, current.clientAccountId, rows) });
     if (input.isDraft === false) await post(tx, { id: current.id, clientAccountId: current.clientAccountId, reversesEntryId: null, ...fields }, rows);
     return current.id;
   });
@@ -475,9 +479,10 @@ export async function cancelJournalEntry(ctx: RequestContext, args: Args<typeof 
       reversesEntryId: entry.id,
     };
     const reversal = await tx.db.journalEntry.create({
-      data: { ...fields, cancelled: 'C', cancellationReason, isDraft: true, createdById: user, updatedById: user, lines: { createMany: { data: lineData(entry.clientAccountId, rows) } } },
+      data: { ...fields, cancelled: 'C', cancellationReason, isDraft: true, createdById: user, updatedById: user },
       select: { id: true },
     });
+    await tx.db.journalEntryLine.createMany({ data: lineData(reversal.id, entry.clientAccountId, rows) });
     await post(tx, { id: reversal.id, ...fields }, rows);
     await tx.db.journalEntry.update({
       where: { id },
