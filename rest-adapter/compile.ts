@@ -53,7 +53,43 @@ export interface CompiledOperation {
    * PUT/PATCH (and a POST that `updates`): response fields a client may echo back from a GET (id,
    * created_at, embedded relations …) that are no input field: ignored in the body instead of rejected.
    */
-  echoIgnored: ReadonlySet<string>;
+  echoIgnored: EchoIgnored;
+}
+
+/**
+ * The response keys a client may send back in an update that are no input field, at each level of
+ * the body: `keys` at this level, `nested` under an input field that is itself an object or a list
+ * of objects (a journal entry's `lines` sent back as they were read: their `id`, `account_code`,
+ * `reconciled_amount` … are ignored, not refused).
+ */
+export interface EchoIgnored {
+  keys: ReadonlySet<string>;
+  nested: ReadonlyMap<string, EchoIgnored>;
+}
+
+const NOTHING_IGNORED: EchoIgnored = { keys: new Set(), nested: new Map() };
+
+/** Response keys directly under a selection set with their own selection sets, fragments included. */
+function selectionsByKey(set: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>, out = new Map<string, SelectionSetNode | undefined>()) {
+  for (const s of set.selections) {
+    if (s.kind === Kind.FIELD) out.set(s.alias?.value ?? s.name.value, s.selectionSet ?? out.get(s.alias?.value ?? s.name.value));
+    else if (s.kind === Kind.INLINE_FRAGMENT) selectionsByKey(s.selectionSet, fragments, out);
+    else if (fragments[s.name.value]) selectionsByKey(fragments[s.name.value].selectionSet, fragments, out);
+  }
+  return out;
+}
+
+function echoTree(input: GraphQLInputObjectType, selection: SelectionSetNode, fragments: Record<string, FragmentDefinitionNode>): EchoIgnored {
+  const fields = input.getFields();
+  const wireFields = new Set(Object.keys(fields).map(toSnake));
+  const selected = selectionsByKey(selection, fragments);
+  const nested = new Map<string, EchoIgnored>();
+  for (const [name, field] of Object.entries(fields)) {
+    const type = getNamedType(field.type);
+    const sub = selected.get(toSnake(name));
+    if (isInputObjectType(type) && sub) nested.set(toSnake(name), echoTree(type, sub, fragments));
+  }
+  return { keys: new Set([...selected.keys()].filter((k) => !wireFields.has(k))), nested };
 }
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH']);
@@ -144,10 +180,9 @@ export function compileOperation(schema: GraphQLSchema, op: Operation): Compiled
   // a body taken whole leaves the other non-path variables to the query string
   if (bodyVariable) for (const v of variables) if (v.source === 'body-field') v.source = 'query';
 
-  let echoIgnored = new Set<string>();
+  let echoIgnored: EchoIgnored = NOTHING_IGNORED;
   if (bodyVariable && (op.method === 'PUT' || op.method === 'PATCH' || op.updates) && resultField.selectionSet) {
-    const inputFields = new Set(Object.keys((getNamedType(bodyVariable.type) as { getFields(): object }).getFields()).map(toSnake));
-    echoIgnored = new Set([...responseKeys(resultField.selectionSet, fragments)].filter((k) => !inputFields.has(k)));
+    echoIgnored = echoTree(getNamedType(bodyVariable.type) as GraphQLInputObjectType, resultField.selectionSet, fragments);
   }
 
   return {

@@ -185,10 +185,10 @@ export function requestBodySchema(compiled: CompiledOperation): JsonSchema | und
   if (compiled.bodyVariable) {
     const optional = new Set(compiled.boundFields.map((b) => b.field));
     const schema = inputSchema(compiled.bodyVariable.type, { optional });
-    if (compiled.echoIgnored.size) {
+    if (compiled.echoIgnored.keys.size) {
       // PUT: fields a client echoes back from a GET are accepted and ignored
       const props = { ...(schema.properties as Record<string, JsonSchema>) };
-      for (const key of compiled.echoIgnored) props[key] = { description: 'read-only: ignored when sent back' };
+      for (const key of compiled.echoIgnored.keys) props[key] = { description: 'read-only: ignored when sent back' };
       return { ...schema, properties: props };
     }
     return schema;

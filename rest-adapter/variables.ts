@@ -11,7 +11,7 @@ import {
 } from 'graphql';
 import { ForbiddenError, ValidationError, type FieldIssue } from '../src/shared/errors.ts';
 import { toCamel, toSnake } from '../src/shared/naming.ts';
-import type { CompiledOperation, VariableSpec } from './compile.ts';
+import type { CompiledOperation, EchoIgnored, VariableSpec } from './compile.ts';
 
 /**
  * The request of an operation, from any entry point: REST (strings from the path and query string,
@@ -82,11 +82,11 @@ function fromParameter(raw: unknown, type: GraphQLInputType, wire: string, issue
  * A JSON body value as a GraphQL input value: object keys snake_case → camelCase, recursively along
  * the input type (JSON scalars are left untouched); unknown fields are issues naming their path.
  */
-function fromJson(value: unknown, type: GraphQLInputType, path: (string | number)[], issues: Issues, ignore?: ReadonlySet<string>): unknown {
+function fromJson(value: unknown, type: GraphQLInputType, path: (string | number)[], issues: Issues, ignore?: EchoIgnored): unknown {
   if (value === null || value === undefined) return value;
   const nullable = getNullableType(type) as GraphQLInputType;
   if (isListType(nullable)) {
-    return Array.isArray(value) ? value.map((v, i) => fromJson(v, nullable.ofType, [...path, i], issues)) : fromJson(value, nullable.ofType, path, issues);
+    return Array.isArray(value) ? value.map((v, i) => fromJson(v, nullable.ofType, [...path, i], issues, ignore)) : fromJson(value, nullable.ofType, path, issues, ignore);
   }
   if (isInputObjectType(nullable) && isPlainObject(value)) {
     const fields = nullable.getFields();
@@ -95,10 +95,10 @@ function fromJson(value: unknown, type: GraphQLInputType, path: (string | number
       const name = fields[key] ? key : toCamel(key);
       const field = fields[name];
       if (!field) {
-        if (!ignore?.has(key)) issues.add([...path, key], 'is not a known field');
+        if (!ignore?.keys.has(key)) issues.add([...path, key], 'is not a known field');
         continue;
       }
-      out[name] = fromJson(v, field.type, [...path, toSnake(name)], issues);
+      out[name] = fromJson(v, field.type, [...path, toSnake(name)], issues, ignore?.nested.get(toSnake(name)));
     }
     return out;
   }

@@ -255,6 +255,20 @@ describe.each(targets())('journal entries REST (%s)', (target) => {
       expect(posted.body.sequence_number).toBeGreaterThan(0);
     });
 
+    it('a draft read with GET can be sent back whole with PUT: read-only entry and line fields are ignored', async () => {
+      const d = await created(sale({ is_draft: true, lines: [line('1500', 100, 0, { dimensions: [{ type: 'businesspartner', id: customer }] }), line('3000', 0, 100)] }));
+      const read = (await get(d.id)).body;
+      const res = await put(d.id, { ...read, description: 'Sendt tilbake' });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.description).toBe('Sendt tilbake');
+      expect(res.body.lines.map((l: { account_code: string; debit: string; dimensions: unknown }) => [l.account_code, l.debit, l.dimensions])).toEqual(
+        read.lines.map((l: { account_code: string; debit: string; dimensions: unknown }) => [l.account_code, l.debit, l.dimensions]),
+      );
+      const unknown = await put(d.id, { ...read, lines: read.lines.map((l: object) => ({ ...l, colour: 'red' })) });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.error).toContain('lines.0.colour: is not a known field');
+    });
+
     it('"Update 400 (… entry not a draft)"', async () => {
       const e = await created(sale());
       const res = await put(e.id, { lines: sale().lines });
