@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, targets, type HttpResult, type TestApp } from '../support/harness.ts';
+import type { Tenant } from '../support/seed.ts';
+import { verifyLedger } from '../../src/modules/journal-entries/ledger-chain.ts';
+
+// spec 001 "sequence numbers are unique, increasing and gapless per client account", under load.
+
+const WRITERS = 50;
+/** new entries each writer posts (POST /journal-entries/) */
+const POSTS_PER_WRITER = 3;
+/** writers 0..SPECIAL-1 also post a draft (PUT is_draft false); the next SPECIAL cancel a posted entry */
+const SPECIAL = 15;
+
+describe.each(targets())('ledger under concurrency (%s)', (target) => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp(target);
+  });
+  afterAll(() => app?.close());
+
+  const line = (account_code: string, debit: string | number, credit: string | number, extra: Record<string, unknown> = {}) => ({
+    posting_date: '2026-03-15',
+    account_code,
+    debit,
+    credit,
+    ...extra,
+  });
+
+  /** An entry of writer `w`'s `k`-th posting: amounts differ per writer and posting, some on 1500 with the customer. */
+  const body = (clientAccountId: number, customer: number, w: number, k: number, extra: Record<string, unknown> = {}) => {
+    const amount = `${100 + w}.${String(k).padStart(2, '0')}`;
+    const lines =
+      (w + k) % 3 === 0
+        ? [line('1500', amount, 0, { dimensions: [{ type: 'businesspartner', id: customer }] }), line('3000', 0, amount)]
+        : [line('6300', amount, 0), line('1920', 0, amount)];
+    return { client_account_id: clientAccountId, description: `Skriver ${w} nr. ${k}`, lines, ...extra };
+  };
+
+  // Under the harness's admission control (4 requests worked on at once, the rest queued) and with
+  // the gate off, so that all 50 writers reach the database together (on PostgreSQL up to the pool's
+  // 10 transactions at once, waiting on the chain head's row lock; on PGlite queued on its one
+  // connection).
+  it.each([
+    ['admission control as the test app has it', {}],
+    ['admission control off', { REQUEST_CONCURRENCY: '0' }],
+  ])(`${WRITERS} concurrent writers in one client account (POST, PUT posting drafts, PATCH cancelling), %s: every answer 201/200, numbers 1..N without gaps, nothing lost, the chain verifies`, async (_gate, env) => {
+    const server = Object.keys(env).length ? await startTestApp(target, { database: app.db, env }) : app;
+    try {
+      await race(server);
+    } finally {
+      if (server !== app) await server.close();
+    }
+  }, 120_000);
+
+  async function race(server: TestApp) {
+    const t = await app.seed.tenant();
+    const clientAccountId = t.account.id;
+    const customer = (await app.seed.prisma.businessPartner.create({ data: { clientAccountId, name: 'Kunde AS', isCustomer: true } })).id;
+    // every writer is a user of its own with the CA role on the account
+    const writers = await Promise.all(
+      Array.from({ length: WRITERS }, async () => {
+        const user = await app.seed.user();
+        await app.seed.grantRole({ userId: user.id, clientAccountId, role: 'CA' });
+        return user;
+      }),
+    );
+    const api = (token: string, method: string, path: string, payload: unknown) => server.http(method, `/api/v2${path}`, { token, body: payload });
+
+    // before the race: drafts for the PUTs to post and posted entries for the PATCHes to cancel
+    const drafts: { id: number; body: ReturnType<typeof body> }[] = [];
+    const toCancel: number[] = [];
+    for (let i = 0; i < SPECIAL; i++) {
+      const draft = body(clientAccountId, customer, 1000 + i, 0, { is_draft: true });
+      const d = await api(t.user.token, 'POST', '/journal-entries/', draft);
+      expect(d.status, JSON.stringify(d.body)).toBe(201);
+      drafts.push({ id: d.body.id, body: draft });
+      const p = await api(t.user.token, 'POST', '/journal-entries/', body(clientAccountId, customer, 2000 + i, 0));
+      expect(p.status, JSON.stringify(p.body)).toBe(201);
+      toCancel.push(p.body.id);
+    }
+    const postedBefore = SPECIAL;
+
+    type Answer = { what: string; expected: number; res: HttpResult; by?: number };
+    const writer = async (w: number): Promise<Answer[]> => {
+      const token = writers[w].token;
+      const by = writers[w].id;
+      const actions: (() => Promise<Answer>)[] = Array.from({ length: POSTS_PER_WRITER }, (_, k) => async () => ({
+        what: `writer ${w}: POST entry ${k + 1}`,
+        expected: 201,
+        by,
+        res: await api(token, 'POST', '/journal-entries/', body(clientAccountId, customer, w, k + 1)),
+      }));
+      if (w < SPECIAL) {
+        const { id, body: draft } = drafts[w];
+        actions.splice(w % (POSTS_PER_WRITER + 1), 0, async () => ({
+          what: `writer ${w}: PUT draft ${id} with is_draft false`,
+          expected: 200,
+          by,
+          res: await api(token, 'PUT', `/journal-entries/${id}`, { ...draft, is_draft: false }),
+        }));
+      } else if (w < 2 * SPECIAL) {
+        const id = toCancel[w - SPECIAL];
+        actions.splice(w % (POSTS_PER_WRITER + 1), 0, async () => ({
+          what: `writer ${w}: PATCH entry ${id} cancelled Y`,
+          expected: 200,
+          res: await api(token, 'PATCH', `/journal-entries/${id}`, { cancelled: 'Y', cancellation_reason: `Feilføring ${w}` }),
+        }));
+      } else {
+        actions.push(async () => ({
+          what: `writer ${w}: POST entry ${POSTS_PER_WRITER + 1}`,
+          expected: 201,
+          by,
+          res: await api(token, 'POST', '/journal-entries/', body(clientAccountId, customer, w, POSTS_PER_WRITER + 1)),
+        }));
+      }
+      const answers: Answer[] = [];
+      for (const action of actions) answers.push(await action());
+      return answers;
+    };
+    const answers = (await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)))).flat();
+
+    // every answer is the one a sequential run gives: no 500, no 409 (lost race), no 503 (shed)
+    const wrong = answers.filter((a) => a.res.status !== a.expected).map((a) => `${a.what}: ${a.res.status} ${a.res.text.slice(0, 200)}`);
+    expect(wrong).toEqual([]);
+    expect(answers).toHaveLength(WRITERS * (POSTS_PER_WRITER + 1));
+
+    // the numbers the answers carry: one each, unique; a cancel's reversal takes one too
+    const numbered = answers.filter((a) => a.expected === 201 || a.what.includes('PUT')).map((a) => a.res.body.sequence_number as number);
+    expect(new Set(numbered).size).toBe(numbered.length);
+    const cancels = answers.filter((a) => a.what.includes('PATCH'));
+    for (const c of cancels) expect(c.res.body).toMatchObject({ cancelled: 'Y', cancellation_entry_id: expect.any(Number) });
+    for (const a of answers.filter((x) => x.what.includes('PUT'))) expect(a.res.body).toMatchObject({ is_draft: false, sequence_number: expect.any(Number) });
+    // each posting is the writer's own
+    for (const a of answers.filter((x) => x.by)) expect(a.res.body.posted_by_id, a.what).toBe(a.by);
+
+    // nothing lost: the ledger holds exactly what succeeded, numbered 1..N
+    const expectedPosted = postedBefore + numbered.length + cancels.length;
+    const rows = await app.seed.prisma.journalEntry.findMany({
+      where: { clientAccountId, isDraft: false },
+      select: { id: true, sequenceNumber: true, cancelled: true },
+      orderBy: { sequenceNumber: 'asc' },
+    });
+    expect(rows.map((r) => r.sequenceNumber)).toEqual(Array.from({ length: expectedPosted }, (_, k) => k + 1));
+    expect(await app.seed.prisma.journalEntry.count({ where: { clientAccountId, isDraft: true } })).toBe(0);
+    expect(rows.filter((r) => r.cancelled === 'C')).toHaveLength(SPECIAL);
+    expect(rows.filter((r) => r.cancelled === 'Y').map((r) => r.id).sort((a, b) => a - b)).toEqual([...toCancel].sort((a, b) => a - b));
+    const bySeq = new Map(rows.map((r) => [r.sequenceNumber, r]));
+    for (const n of numbered) expect(bySeq.get(n), `number ${n} from an answer is in the ledger`).toBeDefined();
+    expect((await app.seed.prisma.ledgerChain.findUnique({ where: { clientAccountId } }))?.lastNumber).toBe(expectedPosted);
+
+    const verification = await verifyLedger(app.seed.prisma, clientAccountId);
+    expect(verification, JSON.stringify(verification.broken)).toMatchObject({ ok: true, entries: expectedPosted, brokenCount: 0 });
+  }
+});
