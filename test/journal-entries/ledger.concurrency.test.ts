@@ -3,7 +3,9 @@ import { startTestApp, targets, type HttpResult, type TestApp } from '../support
 import type { Tenant } from '../support/seed.ts';
 import { verifyLedger } from '../../src/modules/journal-entries/ledger-chain.ts';
 
-// spec 001 "sequence numbers are unique, increasing and gapless per client account", under load.
+// spec 001 "sequence numbers are unique, increasing and gapless per client account", under load; and
+// the hash chain's tamper evidence (src/modules/journal-entries/ledger-chain.ts): a posted row
+// changed or removed behind the API's back is named by verifyLedger.
 
 const WRITERS = 50;
 /** new entries each writer posts (POST /journal-entries/) */
@@ -152,4 +154,69 @@ describe.each(targets())('ledger under concurrency (%s)', (target) => {
     const verification = await verifyLedger(app.seed.prisma, clientAccountId);
     expect(verification, JSON.stringify(verification.broken)).toMatchObject({ ok: true, entries: expectedPosted, brokenCount: 0 });
   }
+
+  describe('verifyLedger names what was changed behind the API', () => {
+    /** A client account with five posted entries (numbers 1..5); returns their ids by number. */
+    async function ledgerOfFive(): Promise<{ t: Tenant; ids: number[] }> {
+      const t = await app.seed.tenant();
+      const ids: number[] = [];
+      for (let k = 1; k <= 5; k++) {
+        const res = await app.http('POST', '/api/v2/journal-entries/', {
+          token: t.user.token,
+          body: { client_account_id: t.account.id, description: `Bilag ${k}`, lines: [line('6300', `${k}00.00`, 0), line('1920', 0, `${k}00.00`)] },
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        expect(res.body.sequence_number).toBe(k);
+        ids.push(res.body.id);
+      }
+      expect(await verified(t.account.id)).toMatchObject({ ok: true, entries: 5 });
+      return { t, ids };
+    }
+
+    /** verifyLedger's answer, the same whether it reads the ledger in one batch or in batches of two (the break crosses batches). */
+    async function verified(clientAccountId: number) {
+      const whole = await verifyLedger(app.seed.prisma, clientAccountId);
+      expect(await verifyLedger(app.seed.prisma, clientAccountId, 2)).toEqual(whole);
+      return whole;
+    }
+
+    it.each([
+      ['a line of entry 3 gets one krone more debit', (id: number) => `UPDATE journal_entry_lines SET debit = debit + 1 WHERE journal_entry_id = ${id} AND debit > 0`],
+      ["entry 3's description is changed", (id: number) => `UPDATE journal_entries SET description = 'Endret i databasen' WHERE id = ${id}`],
+      [
+        'a line of entry 3 moves to another account',
+        (id: number) =>
+          `UPDATE journal_entry_lines l SET account_id = (SELECT a.id FROM accounts a WHERE a.client_account_id = l.client_account_id AND a.code = '6340') WHERE journal_entry_id = ${id} AND debit > 0`,
+      ],
+    ])('%s with SQL: entry 3 is the first (and only) broken link', async (_what, sql) => {
+      const { t, ids } = await ledgerOfFive();
+      expect(await app.seed.prisma.$executeRawUnsafe(sql(ids[2]))).toBe(1);
+      const v = await verified(t.account.id);
+      expect(v.ok).toBe(false);
+      expect(v.entries).toBe(5);
+      expect(v.broken[0]).toMatchObject({ sequenceNumber: 3, entryId: ids[2], reason: expect.stringContaining('does not match its hash') });
+      // the next links chain the stored hash, so entries 4 and 5 still verify
+      expect(v.brokenCount).toBe(1);
+    });
+
+    it('the last posted entry deleted with SQL: the chain head mismatch is reported', async () => {
+      const { t, ids } = await ledgerOfFive();
+      expect(await app.seed.prisma.$executeRawUnsafe(`DELETE FROM journal_entries WHERE id = ${ids[4]}`)).toBe(1);
+      const v = await verified(t.account.id);
+      expect(v).toMatchObject({ ok: false, entries: 4, brokenCount: 1 });
+      expect(v.broken[0]).toEqual({
+        sequenceNumber: null,
+        entryId: null,
+        reason: 'the chain head says 5 entries were posted, the ledger holds 4: posted entries were removed',
+      });
+    });
+
+    it('an entry in the middle deleted with SQL: the gap is reported at the entry after it', async () => {
+      const { t, ids } = await ledgerOfFive();
+      expect(await app.seed.prisma.$executeRawUnsafe(`DELETE FROM journal_entries WHERE id = ${ids[1]}`)).toBe(1);
+      const v = await verified(t.account.id);
+      expect(v.ok).toBe(false);
+      expect(v.broken[0]).toMatchObject({ sequenceNumber: 3, entryId: ids[2], reason: expect.stringContaining('jump from 1 to 3') });
+    });
+  });
 });
