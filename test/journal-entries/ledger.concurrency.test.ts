@@ -155,6 +155,46 @@ describe.each(targets())('ledger under concurrency (%s)', (target) => {
     expect(verification, JSON.stringify(verification.broken)).toMatchObject({ ok: true, entries: expectedPosted, brokenCount: 0 });
   }
 
+  it('writers racing for the same entry: one wins, every other one gets the answer a sequential run gives (400 or 404), and the ledger verifies', async () => {
+    const server = await startTestApp(target, { database: app.db, env: { REQUEST_CONCURRENCY: '0' } });
+    try {
+      const t = await app.seed.tenant();
+      const clientAccountId = t.account.id;
+      const api = (method: string, path: string, payload?: unknown) => server.http(method, `/api/v2${path}`, { token: t.user.token, body: payload });
+      const entry = (extra: Record<string, unknown> = {}) => ({ client_account_id: clientAccountId, lines: [line('6300', 10, 0), line('1920', 0, 10)], ...extra });
+      const posted = (await api('POST', '/journal-entries/', entry())).body.id;
+      const draft = (await api('POST', '/journal-entries/', entry({ is_draft: true }))).body.id;
+      const contested = (await api('POST', '/journal-entries/', entry({ is_draft: true }))).body.id;
+
+      const [cancels, puts, contest] = await Promise.all([
+        Promise.all(Array.from({ length: 8 }, () => api('PATCH', `/journal-entries/${posted}`, { cancelled: 'Y', cancellation_reason: 'Dobbelt' }))),
+        Promise.all(Array.from({ length: 8 }, () => api('PUT', `/journal-entries/${draft}`, entry({ is_draft: false })))),
+        // a draft deleted, posted and cancelled at once: whichever comes first decides the others' answers
+        Promise.all([
+          api('PUT', `/journal-entries/${contested}`, entry({ is_draft: false })),
+          api('DELETE', `/journal-entries/${contested}`),
+          api('PATCH', `/journal-entries/${contested}`, { cancelled: 'Y' }),
+          api('PUT', `/journal-entries/${contested}`, entry({ is_draft: false })),
+        ]),
+      ]);
+      const statuses = (answers: HttpResult[]) => answers.map((r) => r.status).sort();
+      expect(statuses(cancels)).toEqual([200, ...Array(7).fill(400)]);
+      for (const r of cancels.filter((x) => x.status === 400)) expect(r.body.error).toContain('already cancelled');
+      expect(statuses(puts)).toEqual([200, ...Array(7).fill(400)]);
+      for (const r of puts.filter((x) => x.status === 400)) expect(r.body.error).toContain('not a draft');
+      expect(contest.filter((r) => r.status === 200), contest.map((r) => `${r.status} ${r.text}`).join('\n')).toHaveLength(1);
+      expect(contest.every((r) => [200, 400, 404].includes(r.status))).toBe(true);
+
+      const postedNow = await app.seed.prisma.journalEntry.count({ where: { clientAccountId, isDraft: false } });
+      const contestPosted = contest[0].status === 200 || contest[3].status === 200 ? 1 : 0;
+      // the posted entry, its reversal, the posted draft and the contested draft if a PUT won
+      expect(postedNow).toBe(3 + contestPosted);
+      expect(await verifyLedger(app.seed.prisma, clientAccountId)).toMatchObject({ ok: true, entries: 3 + contestPosted });
+    } finally {
+      await server.close();
+    }
+  });
+
   describe('verifyLedger names what was changed behind the API', () => {
     /** A client account with five posted entries (numbers 1..5); returns their ids by number. */
     async function ledgerOfFive(): Promise<{ t: Tenant; ids: number[] }> {
