@@ -307,11 +307,11 @@ async function inactiveDimensions(tx: RequestContext, lines: readonly LineInput[
 }
 
 /** 409 when another non-cancelled entry exists for the voucher; serialised per voucher (advisory lock) so two writers cannot both pass. */
-async function assertVoucherFree(tx: RequestContext, voucherId: number | null | undefined, exceptId?: number): Promise<void> {
+async function assertVoucherFree(tx: RequestContext, clientAccountId: number, voucherId: number | null | undefined, exceptId?: number): Promise<void> {
   if (voucherId == null) return;
   await tx.db.$executeRawUnsafe('SELECT pg_advisory_xact_lock(1247, $1::int)', voucherId);
   const other = await tx.db.journalEntry.findFirst({
-    where: { voucherId, cancelled: null, ...(exceptId ? { NOT: { id: exceptId } } : {}) },
+    where: { clientAccountId, voucherId, cancelled: null, ...(exceptId ? { NOT: { id: exceptId } } : {}) },
     select: { id: true },
   });
   if (other) throw new ConflictError(`Journal entry ${other.id} already exists for voucher ${voucherId}; cancel it first`);
@@ -352,7 +352,7 @@ export async function createJournalEntry(ctx: RequestContext, args: Args<typeof 
     await requireAccount(tx, clientAccountId);
     const book = await books(tx, clientAccountId);
     const { input, rows } = await checkedEntry(tx, rules.create, args, book);
-    await assertVoucherFree(tx, input.voucherId);
+    await assertVoucherFree(tx, clientAccountId, input.voucherId);
     const user = auditUserId(tx);
     const fields = {
       clientAccountId,
@@ -387,7 +387,7 @@ export async function updateJournalEntry(ctx: RequestContext, args: Args<typeof 
     const current = await requireDraft(tx, args.id, 'posted entries cannot be changed; cancel it instead');
     const book = await books(tx, current.clientAccountId);
     const { input, rows } = await checkedEntry(tx, rules.update, args, book, { clientAccountId: current.clientAccountId });
-    await assertVoucherFree(tx, input.voucherId, current.id);
+    await assertVoucherFree(tx, current.clientAccountId, input.voucherId, current.id);
     const fields = {
       description: input.description ?? null,
       voucherId: input.voucherId ?? null,
@@ -430,7 +430,7 @@ export async function postJournalEntry(ctx: RequestContext, args: Args<typeof ru
       })),
     };
     const { rows } = await checkedEntry(tx, rules.create, { input }, book);
-    await assertVoucherFree(tx, draft.voucherId, draft.id);
+    await assertVoucherFree(tx, draft.clientAccountId, draft.voucherId, draft.id);
     await post(tx, draft, rows);
     return id;
   });
