@@ -239,6 +239,15 @@ describe.each(targets())('ledger under concurrency (%s)', (target) => {
       expect(v.brokenCount).toBe(1);
     });
 
+    it("a line of entry 3 moved to another client account with SQL (it would leave the account's balances): entry 3 is named", async () => {
+      const { t, ids } = await ledgerOfFive();
+      const other = await app.seed.tenant();
+      expect(await app.seed.prisma.$executeRawUnsafe(`UPDATE journal_entry_lines SET client_account_id = ${other.account.id} WHERE journal_entry_id = ${ids[2]} AND debit > 0`)).toBe(1);
+      const v = await verified(t.account.id);
+      expect(v.ok).toBe(false);
+      expect(v.broken[0]).toMatchObject({ sequenceNumber: 3, entryId: ids[2], reason: expect.stringContaining(`recorded under client account ${other.account.id}`) });
+    });
+
     it('the last posted entry deleted with SQL: the chain head mismatch is reported', async () => {
       const { t, ids } = await ledgerOfFive();
       expect(await app.seed.prisma.$executeRawUnsafe(`DELETE FROM journal_entries WHERE id = ${ids[4]}`)).toBe(1);

@@ -176,7 +176,7 @@ export async function verifyLedger(db: Db, clientAccountId: number, batch = 500)
       take: batch,
       select: {
         id: true, clientAccountId: true, sequenceNumber: true, description: true, voucherId: true, relationType: true, relationId: true,
-        reversesEntryId: true, postedAt: true, postedById: true, entryHash: true, lines: { select: LINE_SELECT },
+        reversesEntryId: true, postedAt: true, postedById: true, entryHash: true, lines: { select: { ...LINE_SELECT, clientAccountId: true } },
       },
     });
     if (!entries.length) break;
@@ -184,6 +184,9 @@ export async function verifyLedger(db: Db, clientAccountId: number, batch = 500)
       const n = e.sequenceNumber!;
       if (n !== expected) fail(n, e.id, `sequence numbers jump from ${expected - 1} to ${n}: ${n - expected} posted ${n - expected === 1 ? 'entry is' : 'entries are'} missing`);
       const recomputed = linkHash(previous, n, contentHash({ ...e, postedAt: e.postedAt! }, e.lines as unknown as ChainLine[]));
+      // a line's client account repeats the entry's (for the ledger's indexes): moved, it would leave the account's balances
+      const moved = e.lines.find((l) => l.clientAccountId !== e.clientAccountId);
+      if (moved) fail(n, e.id, `line ${moved.lineId} of entry ${n} (id ${e.id}) is recorded under client account ${moved.clientAccountId}, not the entry's`);
       if (recomputed !== e.entryHash) fail(n, e.id, `entry ${n} (id ${e.id}) does not match its hash: its content, its number or the link to entry ${n - 1} was changed`);
       previous = e.entryHash ?? '';
       expected = n + 1;
