@@ -19,7 +19,7 @@ import { startServer } from './server-process.ts';
  * Each client posts in the same client account, as a busy company's bookkeepers do.
  */
 const WARM_UP = 50;
-const ACCOUNTS = ['6300', '6340', '6400', '6500', '6700', '1920', '1900', '2050', '3000', '7700'];
+const ACCOUNTS = ['6300', '6340', '6400', '6500', '6700', '1920', '1900', '2050', '3000', '6900'];
 
 const body = (clientAccountId: number, lines: number, n: number) => {
   const amount = (100 + (n % 900)).toFixed(2);

@@ -16,7 +16,7 @@ import {
   taxOn,
   type LineInput,
 } from './journal-entries.rules.ts';
-import { contentHash, stampPosted, type ChainLine } from './ledger-chain.ts';
+import { contentHash, insertEntry, stampPosted, type ChainLine, type NewEntry } from './ledger-chain.ts';
 
 type Query = { include?: PrismaNS.JournalEntryInclude; select?: PrismaNS.JournalEntrySelect };
 
@@ -335,6 +335,12 @@ async function checkedEntry<S extends typeof rules.create | typeof rules.update>
 
 const lineData = (journalEntryId: number, clientAccountId: number, rows: readonly LineRow[]) => rows.map((r) => ({ ...r, journalEntryId, clientAccountId }));
 
+/** The posting of a new entry: now, by the caller, with the hash of its content. */
+function postedNow(entry: NewEntry, rows: readonly LineRow[]) {
+  const at = new Date();
+  return { at, content: contentHash({ ...entry, postedAt: at, postedById: entry.userId }, rows) };
+}
+
 /** Numbers and links a saved draft (with its rows) into the client account's ledger. */
 async function post(tx: RequestContext, entry: { id: number; clientAccountId: number; description: string | null; voucherId: number | null; relationType: string | null; relationId: number | null; reversesEntryId: number | null }, rows: readonly LineRow[]) {
   const postedAt = new Date();
@@ -353,19 +359,18 @@ export async function createJournalEntry(ctx: RequestContext, args: Args<typeof 
     const book = await books(tx, clientAccountId);
     const { input, rows } = await checkedEntry(tx, rules.create, args, book);
     await assertVoucherFree(tx, clientAccountId, input.voucherId);
-    const user = auditUserId(tx);
-    const fields = {
+    const entry: NewEntry = {
       clientAccountId,
       description: input.description ?? null,
       voucherId: input.voucherId ?? null,
       relationType: input.relationType ?? null,
       relationId: input.relationId ?? null,
       reversesEntryId: null,
+      cancelled: null,
+      cancellationReason: null,
+      userId: auditUserId(tx),
     };
-    const entry = await tx.db.journalEntry.create({ data: { ...fields, isDraft: true, createdById: user, updatedById: user }, select: { id: true } });
-    await tx.db.journalEntryLine.createMany({ data: lineData(entry.id, clientAccountId, rows) });
-    if (!input.isDraft) await post(tx, { id: entry.id, ...fields }, rows);
-    return entry.id;
+    return (await insertEntry(tx, entry, rows, input.isDraft ? null : postedNow(entry, rows))).id;
   });
   return reread(ctx, id, query);
 }
@@ -470,20 +475,18 @@ export async function cancelJournalEntry(ctx: RequestContext, args: Args<typeof 
       debitFc: l.creditFc,
       creditFc: l.debitFc,
     }));
-    const fields = {
+    const fields: NewEntry = {
       clientAccountId: entry.clientAccountId,
       description: entry.description,
       voucherId: entry.voucherId,
       relationType: entry.relationType,
       relationId: entry.relationId,
       reversesEntryId: entry.id,
+      cancelled: 'C',
+      cancellationReason: cancellationReason ?? null,
+      userId: user,
     };
-    const reversal = await tx.db.journalEntry.create({
-      data: { ...fields, cancelled: 'C', cancellationReason, isDraft: true, createdById: user, updatedById: user },
-      select: { id: true },
-    });
-    await tx.db.journalEntryLine.createMany({ data: lineData(reversal.id, entry.clientAccountId, rows) });
-    await post(tx, { id: reversal.id, ...fields }, rows);
+    const reversal = await insertEntry(tx, fields, rows, postedNow(fields, rows));
     await tx.db.journalEntry.update({
       where: { id },
       data: { cancelled: 'Y', cancelledById: user, cancellationEntryId: reversal.id, cancellationReason, updatedById: user },

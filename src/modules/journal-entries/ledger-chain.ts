@@ -23,7 +23,6 @@ import { DIMENSION_KIND_NAMES, DIMENSION_KINDS, type DimensionColumn } from './d
 export const GENESIS_HASH = '0'.repeat(64);
 
 export interface ChainEntry {
-  id: number;
   clientAccountId: number;
   description: string | null;
   voucherId: number | null;
@@ -62,7 +61,8 @@ export function canonicalContent(entry: ChainEntry, lines: readonly ChainLine[])
   const sorted = [...lines].sort((a, b) => a.lineId - b.lineId);
   return JSON.stringify([
     1, // format version
-    entry.id,
+    // not the row id: an entry is known by its client account and number (the link has the number),
+    // and posting writes the row, its lines and its link in one statement, before the id exists
     entry.clientAccountId,
     entry.description,
     entry.voucherId,
@@ -111,14 +111,7 @@ export async function stampPosted(
   entry: { id: number; clientAccountId: number; postedAt: Date; postedById: number | null; content: string; updatedById: number | null },
 ): Promise<number> {
   const rows = await ctx.db.$queryRawUnsafe<{ sequence_number: number }[]>(
-    `WITH head AS (
-       INSERT INTO ledger_chains AS c (client_account_id, last_number, last_hash)
-       VALUES ($1, 1, encode(sha256(convert_to('${GENESIS_HASH}|1|' || $2, 'UTF8')), 'hex'))
-       ON CONFLICT (client_account_id) DO UPDATE
-         SET last_number = c.last_number + 1,
-             last_hash = encode(sha256(convert_to(c.last_hash || '|' || (c.last_number + 1)::text || '|' || $2, 'UTF8')), 'hex')
-       RETURNING last_number, last_hash
-     )
+    `WITH head AS (${ADVANCE_HEAD})
      UPDATE journal_entries e
         SET sequence_number = head.last_number, entry_hash = head.last_hash, is_draft = false,
             posted_at = $3, posted_by_id = $4, updated_at = $3, updated_by_id = $5
@@ -134,6 +127,97 @@ export async function stampPosted(
   );
   if (rows.length !== 1) throw new Error(`journal entry ${entry.id} could not be posted: not a draft of client account ${entry.clientAccountId}`);
   return Number(rows[0].sequence_number);
+}
+
+/** The SQL that advances the client account's chain head ($1 the account, $2 the content hash) and returns its number and hash. */
+const ADVANCE_HEAD = `INSERT INTO ledger_chains AS c (client_account_id, last_number, last_hash)
+       VALUES ($1, 1, encode(sha256(convert_to('${GENESIS_HASH}|1|' || $2, 'UTF8')), 'hex'))
+       ON CONFLICT (client_account_id) DO UPDATE
+         SET last_number = c.last_number + 1,
+             last_hash = encode(sha256(convert_to(c.last_hash || '|' || (c.last_number + 1)::text || '|' || $2, 'UTF8')), 'hex')
+       RETURNING last_number, last_hash`;
+
+/** The columns of a line row, in the order `insertEntry` passes them (one array parameter each). */
+const LINE_COLUMNS = [
+  ['line_id', 'int', 'lineId'],
+  ['posting_date', 'date', 'postingDate'],
+  ['description', 'text', 'description'],
+  ['account_id', 'int', 'accountId'],
+  ['debit', 'numeric', 'debit'],
+  ['credit', 'numeric', 'credit'],
+  ['debit_fc', 'numeric', 'debitFc'],
+  ['credit_fc', 'numeric', 'creditFc'],
+  ['currency_code', 'text', 'currencyCode'],
+  ['exchange_rate', 'numeric', 'exchangeRate'],
+  ['tax_code_id', 'int', 'taxCodeId'],
+  ['tax_base_amount', 'numeric', 'taxBaseAmount'],
+  ['tax_base_amount_fc', 'numeric', 'taxBaseAmountFc'],
+  ['tax_amount', 'numeric', 'taxAmount'],
+  ['tax_amount_fc', 'numeric', 'taxAmountFc'],
+  ['tax_line', 'boolean', 'taxLine'],
+  ['tax_for_line', 'int', 'taxForLine'],
+  ['quantity', 'numeric', 'quantity'],
+  ...DIMENSION_KIND_NAMES.map((k) => [DIMENSION_KINDS[k].column.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), 'int', DIMENSION_KINDS[k].column] as const),
+] as const;
+
+/** A column value as its array element: decimals as their text (exact), dates as YYYY-MM-DD. */
+function element(v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date) return formatDate(v);
+  if (typeof v === 'object') return String(v); // Decimal
+  return v;
+}
+
+export interface NewEntry {
+  clientAccountId: number;
+  description: string | null;
+  voucherId: number | null;
+  relationType: string | null;
+  relationId: number | null;
+  reversesEntryId: number | null;
+  /** 'C' on a reversal */
+  cancelled: 'C' | null;
+  cancellationReason: string | null;
+  userId: number | null;
+}
+
+/**
+ * Writes an entry and its lines in ONE statement, and with `posted` also takes the next number and
+ * link of the client account's chain in it (the content hash is computed beforehand, without the
+ * row id): a posting is one round trip and one row lock held only until its commit. Lines go in as
+ * one array per column (unnest), so an entry of any size is one statement with 40 parameters.
+ */
+export async function insertEntry(
+  ctx: RequestContext,
+  entry: NewEntry,
+  lines: readonly ChainLine[],
+  posted: { at: Date; content: string } | null,
+): Promise<{ id: number; sequenceNumber: number | null }> {
+  const params: unknown[] = [entry.clientAccountId, posted?.content ?? null, posted?.at ?? null, entry.userId, entry.description, entry.voucherId, entry.relationType, entry.relationId, entry.reversesEntryId, entry.cancelled, entry.cancellationReason];
+  const arrays = LINE_COLUMNS.map(([name, type, key]) => {
+    params.push(lines.map((l) => element((l as Record<string, unknown>)[key])));
+    return { name, expr: `$${params.length}::${type}[]` };
+  });
+  const head = posted ? `head AS (${ADVANCE_HEAD}),` : '';
+  const entryRow = posted
+    ? `SELECT $1, $5, $6, $7, $8, $9, $10, $11, false, head.last_number, head.last_hash, $3::timestamptz, $4::int, $4::int, $4::int, $3::timestamptz FROM head`
+    : `SELECT $1, $5, $6, $7, $8, $9, $10, $11, true, NULL::int, NULL::char(64), NULL::timestamptz, NULL::int, $4::int, $4::int, now() WHERE $2::text IS NULL AND $3::timestamptz IS NULL`;
+  const rows = await ctx.db.$queryRawUnsafe<{ id: number; sequence_number: number | null }[]>(
+    `WITH ${head}
+     e AS (
+       INSERT INTO journal_entries (client_account_id, description, voucher_id, relation_type, relation_id, reverses_entry_id, cancelled, cancellation_reason,
+                                    is_draft, sequence_number, entry_hash, posted_at, posted_by_id, created_by_id, updated_by_id, updated_at)
+       ${entryRow}
+       RETURNING id, sequence_number
+     ),
+     l AS (
+       INSERT INTO journal_entry_lines (journal_entry_id, client_account_id, ${arrays.map((a) => a.name).join(', ')})
+       SELECT e.id, $1, u.* FROM e, unnest(${arrays.map((a) => a.expr).join(', ')}) AS u
+     )
+     SELECT id, sequence_number FROM e`,
+    ...params,
+  );
+  return { id: Number(rows[0].id), sequenceNumber: rows[0].sequence_number === null ? null : Number(rows[0].sequence_number) };
 }
 
 export interface LedgerVerification {
