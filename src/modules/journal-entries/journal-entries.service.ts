@@ -108,31 +108,16 @@ const covers = (from: Date | null, to: Date | null, date: Date) => (!from || fro
  */
 async function lineRows(
   tx: RequestContext,
-  book: Books,
+  clientAccountId: number,
   lines: readonly LineInput[],
   found: { get<T>(model: 'currency' | 'businessPartner', id: string | number | null | undefined): T | undefined },
   issues: Issues,
-): Promise<LineRow[]> {
+): Promise<{ book: Books; rows: LineRow[] }> {
   const ids = [...new Set(lines.flatMap((l) => (l.accountId != null ? [l.accountId] : [])))];
   const codes = [...new Set(lines.flatMap((l) => (l.accountCode != null ? [l.accountCode] : [])))];
   const taxCodes = [...new Set(lines.flatMap((l) => (l.taxCode != null ? [l.taxCode] : [])))];
   const taxIds = [...new Set(lines.flatMap((l) => (l.taxCodeId != null ? [l.taxCodeId] : [])))];
-  const [accounts, taxRows] = await Promise.all([
-    tx.db.account.findMany({
-      where: { clientAccountId: book.id, OR: [{ id: { in: ids } }, { code: { in: codes } }] },
-      select: {
-        id: true, code: true, isActive: true,
-        mandatoryDimensions: { select: { dimensionType: true } },
-        allowedTaxCodes: { select: { taxCodeId: true } },
-      },
-    }) as Promise<AccountRow[]>,
-    taxCodes.length || taxIds.length
-      ? (tx.db.taxCode.findMany({
-          where: { clientAccountId: book.id, OR: [{ code: { in: taxCodes } }, { id: { in: taxIds } }] },
-          select: { id: true, code: true, rates: { select: { ratePercent: true, validFrom: true, validTo: true } } },
-        }) as Promise<TaxCodeRow[]>)
-      : Promise.resolve([] as TaxCodeRow[]),
-  ]);
+  const { book, accounts, taxRows } = await ledgerContext(tx, clientAccountId, { ids, codes, taxCodes, taxIds });
   const inactive = await inactiveDimensions(tx, lines);
   const accountById = new Map(accounts.map((a) => [a.id, a]));
   const accountByCode = new Map(accounts.map((a) => [a.code, a]));
@@ -284,7 +269,47 @@ async function lineRows(
       issues.add(r.path, `tax code '${r.code}' is not allowed on account ${r.account.code}; allowed: ${allowed}`);
     }
   }
-  return rows;
+  return { book, rows };
+}
+
+/**
+ * What the rules of an entry's lines read, in ONE statement: the client account's settings (FOR SHARE,
+ * see books()), the accounts the lines name with their mandatory dimensions and tax-code whitelists,
+ * and the tax codes they name with their rates.
+ */
+async function ledgerContext(
+  tx: RequestContext,
+  clientAccountId: number,
+  names: { ids: number[]; codes: string[]; taxCodes: string[]; taxIds: number[] },
+): Promise<{ book: Books; accounts: AccountRow[]; taxRows: TaxCodeRow[] }> {
+  const rows = await tx.db.$queryRawUnsafe<{ id: number; vat_liable: boolean; accounting_currency: string; lock_date: string | null; accounts: string; taxes: string }[]>(
+    `WITH ca AS (SELECT id, vat_liable, accounting_currency, lock_date FROM client_accounts WHERE id = $1 FOR SHARE)
+     SELECT ca.id, ca.vat_liable, ca.accounting_currency, ca.lock_date::text AS lock_date,
+       COALESCE((SELECT json_agg(json_build_object(
+           'id', a.id, 'code', a.code, 'isActive', a.is_active,
+           'mandatoryDimensions', COALESCE((SELECT json_agg(json_build_object('dimensionType', d.dimension_type)) FROM account_mandatory_dimensions d WHERE d.account_id = a.id), '[]'),
+           'allowedTaxCodes', COALESCE((SELECT json_agg(json_build_object('taxCodeId', w.tax_code_id)) FROM account_allowed_tax_codes w WHERE w.account_id = a.id), '[]')))
+         FROM accounts a WHERE a.client_account_id = $1 AND (a.id = ANY($2::int[]) OR a.code = ANY($3::text[]))), '[]')::text AS accounts,
+       COALESCE((SELECT json_agg(json_build_object(
+           'id', t.id, 'code', t.code,
+           'rates', COALESCE((SELECT json_agg(json_build_object('ratePercent', r.rate_percent::text, 'validFrom', r.valid_from, 'validTo', r.valid_to)) FROM tax_rates r WHERE r.tax_code_id = t.id), '[]')))
+         FROM tax_codes t WHERE t.client_account_id = $1 AND (t.code = ANY($4::text[]) OR t.id = ANY($5::int[]))), '[]')::text AS taxes
+     FROM ca`,
+    clientAccountId,
+    names.ids,
+    names.codes,
+    names.taxCodes,
+    names.taxIds,
+  );
+  if (!rows.length) throw new NotFoundError(`Client account ${clientAccountId}`);
+  const r = rows[0];
+  const day = (d: string | null) => (d === null ? null : new Date(`${d.slice(0, 10)}T00:00:00.000Z`));
+  const taxes = JSON.parse(r.taxes) as { id: number; code: string; rates: { ratePercent: string; validFrom: string | null; validTo: string | null }[] }[];
+  return {
+    book: { id: r.id, vatLiable: r.vat_liable, accountingCurrency: r.accounting_currency.trim(), lockDate: day(r.lock_date) },
+    accounts: JSON.parse(r.accounts) as AccountRow[],
+    taxRows: taxes.map((t) => ({ ...t, rates: t.rates.map((x) => ({ ratePercent: new Decimal(x.ratePercent), validFrom: day(x.validFrom), validTo: day(x.validTo) })) })),
+  };
 }
 
 /**
@@ -320,17 +345,17 @@ async function assertVoucherFree(tx: RequestContext, clientAccountId: number, vo
 type EntryInput = Omit<Args<typeof rules.create>['input'], 'clientAccountId' | 'lines'> & { lines: readonly LineInput[] };
 
 /** Validates an entry's input against the database; returns the parsed input and its line rows. */
-async function checkedEntry<S extends typeof rules.create | typeof rules.update>(tx: RequestContext, schema: S, args: unknown, book: Books, immutable?: Record<string, unknown>) {
-  let rows: LineRow[] = [];
+async function checkedEntry<S extends typeof rules.create | typeof rules.update>(tx: RequestContext, schema: S, args: unknown, clientAccountId: number, immutable?: Record<string, unknown>) {
+  let checked: { book: Books; rows: LineRow[] } | undefined;
   const data = (await validate(tx, schema, args, {
-    clientAccountId: book.id,
+    clientAccountId,
     immutable,
     references: (d) => lineReferences((d as { input?: { lines?: Partial<LineInput>[] } }).input?.lines as Partial<LineInput>[] | undefined),
     check: async (d, found, issues) => {
-      rows = await lineRows(tx, book, (d as { input: { lines: LineInput[] } }).input.lines, found as never, issues);
+      checked = await lineRows(tx, clientAccountId, (d as { input: { lines: LineInput[] } }).input.lines, found as never, issues);
     },
   })) as { input: EntryInput & { isDraft?: boolean } };
-  return { input: data.input, rows };
+  return { input: data.input, rows: checked!.rows, book: checked!.book };
 }
 
 const lineData = (journalEntryId: number, clientAccountId: number, rows: readonly LineRow[]) => rows.map((r) => ({ ...r, journalEntryId, clientAccountId }));
@@ -356,8 +381,7 @@ export async function createJournalEntry(ctx: RequestContext, args: Args<typeof 
   const id = await inTransaction(ctx, async (tx) => {
     const clientAccountId = args.input.clientAccountId;
     await requireAccount(tx, clientAccountId);
-    const book = await books(tx, clientAccountId);
-    const { input, rows } = await checkedEntry(tx, rules.create, args, book);
+    const { input, rows } = await checkedEntry(tx, rules.create, args, clientAccountId);
     await assertVoucherFree(tx, clientAccountId, input.voucherId);
     const entry: NewEntry = {
       clientAccountId,
@@ -390,8 +414,7 @@ export async function updateJournalEntry(ctx: RequestContext, args: Args<typeof 
   const id = await inTransaction(ctx, async (tx) => {
     await lockEntry(tx, args.id);
     const current = await requireDraft(tx, args.id, 'posted entries cannot be changed; cancel it instead');
-    const book = await books(tx, current.clientAccountId);
-    const { input, rows } = await checkedEntry(tx, rules.update, args, book, { clientAccountId: current.clientAccountId });
+    const { input, rows } = await checkedEntry(tx, rules.update, args, current.clientAccountId, { clientAccountId: current.clientAccountId });
     await assertVoucherFree(tx, current.clientAccountId, input.voucherId, current.id);
     const fields = {
       description: input.description ?? null,
@@ -422,7 +445,6 @@ export async function postJournalEntry(ctx: RequestContext, args: Args<typeof ru
     await lockEntry(tx, id);
     const draft = await requireDraft(tx, id, 'it is posted already');
     const lines = await tx.db.journalEntryLine.findMany({ where: { journalEntryId: id }, orderBy: { lineId: 'asc' }, select: LINE_COPY });
-    const book = await books(tx, draft.clientAccountId);
     // the stored lines as input again: the same rules as a create
     const input = {
       clientAccountId: draft.clientAccountId,
@@ -434,7 +456,7 @@ export async function postJournalEntry(ctx: RequestContext, args: Args<typeof ru
         dimensions: Object.entries(DIMENSION_KINDS).flatMap(([type, k]) => (l[k.column] != null ? [{ type, id: l[k.column]! }] : [])),
       })),
     };
-    const { rows } = await checkedEntry(tx, rules.create, { input }, book);
+    const { rows } = await checkedEntry(tx, rules.create, { input }, draft.clientAccountId);
     await assertVoucherFree(tx, draft.clientAccountId, draft.voucherId, draft.id);
     await post(tx, draft, rows);
     return id;
