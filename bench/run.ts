@@ -18,6 +18,9 @@
 // graphql-js reads NODE_ENV when it loads (dev-mode checks), so it is set before any import
 process.env.NODE_ENV ??= 'production';
 const which = process.argv[2] ?? 'all';
+// servers under load run dist/server.mjs (what npm start runs): bundle the current sources first, so
+// a benchmark never measures the code of an earlier build
+await (await import('../src/bundle.mjs')).bundle();
 const args = process.argv.slice(3);
 if (which === 'all' || which === 'overhead') await (await import('./overhead.ts')).overhead();
 if (which === 'all' || which === 'cold-start') await (await import('./cold-start.ts')).coldStart(which === 'cold-start' ? Number(args[0] ?? 3) : 3);
