@@ -4,7 +4,7 @@ import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
-import { pageCost } from '../../shared/query-limits.ts';
+import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull, formatFixed } from '../../shared/scalars.ts';
 import { CURRENCIES } from '../../reference-data/index.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
@@ -123,6 +123,8 @@ export const JournalEntryLine = builder.prismaObject('JournalEntryLine', {
     externalReconciledAmount: t.field({ type: 'Decimal', resolve: fixed('externalReconciledAmount', 2) }),
     dimensions: t.field({
       type: [LineDimension],
+      // at most one of each type
+      extensions: listCost(DIMENSION_KIND_NAMES.length),
       description: 'The dimensions of the line, `{type, id, name}`',
       select: Object.fromEntries(DIMENSION_KIND_NAMES.map((k) => [DIMENSION_KINDS[k].column, true])),
       resolve: (l) => lineDimensions(l),
