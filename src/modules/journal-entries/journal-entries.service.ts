@@ -16,7 +16,7 @@ import {
   taxOn,
   type LineInput,
 } from './journal-entries.rules.ts';
-import { contentHash, insertEntry, stampPosted, type ChainLine, type NewEntry } from './ledger-chain.ts';
+import { contentHash, insertEntry, insertLines, stampPosted, type ChainEntry, type ChainLine, type NewEntry } from './ledger-chain.ts';
 
 type Query = { include?: PrismaNS.JournalEntryInclude; select?: PrismaNS.JournalEntrySelect };
 
@@ -58,20 +58,6 @@ interface Books {
   vatLiable: boolean;
   accountingCurrency: string;
   lockDate: Date | null;
-}
-
-/**
- * The settings postings follow, read FOR SHARE: moving the lock date (updateClientAccount) locks the
- * row for update, so it waits for postings in flight and they never commit into a period it locked.
- */
-async function books(ctx: RequestContext, clientAccountId: number): Promise<Books> {
-  const rows = await ctx.db.$queryRawUnsafe<{ id: number; vat_liable: boolean; accounting_currency: string; lock_date: Date | null }[]>(
-    'SELECT id, vat_liable, accounting_currency, lock_date FROM client_accounts WHERE id = $1 FOR SHARE',
-    clientAccountId,
-  );
-  if (!rows.length) throw new NotFoundError(`Client account ${clientAccountId}`);
-  const r = rows[0];
-  return { id: r.id, vatLiable: r.vat_liable, accountingCurrency: r.accounting_currency.trim(), lockDate: r.lock_date };
 }
 
 /** Every row an entry's lines name besides accounts and tax codes: currencies and dimension records, one query per model. */
@@ -273,9 +259,11 @@ async function lineRows(
 }
 
 /**
- * What the rules of an entry's lines read, in ONE statement: the client account's settings (FOR SHARE,
- * see books()), the accounts the lines name with their mandatory dimensions and tax-code whitelists,
- * and the tax codes they name with their rates.
+ * What the rules of an entry's lines read, in ONE statement: the client account's settings, the
+ * accounts the lines name with their mandatory dimensions and tax-code whitelists, and the tax codes
+ * they name with their rates. The settings are read FOR SHARE: moving the lock date
+ * (updateClientAccount) locks the row for update, so it waits for postings in flight and they never
+ * commit into a period it locked. With no names it reads the settings alone (a cancellation).
  */
 async function ledgerContext(
   tx: RequestContext,
@@ -358,20 +346,17 @@ async function checkedEntry<S extends typeof rules.create | typeof rules.update>
   return { input: data.input, rows: checked!.rows, book: checked!.book };
 }
 
-const lineData = (journalEntryId: number, clientAccountId: number, rows: readonly LineRow[]) => rows.map((r) => ({ ...r, journalEntryId, clientAccountId }));
-
-/** The posting of a new entry: now, by the caller, with the hash of its content. */
-function postedNow(entry: NewEntry, rows: readonly LineRow[]) {
+/** A posting: now, by `userId`, with the hash of the entry's content. */
+function postedNow(entry: Omit<ChainEntry, 'postedAt' | 'postedById'> & { userId: number | null }, rows: readonly LineRow[]) {
   const at = new Date();
   return { at, content: contentHash({ ...entry, postedAt: at, postedById: entry.userId }, rows) };
 }
 
 /** Numbers and links a saved draft (with its rows) into the client account's ledger. */
-async function post(tx: RequestContext, entry: { id: number; clientAccountId: number; description: string | null; voucherId: number | null; relationType: string | null; relationId: number | null; reversesEntryId: number | null }, rows: readonly LineRow[]) {
-  const postedAt = new Date();
+async function post(tx: RequestContext, entry: Omit<ChainEntry, 'postedAt' | 'postedById'> & { id: number }, rows: readonly LineRow[]) {
   const user = auditUserId(tx);
-  const content = contentHash({ ...entry, postedAt, postedById: user }, rows);
-  return stampPosted(tx, { id: entry.id, clientAccountId: entry.clientAccountId, postedAt, postedById: user, updatedById: user, content });
+  const { at, content } = postedNow({ ...entry, userId: user }, rows);
+  return stampPosted(tx, { id: entry.id, clientAccountId: entry.clientAccountId, postedAt: at, postedById: user, updatedById: user, content });
 }
 
 // ── Writing ──────────────────────────────────────────────────────────────────────────────────────
@@ -424,7 +409,7 @@ export async function updateJournalEntry(ctx: RequestContext, args: Args<typeof 
     };
     await tx.db.journalEntryLine.deleteMany({ where: { journalEntryId: current.id } });
     await tx.db.journalEntry.update({ where: { id: current.id }, data: { ...fields, updatedById: auditUserId(tx) }, select: { id: true } });
-    await tx.db.journalEntryLine.createMany({ data: lineData(current.id, current.clientAccountId, rows) });
+    await insertLines(tx, current.id, current.clientAccountId, rows);
     if (input.isDraft === false) await post(tx, { id: current.id, clientAccountId: current.clientAccountId, reversesEntryId: null, ...fields }, rows);
     return current.id;
   });
@@ -482,7 +467,7 @@ export async function cancelJournalEntry(ctx: RequestContext, args: Args<typeof 
     if (entry.cancelled === 'Y') throw ValidationError.field('cancelled', `journal entry ${id} is already cancelled (by entry ${entry.cancellationEntryId})`);
     if (entry.cancelled === 'C') throw ValidationError.field('cancelled', `journal entry ${id} is the cancellation of entry ${entry.reversesEntryId}; it cannot be cancelled itself`);
     if (!cancellationReason) throw ValidationError.field('cancellationReason', 'is required to cancel a posted entry');
-    const book = await books(tx, entry.clientAccountId);
+    const { book } = await ledgerContext(tx, entry.clientAccountId, { ids: [], codes: [], taxCodes: [], taxIds: [] });
     const lines = await tx.db.journalEntryLine.findMany({ where: { journalEntryId: id }, orderBy: { lineId: 'asc' }, select: LINE_COPY });
     const today = osloToday();
     const locked = lines.find((l) => isLocked(l.postingDate, book.lockDate)) ?? (isLocked(today, book.lockDate) ? { postingDate: today } : undefined);

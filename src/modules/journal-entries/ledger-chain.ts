@@ -168,6 +168,25 @@ function element(v: unknown): unknown {
   return v;
 }
 
+/** The lines as one array parameter per column (appended to `params`): the column list and the arrays to unnest. */
+function lineArrays(params: unknown[], lines: readonly ChainLine[]): { columns: string; values: string } {
+  const arrays = LINE_COLUMNS.map(([name, type, key]) => {
+    params.push(lines.map((l) => element((l as Record<string, unknown>)[key])));
+    return { name, expr: `$${params.length}::${type}[]` };
+  });
+  return { columns: arrays.map((a) => a.name).join(', '), values: arrays.map((a) => a.expr).join(', ') };
+}
+
+/** Writes a draft's lines (after its old ones were deleted), the same way insertEntry writes them. */
+export async function insertLines(ctx: RequestContext, journalEntryId: number, clientAccountId: number, lines: readonly ChainLine[]): Promise<void> {
+  const params: unknown[] = [journalEntryId, clientAccountId];
+  const arrays = lineArrays(params, lines);
+  await ctx.db.$executeRawUnsafe(
+    `INSERT INTO journal_entry_lines (journal_entry_id, client_account_id, ${arrays.columns}) SELECT $1, $2, u.* FROM unnest(${arrays.values}) AS u`,
+    ...params,
+  );
+}
+
 export interface NewEntry {
   clientAccountId: number;
   description: string | null;
@@ -194,10 +213,7 @@ export async function insertEntry(
   posted: { at: Date; content: string } | null,
 ): Promise<{ id: number; sequenceNumber: number | null }> {
   const params: unknown[] = [entry.clientAccountId, posted?.content ?? null, posted?.at ?? null, entry.userId, entry.description, entry.voucherId, entry.relationType, entry.relationId, entry.reversesEntryId, entry.cancelled, entry.cancellationReason];
-  const arrays = LINE_COLUMNS.map(([name, type, key]) => {
-    params.push(lines.map((l) => element((l as Record<string, unknown>)[key])));
-    return { name, expr: `$${params.length}::${type}[]` };
-  });
+  const arrays = lineArrays(params, lines);
   const head = posted ? `head AS (${ADVANCE_HEAD}),` : '';
   const entryRow = posted
     ? `SELECT $1, $5, $6, $7, $8, $9, $10, $11, false, head.last_number, head.last_hash, $3::timestamptz, $4::int, $4::int, $4::int, $3::timestamptz FROM head`
@@ -211,8 +227,8 @@ export async function insertEntry(
        RETURNING id, sequence_number
      ),
      l AS (
-       INSERT INTO journal_entry_lines (journal_entry_id, client_account_id, ${arrays.map((a) => a.name).join(', ')})
-       SELECT e.id, $1, u.* FROM e, unnest(${arrays.map((a) => a.expr).join(', ')}) AS u
+       INSERT INTO journal_entry_lines (journal_entry_id, client_account_id, ${arrays.columns})
+       SELECT e.id, $1, u.* FROM e, unnest(${arrays.values}) AS u
      )
      SELECT id, sequence_number FROM e`,
     ...params,
