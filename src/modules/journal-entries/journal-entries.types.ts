@@ -76,11 +76,14 @@ const LineDimension = builder.objectRef<{ type: DimensionKind; id: number }>('Li
 });
 
 const MINOR_UNITS = new Map(CURRENCIES.map((c) => [c.code, c.minorUnits]));
-/** A foreign-currency amount at its currency's decimals (stored with up to 3). */
-const fcAmount = <K extends 'debitFc' | 'creditFc' | 'reconciledAmountFc'>(key: K) => (l: { [P in K]: Decimal } & { currencyCode: string }) =>
-  formatFixed(l[key].toDecimalPlaces(MINOR_UNITS.get(l.currencyCode) ?? 2), MINOR_UNITS.get(l.currencyCode) ?? 2);
+/** An amount in a line's currency at that currency's decimals (stored with up to 3). */
+function inCurrency(value: Decimal, currencyCode: string): string {
+  const scale = MINOR_UNITS.get(currencyCode) ?? 2;
+  return formatFixed(value.toDecimalPlaces(scale), scale);
+}
+const fcAmount = <K extends 'debitFc' | 'creditFc' | 'reconciledAmountFc'>(key: K) => (l: { [P in K]: Decimal } & { currencyCode: string }) => inCurrency(l[key], l.currencyCode);
 const fcAmountOrNull = <K extends 'taxBaseAmountFc' | 'taxAmountFc'>(key: K) => (l: { [P in K]: Decimal | null } & { currencyCode: string }) =>
-  l[key] === null ? null : formatFixed(l[key].toDecimalPlaces(MINOR_UNITS.get(l.currencyCode) ?? 2), MINOR_UNITS.get(l.currencyCode) ?? 2);
+  l[key] === null ? null : inCurrency(l[key], l.currencyCode);
 
 /** The id of a currency row by code (system-wide reference data, from the app's cache). */
 function currencyId(ctx: RequestContext, code: string): number | null | Promise<number | null> {
