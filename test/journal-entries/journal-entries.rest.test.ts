@@ -114,6 +114,12 @@ describe.each(targets())('journal entries REST (%s)', (target) => {
       expect(res.body).toEqual({ error: expect.stringContaining(field), status: 400 });
     });
 
+    it('"Create 400 (missing body)"', async () => {
+      const res = await app.http('POST', '/api/v2/journal-entries/', { token: t.user.token });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: expect.stringContaining('is required'), status: 400 });
+    });
+
     it('"Lines must balance in the accounting currency … 400 naming the difference"', async () => {
       const res = await post(sale({ lines: [line('1920', '125.00', 0), line('3000', 0, '100.00'), line('2700', 0, '24.99')] }));
       expect(res.status).toBe(400);
@@ -267,6 +273,20 @@ describe.each(targets())('journal entries REST (%s)', (target) => {
       const unknown = await put(d.id, { ...read, lines: read.lines.map((l: object) => ({ ...l, colour: 'red' })) });
       expect(unknown.status).toBe(400);
       expect(unknown.body.error).toContain('lines.0.colour: is not a known field');
+    });
+
+    it('"Update 400 (missing body, validation, … tax rules)"', async () => {
+      const d = await created(sale({ is_draft: true }));
+      const empty = await app.http('PUT', `/api/v2/journal-entries/${d.id}`, { token: t.user.token });
+      expect(empty.status).toBe(400);
+      expect(empty.body.error).toContain('lines: is required');
+      const unbalanced = await put(d.id, { lines: [line('1920', 10, 0), line('3000', 0, 9)] });
+      expect(unbalanced.status).toBe(400);
+      expect(unbalanced.body.error).toContain('difference 1.00');
+      const o = (await post({ client_account_id: other.account.id, is_draft: true, lines: [line('1920', 1, 0), line('3000', 0, 1)] }, other.user.token)).body;
+      const taxed = await app.http('PUT', `/api/v2/journal-entries/${o.id}`, { token: other.user.token, body: { lines: [line('1920', 1, 0), line('3000', 0, 1, { tax_code: '3' })] } });
+      expect(taxed.status).toBe(400);
+      expect(taxed.body.error).toMatch(/lines\.1\.tax_code: .*not VAT-liable/);
     });
 
     it('"Update 400 (… entry not a draft)"', async () => {
