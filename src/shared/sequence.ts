@@ -1,7 +1,7 @@
 import type { RequestContext } from './context.ts';
 
 /** The records numbered 1, 2, 3 … per client account, with the table whose numbers seed a new counter. */
-const NUMBERED = { project: 'projects', department: 'departments' } as const;
+const NUMBERED = { project: 'projects', department: 'departments', reconciliation: 'reconciliations' } as const;
 
 export type NumberedKind = keyof typeof NUMBERED;
 
