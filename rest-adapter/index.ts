@@ -48,8 +48,11 @@ export async function runOperation(schema: GraphQLSchema, compiled: CompiledOper
   const result = await execute({ schema, document: compiled.document, variableValues, contextValue: ctx });
   if (result.errors?.length) throw result.errors[0];
   const value = (result.data as Record<string, unknown>)[compiled.resultKey];
+  const status = compiled.op.status ?? 200;
+  // 204 No Content: no body on the wire (an MCP tool answers {})
+  if (status === 204) return { status, body: {} };
   const empty = compiled.op.emptyBody === 'always' || (compiled.op.emptyBody === 'whenNull' && value === null);
-  return { status: compiled.op.status ?? 200, body: empty ? {} : value };
+  return { status, body: empty ? {} : value };
 }
 
 /**
@@ -84,7 +87,8 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly Operatio
       try {
         const ctx = (req as Request & { ctx: RequestContext }).ctx;
         const { status, body } = await runOperation(schema, compiled, ctx, { params: req.params, query: req.query as Record<string, unknown>, body: req.body });
-        res.status(status).json(body);
+        if (status === 204) res.status(204).end();
+        else res.status(status).json(body);
       } catch (e) {
         next(e);
       }

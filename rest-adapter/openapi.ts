@@ -299,7 +299,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
         [status]: {
           description: STATUS_CODES[status] ?? 'Success',
           headers: { 'x-request-id': requestId, ...rateLimitHeaders, ...(c.isMutation ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) },
-          content: { 'application/json': { schema: responseSchema(c, root, components) } },
+          ...(status === 204 ? {} : { content: { 'application/json': { schema: responseSchema(c, root, components) } } }),
         },
       },
       security: [{ oauth2: [c.isMutation ? 'write' : 'read'] }, { bearer: [c.isMutation ? 'write' : 'read'] }],

@@ -23,7 +23,7 @@ export interface Operation {
   document: string;
   /** what the operation does, in the spec's words (MCP tool and OpenAPI summary) */
   summary: string;
-  /** success status: 200 unless given */
+  /** success status: 200 unless given; 204 answers with no body (the document's result is discarded) */
   status?: number;
   /** error body shape: {error, status} unless given */
   errorShape?: Extract<ErrorShape, 'simple' | 'envelope'>;
