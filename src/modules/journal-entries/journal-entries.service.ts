@@ -363,25 +363,32 @@ async function post(tx: RequestContext, entry: Omit<ChainEntry, 'postedAt' | 'po
 
 /** POST /journal-entries/: a posted entry (is_draft false, the default) or a draft. */
 export async function createJournalEntry(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
-  const id = await inTransaction(ctx, async (tx) => {
-    const clientAccountId = args.input.clientAccountId;
-    await requireAccount(tx, clientAccountId);
-    const { input, rows } = await checkedEntry(tx, rules.create, args, clientAccountId);
-    await assertVoucherFree(tx, clientAccountId, input.voucherId);
-    const entry: NewEntry = {
-      clientAccountId,
-      description: input.description ?? null,
-      voucherId: input.voucherId ?? null,
-      relationType: input.relationType ?? null,
-      relationId: input.relationId ?? null,
-      reversesEntryId: null,
-      cancelled: null,
-      cancellationReason: null,
-      userId: auditUserId(tx),
-    };
-    return (await insertEntry(tx, entry, rows, input.isDraft ? null : postedNow(entry, rows))).id;
-  });
+  const id = await inTransaction(ctx, (tx) => createJournalEntryInTx(tx, args));
   return reread(ctx, id, query);
+}
+
+/**
+ * The body of createJournalEntry inside the caller's transaction, for services that post an entry
+ * as part of their own operation (a reconciliation's exchange difference, a booked bank payment):
+ * every rule of a create applies. Answers the new entry's id.
+ */
+export async function createJournalEntryInTx(tx: RequestContext, args: Args<typeof rules.create>): Promise<number> {
+  const clientAccountId = args.input.clientAccountId;
+  await requireAccount(tx, clientAccountId);
+  const { input, rows } = await checkedEntry(tx, rules.create, args, clientAccountId);
+  await assertVoucherFree(tx, clientAccountId, input.voucherId);
+  const entry: NewEntry = {
+    clientAccountId,
+    description: input.description ?? null,
+    voucherId: input.voucherId ?? null,
+    relationType: input.relationType ?? null,
+    relationId: input.relationId ?? null,
+    reversesEntryId: null,
+    cancelled: null,
+    cancellationReason: null,
+    userId: auditUserId(tx),
+  };
+  return (await insertEntry(tx, entry, rows, input.isDraft ? null : postedNow(entry, rows))).id;
 }
 
 /** A draft of the caller's, or 400 naming what it is instead. */
@@ -455,53 +462,56 @@ export async function postJournalEntry(ctx: RequestContext, args: Args<typeof ru
  * marked cancelled 'Y'. Any other value of `cancelled` changes nothing.
  */
 export async function cancelJournalEntry(ctx: RequestContext, args: Args<typeof rules.cancel>, query: Query = {}) {
-  const result = await inTransaction(ctx, async (tx) => {
-    const { id, cancelled, cancellationReason } = parse(rules.cancel, args);
-    await lockEntry(tx, id);
-    const entry = await getJournalEntry(tx, { id });
-    if (cancelled !== 'Y') return entry.id;
-    if (entry.isDraft) {
-      await tx.db.journalEntry.delete({ where: { id } });
-      return null;
-    }
-    if (entry.cancelled === 'Y') throw ValidationError.field('cancelled', `journal entry ${id} is already cancelled (by entry ${entry.cancellationEntryId})`);
-    if (entry.cancelled === 'C') throw ValidationError.field('cancelled', `journal entry ${id} is the cancellation of entry ${entry.reversesEntryId}; it cannot be cancelled itself`);
-    if (!cancellationReason) throw ValidationError.field('cancellationReason', 'is required to cancel a posted entry');
-    const { book } = await ledgerContext(tx, entry.clientAccountId, { ids: [], codes: [], taxCodes: [], taxIds: [] });
-    const lines = await tx.db.journalEntryLine.findMany({ where: { journalEntryId: id }, orderBy: { lineId: 'asc' }, select: LINE_COPY });
-    const today = osloToday();
-    const locked = lines.find((l) => isLocked(l.postingDate, book.lockDate)) ?? (isLocked(today, book.lockDate) ? { postingDate: today } : undefined);
-    if (locked) throw new ConflictError(`Journal entry ${id} cannot be cancelled: ${lockedMessage(locked.postingDate, book.lockDate!)}`);
-    const user = auditUserId(tx);
-    // the reversal: every line mirrored, posted today; it skips the tax and dimension rules (spec 001)
-    const rows: LineRow[] = lines.map((l) => ({
-      ...l,
-      postingDate: today,
-      debit: l.credit,
-      credit: l.debit,
-      debitFc: l.creditFc,
-      creditFc: l.debitFc,
-    }));
-    const fields: NewEntry = {
-      clientAccountId: entry.clientAccountId,
-      description: entry.description,
-      voucherId: entry.voucherId,
-      relationType: entry.relationType,
-      relationId: entry.relationId,
-      reversesEntryId: entry.id,
-      cancelled: 'C',
-      cancellationReason: cancellationReason ?? null,
-      userId: user,
-    };
-    const reversal = await insertEntry(tx, fields, rows, postedNow(fields, rows));
-    await tx.db.journalEntry.update({
-      where: { id },
-      data: { cancelled: 'Y', cancelledById: user, cancellationEntryId: reversal.id, cancellationReason, updatedById: user },
-      select: { id: true },
-    });
-    return entry.id;
-  });
+  const result = await inTransaction(ctx, (tx) => cancelJournalEntryInTx(tx, args));
   return result === null ? null : reread(ctx, result, query);
+}
+
+/** The body of cancelJournalEntry inside the caller's transaction: the entry's id, or null when a draft was removed. */
+export async function cancelJournalEntryInTx(tx: RequestContext, args: Args<typeof rules.cancel>): Promise<number | null> {
+  const { id, cancelled, cancellationReason } = parse(rules.cancel, args);
+  await lockEntry(tx, id);
+  const entry = await getJournalEntry(tx, { id });
+  if (cancelled !== 'Y') return entry.id;
+  if (entry.isDraft) {
+    await tx.db.journalEntry.delete({ where: { id } });
+    return null;
+  }
+  if (entry.cancelled === 'Y') throw ValidationError.field('cancelled', `journal entry ${id} is already cancelled (by entry ${entry.cancellationEntryId})`);
+  if (entry.cancelled === 'C') throw ValidationError.field('cancelled', `journal entry ${id} is the cancellation of entry ${entry.reversesEntryId}; it cannot be cancelled itself`);
+  if (!cancellationReason) throw ValidationError.field('cancellationReason', 'is required to cancel a posted entry');
+  const { book } = await ledgerContext(tx, entry.clientAccountId, { ids: [], codes: [], taxCodes: [], taxIds: [] });
+  const lines = await tx.db.journalEntryLine.findMany({ where: { journalEntryId: id }, orderBy: { lineId: 'asc' }, select: LINE_COPY });
+  const today = osloToday();
+  const locked = lines.find((l) => isLocked(l.postingDate, book.lockDate)) ?? (isLocked(today, book.lockDate) ? { postingDate: today } : undefined);
+  if (locked) throw new ConflictError(`Journal entry ${id} cannot be cancelled: ${lockedMessage(locked.postingDate, book.lockDate!)}`);
+  const user = auditUserId(tx);
+  // the reversal: every line mirrored, posted today; it skips the tax and dimension rules (spec 001)
+  const rows: LineRow[] = lines.map((l) => ({
+    ...l,
+    postingDate: today,
+    debit: l.credit,
+    credit: l.debit,
+    debitFc: l.creditFc,
+    creditFc: l.debitFc,
+  }));
+  const fields: NewEntry = {
+    clientAccountId: entry.clientAccountId,
+    description: entry.description,
+    voucherId: entry.voucherId,
+    relationType: entry.relationType,
+    relationId: entry.relationId,
+    reversesEntryId: entry.id,
+    cancelled: 'C',
+    cancellationReason: cancellationReason ?? null,
+    userId: user,
+  };
+  const reversal = await insertEntry(tx, fields, rows, postedNow(fields, rows));
+  await tx.db.journalEntry.update({
+    where: { id },
+    data: { cancelled: 'Y', cancelledById: user, cancellationEntryId: reversal.id, cancellationReason, updatedById: user },
+    select: { id: true },
+  });
+  return entry.id;
 }
 
 /** DELETE /journal-entries/{id}: drafts only (a posted entry is cancelled instead). */
