@@ -37,7 +37,8 @@ export interface Operation {
   names?: Readonly<Record<string, string>>;
   /**
    * The wire name of the client account parameter where the spec answers a missing or malformed one
-   * with 403 instead of 400 ("403 (missing or invalid client_account_id, or no access)").
+   * with 403 instead of 400 ("403 (missing or invalid client_account_id, or no access)"): a query
+   * parameter, or a field of the body (a write with no body at all is still a 400, "missing body").
    */
   tenantParameter?: string;
   /**

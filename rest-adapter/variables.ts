@@ -127,7 +127,10 @@ function coerce(spec: VariableSpec, value: unknown, issues: Issues): void {
  */
 export function operationVariables(compiled: CompiledOperation, request: OperationRequest): Record<string, unknown> {
   const tenant = compiled.op.tenantParameter;
-  if (tenant) {
+  const body = request.body;
+  const bodyGiven = body !== undefined && !(isPlainObject(body) && Object.keys(body).length === 0);
+  // a write without a body is refused as such (400 "missing body"), not for the client account it lacks
+  if (tenant && (bodyGiven || !compiled.bodyVariable || request.query[tenant] !== undefined)) {
     const raw = request.query[tenant] ?? (isPlainObject(request.body) ? request.body[tenant] : undefined);
     const value = typeof raw === 'string' ? raw.trim() : raw;
     if (!(typeof value === 'number' ? Number.isSafeInteger(value) && value > 0 : typeof value === 'string' && /^[1-9]\d{0,9}$/.test(value))) {
@@ -136,8 +139,6 @@ export function operationVariables(compiled: CompiledOperation, request: Operati
   }
   const issues = new Issues();
   const out: Record<string, unknown> = { ...withValues(compiled, request.query.with, issues) };
-  const body = request.body;
-  const bodyGiven = body !== undefined && !(isPlainObject(body) && Object.keys(body).length === 0);
   if (bodyGiven && !isPlainObject(body)) throw new ValidationError('The request body must be a JSON object');
   const bodyFields = new Set<string>();
   const converted: VariableSpec[] = [];
