@@ -18,6 +18,7 @@ const DOCUMENTED = [
   'DELETE /journal-entries/:id',
   'GET /projects', 'GET /projects/:id', 'POST /projects', 'PUT /projects/:id', 'DELETE /projects/:id',
   'GET /departments', 'GET /departments/:id', 'POST /departments', 'PUT /departments/:id', 'POST /departments/:id', 'DELETE /departments/:id',
+  'GET /reconciliations', 'POST /reconciliations', 'PATCH /reconciliations/:id', 'DELETE /reconciliations/:id',
 ];
 
 describe('operation table', () => {
@@ -34,7 +35,7 @@ describe('operation table', () => {
   it('tool names are unique snake_case verbs', () => {
     const names = compiledOperations(schema).map((c) => c.toolName);
     expect(new Set(names).size).toBe(names.length);
-    for (const n of names) expect(n).toMatch(/^(list|get|create|update|delete|deactivate|cancel)_[a-z_]+$/);
+    for (const n of names) expect(n).toMatch(/^(list|get|create|update|delete|deactivate|cancel|commit|import|book)_[a-z_]+$/);
   });
 
   it('a mutation is marked as one whatever its method', () => {

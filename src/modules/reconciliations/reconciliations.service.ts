@@ -1,0 +1,432 @@
+import { Decimal } from '@prisma/client/runtime/client';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
+import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
+import { nextSequenceNumber } from '../../shared/sequence.ts';
+import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
+import { Issues, parse, type Args } from '../../shared/validation.ts';
+import { formatDate } from '../../shared/scalars.ts';
+import { CURRENCIES } from '../../reference-data/index.ts';
+import { cancelJournalEntryInTx, createJournalEntryInTx } from '../journal-entries/journal-entries.service.ts';
+import { DIMENSION_KINDS, type DimensionKind } from '../journal-entries/dimensions.ts';
+import {
+  balanceOf,
+  entryAmounts,
+  openAmounts,
+  reconciliationRules as rules,
+  type EntryAmounts,
+  type EntryLineInput,
+  type LineState,
+} from './reconciliations.rules.ts';
+
+type Query = { include?: PrismaNS.ReconciliationInclude; select?: PrismaNS.ReconciliationSelect };
+
+export const RECONCILIATION_PAGE_LIMITS = { defaultPerPage: 100, maxPerPage: 100 };
+
+/** Agio and disagio in the Norwegian standard chart (NS 4102): where an automatic exchange difference goes. */
+export const EXCHANGE_GAIN_ACCOUNT = '8060';
+export const EXCHANGE_LOSS_ACCOUNT = '8160';
+
+const MINOR_UNITS = new Map(CURRENCIES.map((c) => [c.code, c.minorUnits]));
+const ZERO = new Decimal(0);
+
+// ── Reading ──────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * GET /reconciliations: by id. Pages count from 0 (spec: "page (default 0)"); is_deleted false (the
+ * default) lists the live ones and true only the deleted ones; is_draft omitted lists both.
+ */
+export async function listReconciliations(ctx: RequestContext, args: Args<typeof rules.list>, query: Query = {}) {
+  const { clientAccountId, dateFrom, dateTo, journalEntryLineId, journalEntryId, isDraft, isDeleted, page, perPage } = parse(rules.list, args);
+  await requireAccount(ctx, clientAccountId);
+  const where: PrismaNS.ReconciliationWhereInput = { clientAccountId, deletedAt: isDeleted ? { not: null } : null };
+  if (isDraft != null) where.isDraft = isDraft;
+  if (dateFrom || dateTo) where.reconciliationDate = { ...(dateFrom ? { gte: dateFrom } : {}), ...(dateTo ? { lte: dateTo } : {}) };
+  if (journalEntryLineId != null || journalEntryId != null) {
+    where.entries = { some: { ...(journalEntryLineId != null ? { journalEntryLineId } : {}), ...(journalEntryId != null ? { journalEntryId } : {}) } };
+  }
+  const size = Math.min(perPage ?? RECONCILIATION_PAGE_LIMITS.defaultPerPage, RECONCILIATION_PAGE_LIMITS.maxPerPage);
+  const index = page ?? 0;
+  const [nodes, records] = await Promise.all([
+    ctx.db.reconciliation.findMany({ ...query, where, orderBy: { id: 'asc' }, skip: index * size, take: size }),
+    ctx.db.reconciliation.count({ where }),
+  ]);
+  return { nodes, meta: { page: index, perPage: size, records, pages: Math.ceil(records / size) } };
+}
+
+export async function getReconciliation(ctx: RequestContext, { id }: { id: number }, query: Query = {}) {
+  return requireOwned(ctx, `Reconciliation ${id}`, await ctx.db.reconciliation.findUnique({ ...query, where: { id } }));
+}
+
+const reread = (ctx: RequestContext, id: number, query: Query) => ctx.db.reconciliation.findUniqueOrThrow({ ...query, where: { id } });
+
+// ── The lines ────────────────────────────────────────────────────────────────────────────────────
+
+interface LockedLine extends LineState {
+  clientAccountId: number;
+  accountId: number;
+  accountCode: string;
+  isDraft: boolean;
+  cancelled: string | null;
+  relationType: string | null;
+  relationId: number | null;
+  dimensions: Partial<Record<DimensionKind, number>>;
+}
+
+const DIMENSION_COLUMNS = Object.entries(DIMENSION_KINDS).map(([kind, k]) => [kind as DimensionKind, k.column.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] as const);
+
+/**
+ * The journal lines, locked FOR UPDATE in id order (so two reconciliations of the same lines wait
+ * for each other instead of both seeing the same open amount, and never deadlock), with their
+ * entry's state and their account's code.
+ */
+async function lockLines(tx: RequestContext, ids: readonly number[]): Promise<Map<number, LockedLine>> {
+  if (!ids.length) return new Map();
+  const rows = await tx.db.$queryRawUnsafe<Record<string, unknown>[]>(
+    `SELECT l.id, l.journal_entry_id, l.client_account_id, l.account_id, a.code AS account_code, e.is_draft, e.cancelled, e.relation_type, e.relation_id,
+            l.debit::text, l.credit::text, l.debit_fc::text, l.credit_fc::text, l.currency_code, l.exchange_rate::text,
+            l.reconciled_amount::text, l.reconciled_amount_fc::text, ${DIMENSION_COLUMNS.map(([, c]) => `l.${c}`).join(', ')}
+       FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id JOIN accounts a ON a.id = l.account_id
+      WHERE l.id = ANY($1::int[]) ORDER BY l.id FOR UPDATE OF l`,
+    [...new Set(ids)],
+  );
+  const d = (v: unknown) => new Decimal(String(v));
+  return new Map(
+    rows.map((r) => [
+      Number(r.id),
+      {
+        id: Number(r.id),
+        journalEntryId: Number(r.journal_entry_id),
+        clientAccountId: Number(r.client_account_id),
+        accountId: Number(r.account_id),
+        accountCode: String(r.account_code),
+        isDraft: Boolean(r.is_draft),
+        cancelled: (r.cancelled as string | null)?.trim() || null,
+        relationType: (r.relation_type as string | null) ?? null,
+        relationId: r.relation_id == null ? null : Number(r.relation_id),
+        debit: d(r.debit),
+        credit: d(r.credit),
+        debitFc: d(r.debit_fc),
+        creditFc: d(r.credit_fc),
+        currencyCode: String(r.currency_code).trim(),
+        exchangeRate: d(r.exchange_rate),
+        reconciledAmount: d(r.reconciled_amount),
+        reconciledAmountFc: d(r.reconciled_amount_fc),
+        dimensions: Object.fromEntries(DIMENSION_COLUMNS.flatMap(([kind, c]) => (r[c] == null ? [] : [[kind, Number(r[c])]]))),
+      },
+    ]),
+  );
+}
+
+/** Why a line cannot take part in a reconciliation of `clientAccountId`, or null. */
+function lineRefusal(line: LockedLine | undefined, lineId: number, clientAccountId: number): string | null {
+  if (!line || line.clientAccountId !== clientAccountId) return `journal entry line ${lineId} does not exist in client account ${clientAccountId}`;
+  if (line.isDraft) return `journal entry line ${lineId} belongs to draft journal entry ${line.journalEntryId}: only posted lines can be reconciled`;
+  if (line.cancelled === 'Y') return `journal entry line ${lineId} belongs to cancelled journal entry ${line.journalEntryId}: a cancelled line cannot be reconciled`;
+  if (line.cancelled === 'C') return `journal entry line ${lineId} belongs to journal entry ${line.journalEntryId}, the cancellation of another entry: it cannot be reconciled`;
+  return null;
+}
+
+async function accountingCurrency(tx: RequestContext, clientAccountId: number): Promise<string> {
+  const row = await tx.db.clientAccount.findUnique({ where: { id: clientAccountId }, select: { accountingCurrency: true } });
+  if (!row) throw new NotFoundError(`Client account ${clientAccountId}`);
+  return row.accountingCurrency.trim();
+}
+
+type Entry = EntryAmounts & { currencyCode: string };
+
+/** Adds (+1) or releases (−1) the entries' amounts on their lines, in one statement. */
+async function moveReconciledAmounts(tx: RequestContext, entries: readonly EntryAmounts[], sign: 1 | -1): Promise<void> {
+  if (!entries.length) return;
+  await tx.db.$executeRawUnsafe(
+    `UPDATE journal_entry_lines l SET reconciled_amount = l.reconciled_amount + $4::int * v.a, reconciled_amount_fc = l.reconciled_amount_fc + $4::int * v.f
+       FROM unnest($1::int[], $2::numeric[], $3::numeric[]) AS v(id, a, f) WHERE l.id = v.id`,
+    entries.map((e) => e.journalEntryLineId),
+    entries.map((e) => e.debit.plus(e.credit).toString()),
+    entries.map((e) => e.debitFc.plus(e.creditFc).toString()),
+    sign,
+  );
+}
+
+/**
+ * Posts the exchange gain or loss that balances one foreign currency's entries in the accounting
+ * currency (spec 001 "Balancing rules"): a line on the entries' account (with the dimensions they
+ * share, so the partner's open-item account keeps its business partner) against agio 8060 (a gain:
+ * more was settled than booked) or disagio 8160 (a loss). Answers the new entry's id and its line on
+ * the entries' account, which joins the reconciliation.
+ */
+async function postExchangeDifference(
+  tx: RequestContext,
+  clientAccountId: number,
+  date: Date,
+  residual: Decimal,
+  currency: string,
+  lines: readonly LockedLine[],
+): Promise<{ journalEntryId: number; entry: Entry }> {
+  const accounts = [...new Set(lines.map((l) => l.accountCode))];
+  if (accounts.length !== 1) {
+    throw ValidationError.field(
+      'entryLines',
+      `entries do not balance in the accounting currency (difference ${residual.toFixed(2)}) and are on several accounts (${accounts.join(', ')}): add an agio/disagio line to balance them`,
+    );
+  }
+  const shared = Object.entries(lines[0].dimensions).filter(([kind, id]) => lines.every((l) => l.dimensions[kind as DimensionKind] === id));
+  const amount = residual.abs();
+  // residual > 0: the items were booked at more than they settle for (a loss); < 0: a gain
+  const loss = residual.isPositive();
+  const dimensions = shared.map(([type, id]) => ({ type, id: id as number }));
+  const journalEntryId = await createJournalEntryInTx(tx, {
+    input: {
+      clientAccountId,
+      description: `Exchange ${loss ? 'loss (disagio)' : 'gain (agio)'} on reconciling ${currency} items`,
+      relationType: 'reconciliation',
+      lines: [
+        { postingDate: date, accountCode: accounts[0], debit: loss ? ZERO : amount, credit: loss ? amount : ZERO, dimensions },
+        { postingDate: date, accountCode: loss ? EXCHANGE_LOSS_ACCOUNT : EXCHANGE_GAIN_ACCOUNT, debit: loss ? amount : ZERO, credit: loss ? ZERO : amount },
+      ],
+    },
+  }).catch((e: unknown) => {
+    if (e instanceof ValidationError) {
+      throw ValidationError.field('entryLines', `the exchange ${loss ? 'loss' : 'gain'} of ${amount.toFixed(2)} could not be posted: ${e.message}`);
+    }
+    throw e;
+  });
+  const line = await tx.db.journalEntryLine.findFirstOrThrow({ where: { journalEntryId, lineId: 1 }, select: { id: true, currencyCode: true } });
+  return {
+    journalEntryId,
+    entry: {
+      journalEntryLineId: line.id,
+      journalEntryId,
+      debit: loss ? ZERO : amount,
+      credit: loss ? amount : ZERO,
+      debitFc: loss ? ZERO : amount,
+      creditFc: loss ? amount : ZERO,
+      exchangeRate: new Decimal(1),
+      currencyCode: line.currencyCode,
+    },
+  };
+}
+
+// ── Writing ──────────────────────────────────────────────────────────────────────────────────────
+
+/** One entry line as other modules give it (the matcher, bank payments): the GraphQL input's fields. */
+export type ReconcileLine = { journalEntryLineId: number; journalEntryId?: number | null } & Partial<Record<'debit' | 'credit' | 'debitFc' | 'creditFc' | 'exchangeRate', Decimal | null>>;
+
+export interface ReconcileOptions {
+  /** a proposal of the automatic matching process: checked, written, but no amount moves and no number is given */
+  isDraft?: boolean;
+  /** the matcher's rule that found a proposal */
+  matchRule?: string | null;
+  /** the bank transaction a proposal (or a booked payment's reconciliation) is about */
+  bankTransactionId?: number | null;
+}
+
+/**
+ * A reconciliation inside the caller's transaction, with every rule of spec 001: the lines locked,
+ * each entry's amounts settled against its line, the balance (with the automatic exchange entry),
+ * the sequence number and the lines' reconciled amounts. Answers its id.
+ */
+export async function reconcileInTx(
+  tx: RequestContext,
+  input: { clientAccountId: number; date: Date; entryLines: readonly ReconcileLine[] },
+  options: ReconcileOptions = {},
+): Promise<number> {
+  const { clientAccountId, date, entryLines } = parse(rules.create, { input }).input;
+  await requireAccount(tx, clientAccountId);
+  const currency = await accountingCurrency(tx, clientAccountId);
+  const lines = await lockLines(tx, entryLines.map((e) => e.journalEntryLineId));
+  const { entries, used } = settledEntries(entryLines, lines, clientAccountId, currency);
+
+  const balance = balanceOf(entries, currency);
+  if (balance.kind === 'unbalanced') throw ValidationError.field('entryLines', balance.message);
+  const user = auditUserId(tx);
+  let exchangeEntryId: number | null = null;
+  if (balance.kind === 'exchange' && !options.isDraft) {
+    const posted = await postExchangeDifference(tx, clientAccountId, date, balance.residual, balance.currency, used);
+    exchangeEntryId = posted.journalEntryId;
+    entries.push(posted.entry);
+  }
+  const created = await tx.db.reconciliation.create({
+    data: {
+      clientAccountId,
+      reconciliationDate: date,
+      isDraft: !!options.isDraft,
+      sequenceNumber: options.isDraft ? null : await nextSequenceNumber(tx, clientAccountId, 'reconciliation'),
+      exchangeEntryId,
+      matchRule: options.matchRule ?? null,
+      bankTransactionId: options.bankTransactionId ?? null,
+      createdById: user,
+      entries: { createMany: { data: entries.map(({ currencyCode: _c, ...e }) => e) } },
+    },
+    select: { id: true },
+  });
+  if (!options.isDraft) await moveReconciledAmounts(tx, entries, 1);
+  return created.id;
+}
+
+/** Each entry's amounts against its locked line, or one 400 naming every refused entry. */
+function settledEntries(entryLines: readonly EntryLineInput[], lines: Map<number, LockedLine>, clientAccountId: number, currency: string) {
+  const issues = new Issues();
+  const entries: Entry[] = [];
+  const used: LockedLine[] = [];
+  for (const [i, input] of entryLines.entries()) {
+    const line = lines.get(input.journalEntryLineId);
+    const refusal = lineRefusal(line, input.journalEntryLineId, clientAccountId);
+    if (refusal || !line) {
+      issues.add(['entryLines', i, 'journalEntryLineId'], refusal!);
+      continue;
+    }
+    if (input.journalEntryId != null && input.journalEntryId !== line.journalEntryId) {
+      issues.add(['entryLines', i, 'journalEntryId'], `journal entry line ${line.id} belongs to journal entry ${line.journalEntryId}, not ${input.journalEntryId}`);
+      continue;
+    }
+    const settled = entryAmounts(input, line, currency, MINOR_UNITS.get(line.currencyCode) ?? 2);
+    if ('field' in settled) issues.add(['entryLines', i, settled.field], settled.message);
+    else {
+      entries.push({ ...settled.entry, currencyCode: line.currencyCode });
+      used.push(line);
+    }
+  }
+  issues.throwIfAny();
+  return { entries, used };
+}
+
+/** POST /reconciliations: a committed reconciliation (drafts come only from the matcher). */
+export async function createReconciliation(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const { input } = parse(rules.create, args);
+  await requireAccount(ctx, input.clientAccountId);
+  const id = await inTransaction(ctx, (tx) => reconcileInTx(tx, input));
+  return reread(ctx, id, query);
+}
+
+/** Serialises every writer of one reconciliation (a commit and a delete) for the rest of the transaction. */
+const lockReconciliation = (tx: RequestContext, id: number) => tx.db.$queryRawUnsafe('SELECT id FROM reconciliations WHERE id = $1 FOR UPDATE', id);
+
+const ENTRY_SELECT = { journalEntryLineId: true, journalEntryId: true, debit: true, credit: true, debitFc: true, creditFc: true, exchangeRate: true } as const;
+
+/** A reconciliation of the caller's with its entries, for a write (403/404 otherwise). */
+const withEntries = async (tx: RequestContext, id: number) =>
+  requireOwned(tx, `Reconciliation ${id}`, await tx.db.reconciliation.findUnique({ where: { id }, include: { entries: { select: ENTRY_SELECT, orderBy: { id: 'asc' } } } }));
+
+/**
+ * PATCH /reconciliations/{id} with is_draft false: commits a proposal. Deleted → 409 (checked
+ * first); is_draft true → 400 (a committed one cannot be reopened); committed → 200, nothing
+ * changes. A proposal whose line was cancelled, or reconciled elsewhere meanwhile so its amount is
+ * no longer open, is deleted and answered 409. Otherwise every rule of a create is checked again
+ * against the lines as they are now, the exchange difference is posted, the number given and the
+ * lines' reconciled amounts move.
+ */
+export async function commitReconciliation(ctx: RequestContext, args: Args<typeof rules.commit>, query: Query = {}) {
+  const { id, isDraft } = parse(rules.commit, args);
+  const stale = await inTransaction(ctx, async (tx): Promise<string | null> => {
+    await lockReconciliation(tx, id);
+    const current = await withEntries(tx, id);
+    if (current.deletedAt) throw new ConflictError(`Reconciliation ${id} was deleted on ${current.deletedAt.toISOString()}`);
+    if (isDraft) {
+      throw ValidationError.field('isDraft', current.isDraft ? `must be false: reconciliation ${id} is a draft; false commits it` : `reconciliation ${id} is committed: it cannot be reopened (delete it instead)`);
+    }
+    if (!current.isDraft) return null;
+    const currency = await accountingCurrency(tx, current.clientAccountId);
+    const lines = await lockLines(tx, current.entries.map((e) => e.journalEntryLineId));
+    const staleReason = (() => {
+      for (const e of current.entries) {
+        const line = lines.get(e.journalEntryLineId);
+        const refusal = lineRefusal(line, e.journalEntryLineId, current.clientAccountId);
+        if (refusal || !line) return refusal;
+        const open = openAmounts(line);
+        if (e.debit.plus(e.credit).greaterThan(open.remaining) || e.debitFc.plus(e.creditFc).greaterThan(open.remainingFc)) {
+          return `journal entry line ${line.id} was reconciled elsewhere meanwhile: ${open.remaining.toFixed(2)} of it is open, the draft reconciles ${e.debit.plus(e.credit).toFixed(2)}`;
+        }
+      }
+      return null;
+    })();
+    if (staleReason) {
+      await tx.db.reconciliation.delete({ where: { id } });
+      return `Reconciliation ${id} is stale and was deleted: ${staleReason}`;
+    }
+    const entries: Entry[] = current.entries.map((e) => ({ ...e, currencyCode: lines.get(e.journalEntryLineId)!.currencyCode }));
+    const balance = balanceOf(entries, currency);
+    if (balance.kind === 'unbalanced') throw ValidationError.field('entryLines', balance.message);
+    let exchangeEntryId: number | null = null;
+    if (balance.kind === 'exchange') {
+      const posted = await postExchangeDifference(tx, current.clientAccountId, current.reconciliationDate, balance.residual, balance.currency, [...lines.values()]);
+      exchangeEntryId = posted.journalEntryId;
+      const { currencyCode: _c, ...entry } = posted.entry;
+      await tx.db.reconciliationEntry.create({ data: { ...entry, reconciliationId: id } });
+      entries.push(posted.entry);
+    }
+    await tx.db.reconciliation.update({
+      where: { id },
+      data: { isDraft: false, sequenceNumber: await nextSequenceNumber(tx, current.clientAccountId, 'reconciliation'), exchangeEntryId },
+      select: { id: true },
+    });
+    await moveReconciledAmounts(tx, entries, 1);
+    return null;
+  });
+  if (stale) throw new ConflictError(stale);
+  return reread(ctx, id, query);
+}
+
+/**
+ * DELETE /reconciliations/{id}: a draft is removed; a committed one is soft-deleted (deleted_at,
+ * deleted_by_id) and its amounts are released from the lines; its automatic exchange entry is
+ * cancelled with a reversal (left posted, its line released, when its date is in a locked period).
+ * Deleting a deleted one again changes nothing.
+ */
+export async function deleteReconciliation(ctx: RequestContext, args: Args<typeof rules.remove>): Promise<boolean> {
+  const { id } = parse(rules.remove, args);
+  return inTransaction(ctx, async (tx) => {
+    await lockReconciliation(tx, id);
+    const current = await withEntries(tx, id);
+    if (current.deletedAt) return true;
+    if (current.isDraft) {
+      await tx.db.reconciliation.delete({ where: { id } });
+      return true;
+    }
+    await lockLines(tx, current.entries.map((e) => e.journalEntryLineId));
+    await moveReconciledAmounts(tx, current.entries, -1);
+    await tx.db.reconciliation.update({ where: { id }, data: { deletedAt: new Date(), deletedById: auditUserId(tx) }, select: { id: true } });
+    if (current.exchangeEntryId != null) await undoExchangeEntry(tx, current.exchangeEntryId, id);
+    return true;
+  });
+}
+
+/** Cancels a deleted reconciliation's exchange entry, unless the books are locked for its date (then it stays, released). */
+async function undoExchangeEntry(tx: RequestContext, journalEntryId: number, reconciliationId: number): Promise<void> {
+  const reconciled = await tx.db.journalEntryLine.aggregate({ where: { journalEntryId }, _sum: { reconciledAmount: true } });
+  if (!(reconciled._sum.reconciledAmount ?? ZERO).isZero()) return; // reconciled again elsewhere: it stays
+  try {
+    // refused (409) before it writes anything when the books are locked for today
+    await cancelJournalEntryInTx(tx, { id: journalEntryId, cancelled: 'Y', cancellationReason: `Reconciliation ${reconciliationId} was deleted` });
+  } catch (e) {
+    if (!(e instanceof ConflictError)) throw e;
+  }
+}
+
+// ── Open items ───────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The open items of a client account: posted lines of entries that are not cancelled (nor
+ * cancellations) with an amount not yet reconciled, optionally of one account (by id or code), one
+ * business partner, and posted on or before a date; by posting date.
+ */
+export async function listOpenItems(ctx: RequestContext, args: Args<typeof rules.openItems>, query: { include?: PrismaNS.JournalEntryLineInclude; select?: PrismaNS.JournalEntryLineSelect } = {}) {
+  const { clientAccountId, accountId, accountCode, businessPartnerId, dateTo } = parse(rules.openItems, args);
+  await requireAccount(ctx, clientAccountId);
+  const ids = await ctx.db.$queryRawUnsafe<{ id: number }[]>(
+    `SELECT l.id FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id JOIN accounts a ON a.id = l.account_id
+      WHERE l.client_account_id = $1 AND NOT e.is_draft AND e.cancelled IS NULL
+        AND (l.debit + l.credit) > l.reconciled_amount
+        AND ($2::int IS NULL OR l.account_id = $2) AND ($3::text IS NULL OR a.code = $3)
+        AND ($4::int IS NULL OR l.business_partner_id = $4) AND ($5::date IS NULL OR l.posting_date <= $5::date)
+      ORDER BY l.posting_date, l.id LIMIT 10000`,
+    clientAccountId,
+    accountId ?? null,
+    accountCode ?? null,
+    businessPartnerId ?? null,
+    dateTo ? formatDate(dateTo) : null,
+  );
+  const order = new Map(ids.map((r, i) => [Number(r.id), i]));
+  const rows = await ctx.db.journalEntryLine.findMany({ ...query, where: { id: { in: [...order.keys()] } } });
+  return rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+}
