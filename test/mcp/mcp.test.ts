@@ -141,6 +141,28 @@ describe.each(targets())('MCP tool endpoint through the SDK client (%s)', (targe
     expect(await app.db.prisma.item.count({ where: { clientAccountId: owner.clientAccountId, itemNo: 'MCP-1' } })).toBe(1);
   });
 
+  it('reconciling through MCP: create_reconciliation answers the REST body (201 there), delete_reconciliation (204 there) answers {}', async () => {
+    const post = async (debit: number, credit: number) =>
+      (
+        await app.http('POST', '/api/v2/journal-entries/', {
+          token: owner.sessionToken,
+          body: { client_account_id: owner.clientAccountId, lines: [{ posting_date: '2026-05-02', account_code: '1920', debit, credit }, { posting_date: '2026-05-02', account_code: '3000', debit: credit, credit: debit }] },
+        })
+      ).body.lines[0].id as number;
+    const [a, b] = [await post(70, 0), await post(0, 70)];
+    const res = await writer.client.callTool({
+      name: 'create_reconciliation',
+      arguments: { client_account_id: owner.clientAccountId, date: '2026-05-31', entry_lines: [{ journal_entry_line_id: a }, { journal_entry_line_id: b }] },
+    });
+    expect(res.isError, JSON.stringify(res.content)).toBeFalsy();
+    const r = JSON.parse((res.content as { text: string }[])[0].text);
+    expect(r).toMatchObject({ is_draft: false, entries: [{ journal_entry_line_id: a, debit: '70.00' }, { journal_entry_line_id: b, credit: '70.00' }] });
+    const del = await writer.client.callTool({ name: 'delete_reconciliation', arguments: { id: r.id } });
+    expect(del.isError, JSON.stringify(del.content)).toBeFalsy();
+    expect(JSON.parse((del.content as { text: string }[])[0].text)).toEqual({});
+    expect((await app.db.prisma.reconciliation.findUniqueOrThrow({ where: { id: r.id } })).deletedAt).not.toBeNull();
+  });
+
   it('a write tool called with a read-only token is a tool error, and nothing is written', async () => {
     const res = await reader.client.callTool({ name: 'create_item', arguments: { client_account_id: owner.clientAccountId, item_no: 'MCP-RO', sales_unit_id: 1, tax_code_id: 1 } });
     expect(res.isError).toBe(true);
