@@ -363,7 +363,19 @@ async function post(tx: RequestContext, entry: Omit<ChainEntry, 'postedAt' | 'po
 
 /** POST /journal-entries/: a posted entry (is_draft false, the default) or a draft. */
 export async function createJournalEntry(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
-  const id = await inTransaction(ctx, async (tx) => {
+  const id = await createJournalEntryInTx(ctx, args);
+  return reread(ctx, id, query);
+}
+
+/**
+ * The body of createJournalEntry inside a transaction the caller holds (`tx` bound to it by
+ * inTransaction): every rule of a create, and the entry commits or rolls back with the caller's other
+ * writes (a bank payment posts its entry and moves the transaction's booked amount together).
+ * Returns the new entry's id.
+ */
+export async function createJournalEntryInTx(ctx: RequestContext, args: Args<typeof rules.create>): Promise<number> {
+  // joins the caller's transaction (opens one only when called outside any)
+  return inTransaction(ctx, async (tx) => {
     const clientAccountId = args.input.clientAccountId;
     await requireAccount(tx, clientAccountId);
     const { input, rows } = await checkedEntry(tx, rules.create, args, clientAccountId);
@@ -381,7 +393,6 @@ export async function createJournalEntry(ctx: RequestContext, args: Args<typeof 
     };
     return (await insertEntry(tx, entry, rows, input.isDraft ? null : postedNow(entry, rows))).id;
   });
-  return reread(ctx, id, query);
 }
 
 /** A draft of the caller's, or 400 naming what it is instead. */
