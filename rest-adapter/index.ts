@@ -11,6 +11,7 @@ import { itemCollectionOperations } from './routes/item-collections.ts';
 import { projectOperations } from './routes/projects.ts';
 import { departmentOperations } from './routes/departments.ts';
 import { journalEntryOperations } from './routes/journal-entries.ts';
+import { bankTransactionOperations } from './routes/bank-transactions.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -20,6 +21,7 @@ export const operations: readonly Operation[] = [
   ...projectOperations,
   ...departmentOperations,
   ...journalEntryOperations,
+  ...bankTransactionOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();

@@ -137,6 +137,7 @@ export function operationVariables(compiled: CompiledOperation, request: Operati
   const issues = new Issues();
   const out: Record<string, unknown> = { ...withValues(compiled, request.query.with, issues) };
   const body = request.body;
+  if (compiled.op.bodyRequired && body === undefined) throw new ValidationError('The request body is required: send a JSON object ({} when no field is given)');
   const bodyGiven = body !== undefined && !(isPlainObject(body) && Object.keys(body).length === 0);
   if (bodyGiven && !isPlainObject(body)) throw new ValidationError('The request body must be a JSON object');
   const bodyFields = new Set<string>();
