@@ -85,7 +85,9 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly Operatio
       res.locals.errorShape = op.errorShape ?? 'simple';
       try {
         const ctx = (req as Request & { ctx: RequestContext }).ctx;
-        const { status, body } = await runOperation(schema, compiled, ctx, { params: req.params, query: req.query as Record<string, unknown>, body: req.body });
+        // the JSON parser reads an empty body as {}: a request without one says so in its headers
+        const bodyless = req.headers['transfer-encoding'] === undefined && !Number(req.headers['content-length'] ?? 0);
+        const { status, body } = await runOperation(schema, compiled, ctx, { params: req.params, query: req.query as Record<string, unknown>, body: bodyless ? undefined : req.body });
         res.status(status).json(body);
       } catch (e) {
         next(e);

@@ -194,7 +194,7 @@ export const bankTransactionOperations = defineOperations([
       mutation CreateBankTransaction($input: CreateBankTransactionInput!) { createBankTransaction(input: $input) { ...BankTransactionFields } }
       ${TRANSACTION_FIELDS}`,
     status: 201,
-    with: { allowed: RELATIONS, default: [] },
+    with: { allowed: RELATIONS },
   },
   {
     method: 'GET',
@@ -232,7 +232,7 @@ export const bankTransactionOperations = defineOperations([
       mutation CreateBankStatement($input: ImportBankStatementInput!) { importBankStatement(input: $input) { ...BankStatementFields } }
       ${BANK_STATEMENT_FIELDS}`,
     status: 201,
-    with: { allowed: RELATIONS, default: [] },
+    with: { allowed: RELATIONS },
     tenantParameter: 'client_account_id',
   },
 ]);
