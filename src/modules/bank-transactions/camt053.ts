@@ -147,7 +147,7 @@ export function norwegianAccountNumber(account: string | null): string | null {
   return /^\d{11}$/.test(compact) ? compact : null;
 }
 
-function detailOf(tx: Node, entryAmount: Decimal, incoming: boolean, where: string): Camt053Detail {
+function detailOf(tx: Node, entry: Node, entryAmount: Decimal, incoming: boolean, where: string): Camt053Detail {
   const instructed = at(tx, 'AmtDtls', 'InstdAmt', 'Amt');
   const txAmount = at(tx, 'AmtDtls', 'TxAmt', 'Amt') ?? at(tx, 'Amt');
   const amount = txAmount !== undefined ? amountOf(txAmount, where) : instructed !== undefined ? amountOf(instructed, where) : null;
@@ -160,7 +160,8 @@ function detailOf(tx: Node, entryAmount: Decimal, incoming: boolean, where: stri
   const creditor = partyName(at(parties, 'Cdtr'));
   const debtorAccount = accountText(at(parties, 'DbtrAcct'));
   const creditorAccount = accountText(at(parties, 'CdtrAcct'));
-  const family = text(tx, 'BkTxCd', 'Domn', 'Fmly', 'SubFmlyCd') ?? text(tx, 'BkTxCd', 'Prtry', 'Cd');
+  // the bank transaction code of the transaction, else of its entry
+  const family = [tx, entry].map((n) => text(n, 'BkTxCd', 'Domn', 'Fmly', 'SubFmlyCd') ?? text(n, 'BkTxCd', 'Prtry', 'Cd')).find((c) => c !== null) ?? null;
   const sign = (d: Decimal) => (incoming ? d : d.negated());
   return {
     transactionType: clip(family, 100),
@@ -188,12 +189,15 @@ export function parseCamt053(xml: string): Camt053Statement {
   } catch (e) {
     return fail(`is not well-formed XML: ${(e as Error).message.split('\n')[0].slice(0, 200)}`);
   }
-  const root = asNode(doc.Document);
-  if (!root) return fail('is not an ISO 20022 document (no Document element)');
-  const namespace = (root['@xmlns'] as string | undefined) ?? '';
+  // the namespace of the root element (the parser drops namespace declarations with their prefixes)
+  const rootTag = /<(?:[\w.-]+:)?Document\b[^>]*>/.exec(xml)?.[0];
+  if (!rootTag) return fail('is not an ISO 20022 document (no Document element)');
+  const namespace = /\bxmlns(?::[\w.-]+)?\s*=\s*["']([^"']*camt[^"']*|urn:iso:std:iso:20022[^"']*)["']/.exec(rootTag)?.[1] ?? '';
   if (!(CAMT053_NAMESPACES as readonly string[]).includes(namespace)) {
     fail(`namespace '${namespace.slice(0, 100)}' is not supported; send ${CAMT053_NAMESPACES.join(' or ')}`);
   }
+  const root = asNode(doc.Document);
+  if (!root) return fail('has an empty Document element');
   const message = asNode(root.BkToCstmrStmt);
   if (!message) return fail('has no BkToCstmrStmt element: not a camt.053 statement');
   const statements = list(message.Stmt);
@@ -216,7 +220,7 @@ export function parseCamt053(xml: string): Camt053Statement {
     const bookingDate = dateOf(at(ntry, 'BookgDt'), where) ?? fail(`${where}: BookgDt is required`);
     const incoming = amount.isPositive();
     const txs = list(at(ntry, 'NtryDtls') && (asNode(at(ntry, 'NtryDtls'))?.TxDtls as unknown));
-    const details = txs.map((tx, k) => detailOf(tx, amount, incoming, `${where} TxDtls ${k + 1}`));
+    const details = txs.map((tx, k) => detailOf(tx, ntry, amount, incoming, `${where} TxDtls ${k + 1}`));
     const first = txs[0];
     const instructed = first ? at(first, 'AmtDtls', 'InstdAmt', 'Amt') : undefined;
     const instructedAmount = instructed !== undefined ? amountOf(instructed, where) : null;
