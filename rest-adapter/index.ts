@@ -12,6 +12,7 @@ import { projectOperations } from './routes/projects.ts';
 import { departmentOperations } from './routes/departments.ts';
 import { journalEntryOperations } from './routes/journal-entries.ts';
 import { reconciliationOperations } from './routes/reconciliations.ts';
+import { bankTransactionOperations } from './routes/bank-transactions.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -22,6 +23,7 @@ export const operations: readonly Operation[] = [
   ...departmentOperations,
   ...journalEntryOperations,
   ...reconciliationOperations,
+  ...bankTransactionOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();
@@ -88,7 +90,9 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly Operatio
       res.locals.errorShape = op.errorShape ?? 'simple';
       try {
         const ctx = (req as Request & { ctx: RequestContext }).ctx;
-        const { status, body } = await runOperation(schema, compiled, ctx, { params: req.params, query: req.query as Record<string, unknown>, body: req.body });
+        // the JSON parser reads an empty body as {}: a request without one says so in its headers
+        const bodyless = req.headers['transfer-encoding'] === undefined && !Number(req.headers['content-length'] ?? 0);
+        const { status, body } = await runOperation(schema, compiled, ctx, { params: req.params, query: req.query as Record<string, unknown>, body: bodyless ? undefined : req.body });
         if (status === 204) res.status(204).end();
         else res.status(status).json(body);
       } catch (e) {

@@ -307,7 +307,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
     if (body) {
       const described = c.bodyVariable ? getNamedType(c.bodyVariable.type).description : undefined;
       operation.requestBody = {
-        required: Array.isArray(body.required) && body.required.length > 0,
+        required: !!c.op.bodyRequired || (Array.isArray(body.required) && body.required.length > 0),
         ...(described ? { description: described } : {}),
         content: { 'application/json': { schema: body } },
       };

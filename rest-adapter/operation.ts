@@ -51,6 +51,11 @@ export interface Operation {
    * /departments/{id}"): read-only fields echoed back from a GET are ignored, as for PUT and PATCH.
    */
   updates?: boolean;
+  /**
+   * The request must have a body even though every field of it is optional: no body is a 400, `{}`
+   * is accepted (spec 001: "POST /bank-transactions/{id}/statements … 400 no body").
+   */
+  bodyRequired?: boolean;
 }
 
 export const defineOperations = (operations: Operation[]): Operation[] => operations;

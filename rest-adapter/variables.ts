@@ -139,6 +139,7 @@ export function operationVariables(compiled: CompiledOperation, request: Operati
   }
   const issues = new Issues();
   const out: Record<string, unknown> = { ...withValues(compiled, request.query.with, issues) };
+  if (compiled.op.bodyRequired && body === undefined) throw new ValidationError('The request body is required: send a JSON object ({} when no field is given)');
   if (bodyGiven && !isPlainObject(body)) throw new ValidationError('The request body must be a JSON object');
   const bodyFields = new Set<string>();
   const converted: VariableSpec[] = [];

@@ -196,6 +196,12 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
         },
       },
     });
+    const bankStatement = await prisma.bankStatement.create({
+      data: { clientAccountId, bankAccountId: bankAccount.id, fromDate: new Date('2026-01-01'), toDate: new Date('2026-01-31'), openingBalance: '0', closingBalance: '1', source: 'JSON' },
+    });
+    const bankTransaction = await prisma.bankTransaction.create({
+      data: { clientAccountId, bankAccountId: bankAccount.id, bankStatementId: bankStatement.id, payeeBankAccountId: bankAccount.id, amount: '1', currencyCode: 'NOK', bookingDate: new Date('2026-01-02') },
+    });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
       user: t.user.id,
@@ -212,6 +218,8 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
       tag: tag.id,
       asset: asset.id,
       journalEntry: journalEntry.id,
+      bankStatement: bankStatement.id,
+      bankTransaction: bankTransaction.id,
     };
     const strings = {
       email: t.user.email,

@@ -19,6 +19,8 @@ const DOCUMENTED = [
   'GET /projects', 'GET /projects/:id', 'POST /projects', 'PUT /projects/:id', 'DELETE /projects/:id',
   'GET /departments', 'GET /departments/:id', 'POST /departments', 'PUT /departments/:id', 'POST /departments/:id', 'DELETE /departments/:id',
   'GET /reconciliations', 'POST /reconciliations', 'PATCH /reconciliations/:id', 'DELETE /reconciliations/:id',
+  'GET /bank-transactions', 'GET /bank-transactions/:id', 'POST /bank-transactions',
+  'GET /bank-transactions/:id/statements', 'POST /bank-transactions/:id/statements', 'POST /bank-statements',
 ];
 
 describe('operation table', () => {
