@@ -8,6 +8,7 @@ import type { journalEntryRules } from '../journal-entries/journal-entries.rules
 import { createJournalEntryInTx } from '../journal-entries/journal-entries.service.ts';
 import { bankTransactionRules as rules, PAYMENT_RELATION_TYPE, remainingAmount } from './bank-transactions.rules.ts';
 import { getBankTransaction } from './bank-transactions.service.ts';
+import { reconcileInTx, type ReconcileLine } from '../reconciliations/reconciliations.service.ts';
 
 /**
  * Booking a payment: one journal entry (relation_type 'bank_transaction', relation_id the
@@ -133,6 +134,42 @@ type TransactionQuery = { include?: PrismaNS.BankTransactionInclude; select?: Pr
 /** GraphQL bookBankTransaction: books a payment and answers the transaction as it is after. */
 export async function bookBankTransaction(ctx: RequestContext, args: Args<typeof rules.book>, query: TransactionQuery = {}) {
   const { input } = parse(rules.book, args);
-  await bookPayment(ctx, input);
+  await inTransaction(ctx, async (tx) => {
+    const { journalEntryId, counterLineId } = await bookPayment(tx, input);
+    if (input.reconcileWithLineIds?.length) await settleOpenItems(tx, journalEntryId, counterLineId, input.reconcileWithLineIds);
+  });
   return ctx.db.bankTransaction.findUniqueOrThrow({ ...query, where: { id: input.bankTransactionId } });
+}
+
+/**
+ * Reconciles a just-booked payment's counter line with the open items it settles: the payment is
+ * spread over the items in the order given, each taking at most what is open on it (in the items'
+ * currency, the payment's); the payment's line takes what the items took. Every reconciliation rule
+ * applies (posted, not cancelled lines of the client account, the balance, the implied rate).
+ */
+async function settleOpenItems(tx: RequestContext, journalEntryId: number, counterLineId: number, lineIds: readonly number[]): Promise<void> {
+  const counter = await tx.db.journalEntryLine.findUniqueOrThrow({ where: { id: counterLineId }, select: { debitFc: true, creditFc: true, postingDate: true, clientAccountId: true } });
+  const items = await tx.db.journalEntryLine.findMany({
+    where: { id: { in: [...lineIds] }, clientAccountId: counter.clientAccountId },
+    select: { id: true, debitFc: true, creditFc: true, reconciledAmountFc: true },
+  });
+  const byId = new Map(items.map((l) => [l.id, l]));
+  let left = counter.debitFc.plus(counter.creditFc);
+  const entryLines: ReconcileLine[] = [];
+  for (const [i, id] of lineIds.entries()) {
+    const item = byId.get(id);
+    // an unknown line goes to the reconciliation as it is, which answers the 400 naming it
+    if (!item) {
+      entryLines.push({ journalEntryLineId: id });
+      continue;
+    }
+    const open = item.debitFc.plus(item.creditFc).minus(item.reconciledAmountFc);
+    const take = Decimal.min(open, left);
+    if (take.isZero() || take.isNegative()) throw ValidationError.field(['reconcileWithLineIds', String(i)], `journal entry line ${id}: nothing of the payment is left for it (or nothing of it is open)`);
+    left = left.minus(take);
+    entryLines.push(item.debitFc.isZero() ? { journalEntryLineId: id, creditFc: take } : { journalEntryLineId: id, debitFc: take });
+  }
+  const paid = counter.debitFc.plus(counter.creditFc).minus(left);
+  entryLines.unshift(counter.debitFc.isZero() ? { journalEntryLineId: counterLineId, journalEntryId, creditFc: paid } : { journalEntryLineId: counterLineId, journalEntryId, debitFc: paid });
+  await reconcileInTx(tx, { clientAccountId: counter.clientAccountId, date: counter.postingDate, entryLines });
 }

@@ -166,6 +166,8 @@ export const bankTransactionRules = {
           .nullish(),
         description: optionalText(1000),
         date: z.date().nullish(),
+        /** open items the payment settles, reconciled with its counter line in the same transaction */
+        reconcileWithLineIds: z.array(id).max(100, 'at most 100 open items').nullish(),
       })
       .superRefine((b, ctx) => {
         if (b.counterAccountId == null && b.counterAccountCode == null) ctx.addIssue({ code: 'custom', path: ['counterAccountCode'], message: 'counterAccountCode (or counterAccountId) is required' });

@@ -427,6 +427,10 @@ const BookBankTransactionInput = builder.inputType('BookBankTransactionInput', {
     amount: t.field({ type: 'Decimal', description: 'Positive, in the transaction’s currency; default what remains unbooked' }),
     description: t.string(),
     date: t.field({ type: 'Date', description: "The posting date; default the transaction's booking date" }),
+    reconcileWithLineIds: t.intList({
+      description:
+        'Open items (journal line ids, e.g. the invoices’ 1500 lines) the payment settles: reconciled with its counter line in the same transaction, each up to what is open on it, in the order given',
+    }),
   }),
 });
 

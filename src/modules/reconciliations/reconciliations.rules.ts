@@ -29,9 +29,10 @@ const entryLine = z.object({
 
 export type EntryLineInput = z.output<typeof entryLine>;
 
-const entryLines = z
+/** At least two (spec); a proposal on an unbooked bank transaction may name one open item, the payment being the other. */
+const entryLinesOf = (min: 1 | 2) => z
   .array(entryLine, required)
-  .min(2, 'a reconciliation needs at least two entry lines')
+  .min(min, min === 2 ? 'a reconciliation needs at least two entry lines' : 'a proposal names at least one open item')
   .max(MAX_ENTRY_LINES, `a reconciliation has at most ${MAX_ENTRY_LINES} entry lines`)
   .superRefine((lines, ctx) => {
     const seen = new Map<number, number>();
@@ -42,6 +43,18 @@ const entryLines = z
       else seen.set(l.journalEntryLineId, i);
     }
   }, evenWithIssues);
+
+const createInput = (min: 1 | 2) =>
+  z.object({
+    clientAccountId: id,
+    date: z.date(required),
+    entryLines: entryLinesOf(min),
+    /** drafts come only from the automatic matching process: false (or nothing) is all a client may send */
+    isDraft: z
+      .boolean()
+      .nullish()
+      .refine((v) => v !== true, 'cannot be set: a reconciliation created here is committed; drafts come only from the automatic matching process'),
+  });
 
 export const reconciliationRules = {
   list: z.object({
@@ -55,18 +68,9 @@ export const reconciliationRules = {
     page: pageFromZero,
     perPage,
   }),
-  create: z.object({
-    input: z.object({
-      clientAccountId: id,
-      date: z.date(required),
-      entryLines,
-      /** drafts come only from the automatic matching process: false (or nothing) is all a client may send */
-      isDraft: z
-        .boolean()
-        .nullish()
-        .refine((v) => v !== true, 'cannot be set: a reconciliation created here is committed; drafts come only from the automatic matching process'),
-    }),
-  }),
+  create: z.object({ input: createInput(2) }),
+  /** what the matcher proposes about a bank transaction not yet booked: its open items only */
+  proposeForPayment: z.object({ input: createInput(1) }),
   /** PATCH: exactly `{is_draft: false}`; true is refused by the service (after the deleted check, which comes first) */
   commit: z.object({ id, isDraft: z.boolean(required) }),
   remove: z.object({ id }),

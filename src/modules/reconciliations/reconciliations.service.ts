@@ -9,6 +9,8 @@ import { formatDate } from '../../shared/scalars.ts';
 import { CURRENCIES } from '../../reference-data/index.ts';
 import { cancelJournalEntryInTx, createJournalEntryInTx } from '../journal-entries/journal-entries.service.ts';
 import { DIMENSION_KINDS, type DimensionKind } from '../journal-entries/dimensions.ts';
+import { bookPaymentInTx } from '../bank-transactions/bank-payments.service.ts';
+import { PAYMENT_RELATION_TYPE } from '../bank-transactions/bank-transactions.rules.ts';
 import {
   balanceOf,
   entryAmounts,
@@ -207,6 +209,50 @@ async function postExchangeDifference(
   };
 }
 
+// ── A bank transaction's payment ─────────────────────────────────────────────────────────────────
+
+/**
+ * A reconciliation about a bank transaction (the matcher's proposals). When one of its lines is
+ * the transaction's booked payment (a journal entry with relation bank_transaction), it is an
+ * ordinary reconciliation. When the transaction is not booked yet, the entries are the open items
+ * the payment settles: they must be on one account with one business partner and sum, in the
+ * transaction's currency, to what remains unbooked of it, signed like it (an incoming payment
+ * settles receivables, debits; an outgoing one payables, credits). Committing such a draft books
+ * the payment first (bookPaymentInTx: bank account ↔ the items' account with the partner, on the
+ * reconciliation date), and the payment's line joins the reconciliation.
+ */
+type BankSide = { booked: true } | { booked: false; bankTransactionId: number; accountId: number; businessPartnerId: number | null; amount: Decimal };
+
+async function bankSide(tx: RequestContext, clientAccountId: number, bankTransactionId: number, entries: readonly Entry[], lines: readonly LockedLine[]): Promise<BankSide> {
+  const refuse = (message: string) => ValidationError.field('bankTransactionId', message);
+  const rows = await tx.db.$queryRawUnsafe<{ client_account_id: number; amount: string; external_reconciled_amount: string; currency_code: string }[]>(
+    'SELECT client_account_id, amount::text, external_reconciled_amount::text, currency_code FROM bank_transactions WHERE id = $1 FOR UPDATE',
+    bankTransactionId,
+  );
+  if (!rows.length || Number(rows[0].client_account_id) !== clientAccountId) throw refuse(`bank transaction ${bankTransactionId} does not exist in client account ${clientAccountId}`);
+  if (lines.some((l) => l.relationType === PAYMENT_RELATION_TYPE && l.relationId === bankTransactionId)) return { booked: true };
+  const currency = rows[0].currency_code.trim();
+  const unbooked = new Decimal(rows[0].amount).minus(rows[0].external_reconciled_amount);
+  const accounts = new Set(lines.map((l) => l.accountId));
+  const partners = new Set(lines.map((l) => l.dimensions.businesspartner ?? null));
+  if (accounts.size !== 1 || partners.size !== 1) throw refuse(`the open items settled by bank transaction ${bankTransactionId} must be on one account with one business partner`);
+  if (entries.some((e) => e.currencyCode !== currency)) throw refuse(`the open items settled by bank transaction ${bankTransactionId} must be in its currency, ${currency}`);
+  const settled = entries.reduce((sum, e) => sum.plus(e.debitFc).minus(e.creditFc), ZERO);
+  if (unbooked.isZero() || !settled.equals(unbooked)) {
+    throw refuse(`the entries settle ${settled.toFixed(2)} ${currency}, but ${unbooked.toFixed(2)} ${currency} of bank transaction ${bankTransactionId} is unbooked`);
+  }
+  return { booked: false, bankTransactionId, accountId: lines[0].accountId, businessPartnerId: lines[0].dimensions.businesspartner ?? null, amount: unbooked.abs() };
+}
+
+/** Books the payment of an unbooked bank side and answers its line's entry (the whole line). */
+async function bookBankSide(tx: RequestContext, side: Extract<BankSide, { booked: false }>, date: Date, currency: string): Promise<Entry> {
+  const { counterLineId } = await bookPaymentInTx(tx, { bankTransactionId: side.bankTransactionId, counterAccountId: side.accountId, businessPartnerId: side.businessPartnerId, amount: side.amount, date });
+  const line = (await lockLines(tx, [counterLineId])).get(counterLineId)!;
+  const settled = entryAmounts({ journalEntryLineId: counterLineId }, line, currency, MINOR_UNITS.get(line.currencyCode) ?? 2);
+  if ('field' in settled) throw new Error(`the booked payment line ${counterLineId} cannot be reconciled: ${settled.message}`);
+  return { ...settled.entry, currencyCode: line.currencyCode };
+}
+
 // ── Writing ──────────────────────────────────────────────────────────────────────────────────────
 
 /** One entry line as other modules give it (the matcher, bank payments): the GraphQL input's fields. */
@@ -231,36 +277,49 @@ export async function reconcileInTx(
   input: { clientAccountId: number; date: Date; entryLines: readonly ReconcileLine[] },
   options: ReconcileOptions = {},
 ): Promise<number> {
-  const { clientAccountId, date, entryLines } = parse(rules.create, { input }).input;
+  const { clientAccountId, date, entryLines } = parse(options.bankTransactionId != null ? rules.proposeForPayment : rules.create, { input }).input;
   await requireAccount(tx, clientAccountId);
   const currency = await accountingCurrency(tx, clientAccountId);
   const lines = await lockLines(tx, entryLines.map((e) => e.journalEntryLineId));
   const { entries, used } = settledEntries(entryLines, lines, clientAccountId, currency);
+  const bank = options.bankTransactionId != null ? await bankSide(tx, clientAccountId, options.bankTransactionId, entries, used) : ({ booked: true } as const);
+  if (!bank.booked) {
+    // a proposal stays as the matcher wrote it (the items only); a committed one books the payment now
+    if (options.isDraft) return writeReconciliation(tx, { clientAccountId, date, entries, options, exchangeEntryId: null });
+    entries.push(await bookBankSide(tx, bank, date, currency));
+  }
 
   const balance = balanceOf(entries, currency);
   if (balance.kind === 'unbalanced') throw ValidationError.field('entryLines', balance.message);
-  const user = auditUserId(tx);
   let exchangeEntryId: number | null = null;
   if (balance.kind === 'exchange' && !options.isDraft) {
     const posted = await postExchangeDifference(tx, clientAccountId, date, balance.residual, balance.currency, used);
     exchangeEntryId = posted.journalEntryId;
     entries.push(posted.entry);
   }
+  return writeReconciliation(tx, { clientAccountId, date, entries, options, exchangeEntryId });
+}
+
+/** The reconciliation row and its entries; a committed one is numbered and moves the lines' amounts. */
+async function writeReconciliation(
+  tx: RequestContext,
+  r: { clientAccountId: number; date: Date; entries: readonly Entry[]; options: ReconcileOptions; exchangeEntryId: number | null },
+): Promise<number> {
   const created = await tx.db.reconciliation.create({
     data: {
-      clientAccountId,
-      reconciliationDate: date,
-      isDraft: !!options.isDraft,
-      sequenceNumber: options.isDraft ? null : await nextSequenceNumber(tx, clientAccountId, 'reconciliation'),
-      exchangeEntryId,
-      matchRule: options.matchRule ?? null,
-      bankTransactionId: options.bankTransactionId ?? null,
-      createdById: user,
-      entries: { createMany: { data: entries.map(({ currencyCode: _c, ...e }) => e) } },
+      clientAccountId: r.clientAccountId,
+      reconciliationDate: r.date,
+      isDraft: !!r.options.isDraft,
+      sequenceNumber: r.options.isDraft ? null : await nextSequenceNumber(tx, r.clientAccountId, 'reconciliation'),
+      exchangeEntryId: r.exchangeEntryId,
+      matchRule: r.options.matchRule ?? null,
+      bankTransactionId: r.options.bankTransactionId ?? null,
+      createdById: auditUserId(tx),
+      entries: { createMany: { data: r.entries.map(({ currencyCode: _c, ...e }) => e) } },
     },
     select: { id: true },
   });
-  if (!options.isDraft) await moveReconciledAmounts(tx, entries, 1);
+  if (!r.options.isDraft) await moveReconciledAmounts(tx, r.entries, 1);
   return created.id;
 }
 
@@ -328,7 +387,7 @@ export async function commitReconciliation(ctx: RequestContext, args: Args<typeo
     if (!current.isDraft) return null;
     const currency = await accountingCurrency(tx, current.clientAccountId);
     const lines = await lockLines(tx, current.entries.map((e) => e.journalEntryLineId));
-    const staleReason = (() => {
+    let staleReason = (() => {
       for (const e of current.entries) {
         const line = lines.get(e.journalEntryLineId);
         const refusal = lineRefusal(line, e.journalEntryLineId, current.clientAccountId);
@@ -340,11 +399,28 @@ export async function commitReconciliation(ctx: RequestContext, args: Args<typeo
       }
       return null;
     })();
+    const entries: Entry[] = current.entries.map((e) => ({ ...e, currencyCode: lines.get(e.journalEntryLineId)?.currencyCode ?? '' }));
+    let bank: BankSide = { booked: true };
+    if (!staleReason && current.bankTransactionId != null) {
+      // the transaction booked meanwhile (in part or in full) no longer fits the proposal: stale too
+      try {
+        bank = await bankSide(tx, current.clientAccountId, current.bankTransactionId, entries, [...lines.values()]);
+      } catch (e) {
+        if (!(e instanceof ValidationError)) throw e;
+        staleReason = e.message;
+      }
+    }
     if (staleReason) {
       await tx.db.reconciliation.delete({ where: { id } });
       return `Reconciliation ${id} is stale and was deleted: ${staleReason}`;
     }
-    const entries: Entry[] = current.entries.map((e) => ({ ...e, currencyCode: lines.get(e.journalEntryLineId)!.currencyCode }));
+    if (!bank.booked) {
+      const payment = await bookBankSide(tx, bank, current.reconciliationDate, currency);
+      const { currencyCode: _c, ...row } = payment;
+      await tx.db.reconciliationEntry.create({ data: { ...row, reconciliationId: id } });
+      entries.push(payment);
+      lines.set(payment.journalEntryLineId, (await lockLines(tx, [payment.journalEntryLineId])).get(payment.journalEntryLineId)!);
+    }
     const balance = balanceOf(entries, currency);
     if (balance.kind === 'unbalanced') throw ValidationError.field('entryLines', balance.message);
     let exchangeEntryId: number | null = null;
