@@ -18,6 +18,7 @@ import './modules/documents/documents.types.ts';
 import './modules/items/items.types.ts';
 import './modules/item-collections/item-collections.types.ts';
 import './modules/journal-entries/journal-entries.types.ts';
+import './modules/reconciliations/matcher.types.ts';
 
 export const schema = builder.toSchema();
 

@@ -1,4 +1,6 @@
 import { Decimal } from '@prisma/client/runtime/client';
+import { z } from 'zod';
+import { id } from '../../shared/validation.ts';
 
 /**
  * The automatic matcher's rules (spec 001 "drafts come only from an internal automatic matching
@@ -7,6 +9,11 @@ import { Decimal } from '@prisma/client/runtime/client';
  *
  * Amounts are compared exactly, in øre (bigint), never in floating point.
  */
+
+/** The arguments of runReconciliationMatcher (and runMatcher). */
+export const matcherRules = {
+  run: z.object({ clientAccountId: id }),
+};
 
 export type MatchRule = 'KID' | 'AMOUNT' | 'SUM';
 
