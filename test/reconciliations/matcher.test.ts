@@ -12,7 +12,7 @@ describe.each(targets())('reconciliation matcher (%s)', (target) => {
 
   beforeAll(async () => {
     // this file's queue only: on PostgreSQL other test files share the database
-    app = await startTestApp(target, { jobs: { queues: [matchJob.name] } });
+    app = await startTestApp(target, { jobs: { queues: [matchJob.name] }, log: ['query'] });
   });
   afterAll(() => app?.close());
 
@@ -180,6 +180,27 @@ describe.each(targets())('reconciliation matcher (%s)', (target) => {
     expect(await b2.prisma.reconciliation.count({ where: { clientAccountId: b2.clientAccountId } })).toBe(0);
     // its own run finds its own match
     expect((await app.gql(t2.user.token, RUN, { id: b2.clientAccountId })).data.runReconciliationMatcher.proposed).toBe(1);
+  });
+
+  it('reads with a fixed number of statements however many transactions and open items there are (no N+1)', async () => {
+    const statementsOfRun = async (t: Tenant) => {
+      app.statements.length = 0;
+      const res = await app.gql(t.user.token, RUN, { id: t.account.id });
+      expect(res.data.runReconciliationMatcher.proposed).toBe(0);
+      return app.statements.filter((q) => !/pgboss/i.test(q)).length;
+    };
+    const [small, big] = [await app.seed.tenant(), await app.seed.tenant()];
+    const bs = await books(small);
+    await bs.post({ date: '2026-10-01', partner: bs.fjell.id, amount: '100.00', doc: '1' });
+    await bs.tx({ date: '2026-10-02', amount: '99.00', name: 'Someone', kid: '12' });
+    const bb = await books(big);
+    for (let k = 0; k < 8; k++) {
+      await bb.post({ date: '2026-10-01', partner: [bb.fjell.id, bb.lillebror.id, bb.grossist.id][k % 3], amount: `${100 + k}.00`, doc: `${500 + k}`, payable: k % 3 === 2 });
+      await bb.tx({ date: '2026-10-02', amount: `${k % 2 ? '-' : ''}${200 + k}.00`, name: `Someone ${k}`, account: '12345678903', kid: '12' });
+    }
+    const few = await statementsOfRun(small);
+    expect(few).toBeGreaterThanOrEqual(7); // lock, drafts (2), transactions, details, bank accounts, open items
+    expect(await statementsOfRun(big)).toBe(few);
   });
 
   it('needs the write scope, like every mutation', async () => {

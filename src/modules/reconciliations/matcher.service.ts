@@ -73,75 +73,84 @@ async function skipWhenStale(tx: RequestContext, p: Proposal, write: () => Promi
   }
 }
 
+// The reads below are flat, one statement each: Prisma loads sibling relations of one query
+// concurrently, which a transaction's single connection can only queue (pg warns about it).
+
 /** Bank transactions and journal lines already in a non-deleted draft: the rules leave them alone. */
 async function loadTaken(tx: RequestContext, clientAccountId: number) {
-  const drafts = await tx.db.reconciliation.findMany({
-    where: { clientAccountId, isDraft: true, deletedAt: null },
-    select: { bankTransactionId: true, entries: { select: { journalEntryLineId: true } } },
-  });
-  return {
-    transactionIds: drafts.flatMap((d) => (d.bankTransactionId === null ? [] : [d.bankTransactionId])),
-    lineIds: drafts.flatMap((d) => d.entries.map((e) => e.journalEntryLineId)),
-  };
+  const draft = { clientAccountId, isDraft: true, deletedAt: null };
+  const drafts = await tx.db.reconciliation.findMany({ where: { ...draft, bankTransactionId: { not: null } }, select: { bankTransactionId: true } });
+  const entries = await tx.db.reconciliationEntry.findMany({ where: { reconciliation: draft }, select: { journalEntryLineId: true } });
+  return { transactionIds: drafts.map((d) => d.bankTransactionId!), lineIds: entries.map((e) => e.journalEntryLineId) };
 }
 
 /**
  * The client account's bank transactions not yet fully booked (amount ≠ external_reconciled_amount),
  * with what identifies the other party: the payor of an incoming, the payee of an outgoing one, as the
- * transaction and its details name them. Two statements (transactions, details).
+ * transaction and its details name them. Three statements (transactions, details, their bank accounts).
  */
 async function loadTransactions(tx: RequestContext, clientAccountId: number): Promise<MatchTransaction[]> {
-  const rows = await tx.db.bankTransaction.findMany({
-    where: { clientAccountId, amount: { not: 0 } },
+  const rows = (
+    await tx.db.bankTransaction.findMany({
+      where: { clientAccountId, amount: { not: 0 } },
+      orderBy: { id: 'asc' },
+      select: {
+        id: true,
+        bookingDate: true,
+        amount: true,
+        externalReconciledAmount: true,
+        currencyCode: true,
+        payorName: true,
+        payorBankAccountId: true,
+        payeeName: true,
+        payeeBankAccountId: true,
+        memo: true,
+      },
+    })
+  ).filter((r) => !r.amount.eq(r.externalReconciledAmount));
+  if (!rows.length) return [];
+  const details = await tx.db.bankTransactionDetail.findMany({
+    where: { bankTransactionId: { in: rows.map((r) => r.id) } },
     orderBy: { id: 'asc' },
     select: {
-      id: true,
-      bookingDate: true,
-      amount: true,
-      externalReconciledAmount: true,
-      currencyCode: true,
-      payorName: true,
-      payeeName: true,
-      memo: true,
-      payorBankAccount: { select: { accountNumber: true } },
-      payeeBankAccount: { select: { accountNumber: true } },
-      details: {
-        orderBy: { id: 'asc' },
-        select: {
-          structuredReference: true,
-          description: true,
-          bankInformation: true,
-          invoiceNumber: true,
-          senderName: true,
-          senderAccount: true,
-          receiverName: true,
-          receiverAccount: true,
-        },
-      },
+      bankTransactionId: true,
+      structuredReference: true,
+      description: true,
+      bankInformation: true,
+      invoiceNumber: true,
+      senderName: true,
+      senderAccount: true,
+      receiverName: true,
+      receiverAccount: true,
     },
   });
-  const result: MatchTransaction[] = [];
-  for (const r of rows) {
-    const remaining = r.amount.sub(r.externalReconciledAmount);
-    if (remaining.isZero()) continue;
+  const accountIds = [...new Set(rows.flatMap((r) => [r.payorBankAccountId, r.payeeBankAccountId]).filter((v): v is number => v !== null))];
+  const accounts = new Map(
+    accountIds.length
+      ? (await tx.db.bankAccount.findMany({ where: { id: { in: accountIds } }, select: { id: true, accountNumber: true } })).map((a) => [a.id, a.accountNumber])
+      : [],
+  );
+  const detailsOf = new Map<number, typeof details>();
+  for (const d of details) detailsOf.set(d.bankTransactionId, [...(detailsOf.get(d.bankTransactionId) ?? []), d]);
+  const pick = (values: (string | null | undefined)[]) => values.find((v) => v && v.trim())?.trim() ?? null;
+  return rows.map((r) => {
     const incoming = r.amount.gt(0);
-    const details = r.details;
-    const pick = (values: (string | null | undefined)[]) => values.find((v) => v && v.trim())?.trim() ?? null;
-    result.push({
+    const ds = detailsOf.get(r.id) ?? [];
+    const account = (id: number | null) => (id === null ? null : accounts.get(id));
+    return {
       id: r.id,
       bookingDate: r.bookingDate,
       amount: r.amount,
-      remaining,
+      remaining: r.amount.sub(r.externalReconciledAmount),
       currencyCode: r.currencyCode,
-      counterpartyName: incoming ? pick([r.payorName, ...details.map((d) => d.senderName)]) : pick([r.payeeName, ...details.map((d) => d.receiverName)]),
+      counterpartyName: incoming ? pick([r.payorName, ...ds.map((d) => d.senderName)]) : pick([r.payeeName, ...ds.map((d) => d.receiverName)]),
       counterpartyAccount: incoming
-        ? pick([r.payorBankAccount?.accountNumber, ...details.map((d) => d.senderAccount)])
-        : pick([r.payeeBankAccount?.accountNumber, ...details.map((d) => d.receiverAccount)]),
-      structuredReferences: details.flatMap((d) => (d.structuredReference ? [d.structuredReference] : [])),
-      text: [r.memo, ...details.flatMap((d) => [d.description, d.bankInformation, d.invoiceNumber])].filter(Boolean).join('\n'),
-    });
-  }
-  return result;
+        ? pick([account(r.payorBankAccountId), ...ds.map((d) => d.senderAccount)])
+        : pick([account(r.payeeBankAccountId), ...ds.map((d) => d.receiverAccount)]),
+      structuredReferences: ds.flatMap((d) => (d.structuredReference ? [d.structuredReference] : [])),
+      text: [r.memo, ...ds.flatMap((d) => [d.description, d.bankInformation, d.invoiceNumber])].filter(Boolean).join('\n'),
+    };
+  });
 }
 
 interface OpenItemRow {
