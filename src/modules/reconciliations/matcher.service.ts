@@ -87,12 +87,15 @@ async function loadTaken(tx: RequestContext, clientAccountId: number) {
 /**
  * The client account's bank transactions not yet fully booked (amount ≠ external_reconciled_amount),
  * with what identifies the other party: the payor of an incoming, the payee of an outgoing one, as the
- * transaction and its details name them. Three statements (transactions, details, their bank accounts).
+ * transaction and its details name them. In the accounting currency only (open items' remaining amounts
+ * are in it). Four statements (the currency, transactions, details, their bank accounts).
  */
 async function loadTransactions(tx: RequestContext, clientAccountId: number): Promise<MatchTransaction[]> {
+  const { accountingCurrency } = await tx.db.clientAccount.findUniqueOrThrow({ where: { id: clientAccountId }, select: { accountingCurrency: true } });
   const rows = (
     await tx.db.bankTransaction.findMany({
-      where: { clientAccountId, amount: { not: 0 } },
+      // open items' remaining amounts are in the accounting currency: only such payments compare with them
+      where: { clientAccountId, currencyCode: accountingCurrency, amount: { not: 0 } },
       orderBy: { id: 'asc' },
       select: {
         id: true,
