@@ -237,4 +237,13 @@ describe.each(targets())('reconciliation matcher (%s)', (target) => {
     expect(rerun.output).toEqual({ proposed: 0, reconciliationIds: [] });
     expect(await b.prisma.reconciliation.count({ where: { clientAccountId: b.clientAccountId } })).toBe(1);
   });
+
+  it('a job for a client account deleted meanwhile completes with nothing to do (no retries)', async () => {
+    const id = await enqueueMatch(app.db.prisma, 2_000_000_000, 0);
+    const job = await eventually(async () => {
+      const j = await app.jobs!.boss.getJobById(matchJob.name, id!);
+      return j && ['completed', 'failed'].includes(j.state) ? j : undefined;
+    }, 'the job to finish');
+    expect(job).toMatchObject({ state: 'completed', output: { proposed: 0, reconciliationIds: [] } });
+  });
 });

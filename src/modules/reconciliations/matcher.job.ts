@@ -1,5 +1,6 @@
 import { defineJob, enqueue, type EnqueueOptions } from '../../jobs/jobs.ts';
 import type { Db } from '../../db/database.ts';
+import { NotFoundError } from '../../shared/errors.ts';
 import { runMatcher } from './matcher.service.ts';
 
 /**
@@ -10,8 +11,14 @@ import { runMatcher } from './matcher.service.ts';
 export const matchJob = defineJob<{ clientAccountId: number }>(
   'reconciliations.match',
   async ({ clientAccountId }, { service }) => {
-    const { proposed, proposals } = await runMatcher(service, { clientAccountId });
-    return { proposed, reconciliationIds: proposals.map((p) => p.reconciliationId) };
+    try {
+      const { proposed, proposals } = await runMatcher(service, { clientAccountId });
+      return { proposed, reconciliationIds: proposals.map((p) => p.reconciliationId) };
+    } catch (e) {
+      // the client account was deleted after the job was enqueued: nothing to match, nothing to retry
+      if (e instanceof NotFoundError) return { proposed: 0, reconciliationIds: [], skipped: e.message };
+      throw e;
+    }
   },
   { retryLimit: 3, retryDelay: 30, retryBackoff: true },
 );
