@@ -40,8 +40,14 @@ export async function runMatcher(ctx: RequestContext, args: { clientAccountId: n
     const proposals = matchTransactions({ transactions, openItems, taken });
     const bookingDates = new Map(transactions.map((t) => [t.id, t.bookingDate]));
     const lines = new Map(openItems.map((i) => [i.journalEntryLineId, i]));
+    const open = await lockOpenAmounts(tx, proposals.flatMap((p) => p.lines.map((l) => l.journalEntryLineId)));
     const written: WrittenProposal[] = [];
     for (const p of proposals) {
+      // reconciled or cancelled since it was read (a commit does not wait for the matcher's lock): skipped
+      if (!p.lines.every((l) => open.get(l.journalEntryLineId)?.gte(l.amount))) {
+        tx.logger.info({ bankTransactionId: p.bankTransactionId }, 'reconciliation matcher skipped a proposal whose line is no longer open');
+        continue;
+      }
       const reconciliationId = await skipWhenStale(tx, p, () => writeProposal(tx, {
         clientAccountId,
         date: bookingDates.get(p.bankTransactionId)!,
@@ -57,6 +63,23 @@ export async function runMatcher(ctx: RequestContext, args: { clientAccountId: n
     if (written.length) tx.logger.info({ clientAccountId, proposed: written.length }, 'reconciliation matcher proposed drafts');
     return { proposed: written.length, proposals: written };
   });
+}
+
+/**
+ * The open amounts of the proposed lines, read again and held (FOR SHARE) until the drafts are written:
+ * a line reconciled or cancelled since the first read shows it, and none can change before the commit.
+ */
+async function lockOpenAmounts(tx: RequestContext, lineIds: number[]): Promise<Map<number, Decimal>> {
+  if (!lineIds.length) return new Map();
+  const rows = await tx.db.$queryRawUnsafe<{ id: number; remaining: Decimal | string }[]>(
+    `SELECT l.id, abs(l.debit - l.credit) - l.reconciled_amount AS remaining
+       FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id
+      WHERE l.id = ANY($1::int[]) AND (e.cancelled IS NULL OR e.cancelled NOT IN ('Y', 'C'))
+      ORDER BY l.id
+        FOR SHARE OF l, e`,
+    lineIds,
+  );
+  return new Map(rows.map((r) => [r.id, new Decimal(r.remaining.toString())]));
 }
 
 /**
