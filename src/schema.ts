@@ -20,6 +20,7 @@ import './modules/item-collections/item-collections.types.ts';
 import './modules/journal-entries/journal-entries.types.ts';
 import './modules/reconciliations/reconciliations.types.ts';
 import './modules/bank-transactions/bank-transactions.types.ts';
+import './modules/reconciliations/matcher.types.ts';
 
 export const schema = builder.toSchema();
 

@@ -9,7 +9,8 @@ import { cancelJournalEntry, createJournalEntry } from '../modules/journal-entri
 import { osloToday } from '../modules/journal-entries/journal-entries.rules.ts';
 import type { RequestContext } from '../shared/context.ts';
 import { createUser } from '../modules/users/users.service.ts';
-import { inTransaction, systemContext } from '../shared/context.ts';
+import { auditUserId, inTransaction, systemContext } from '../shared/context.ts';
+import { mod10CheckDigit } from '../modules/reconciliations/matcher.rules.ts';
 
 /** The demo login printed by npm start and seed-demo (local use only). */
 export const DEMO_LOGIN = { email: 'demo@example.no', password: 'demo-password' } as const;
@@ -66,9 +67,10 @@ export async function seedDemo(prisma: Prisma) {
       addresses: [{ addressType: 'POSTAL', line1: 'Havnegata 9', postalCode: '5003', city: 'Bergen' }],
     } });
     // an own account posts to 1920 (the default); the supplier's account has no ledger account
-    await createBankAccount(tx, { input: { clientAccountId: company.id, name: 'Driftskonto', accountNumber: '1503.20.12342', bic: 'DNBANOKK' } });
+    const own = await createBankAccount(tx, { input: { clientAccountId: company.id, name: 'Driftskonto', accountNumber: '1503.20.12342', bic: 'DNBANOKK' } });
     await createBankAccount(tx, { input: { clientAccountId: company.id, businessPartnerId: supplier.id, accountNumber: '1234.56.78903' } });
     await seedLedger(tx, company.id, { customer: customer.id, supplier: supplier.id });
+    await seedBank(tx, company.id, own.id, customer.id);
   });
   return { user, firm, company, created: true };
 }
@@ -144,4 +146,65 @@ async function seedLedger(tx: RequestContext, clientAccountId: number, partners:
     { accountCode: '6300', debit: '15000.00', dimensions: [dept(shop.id)] },
     { accountCode: '1920', credit: '15000.00' },
   ], true);
+}
+
+/**
+ * Last month's customer invoices (documents 10021–10025 on 1500 with the partner) and the bank
+ * transactions that arrived for them, not yet booked, so the automatic matcher has something to
+ * propose: a payment with the invoice's KID, one by exact amount and the payer's name, one paying two
+ * invoices at once, a partial payment with a KID, and one that belongs to no invoice.
+ */
+async function seedBank(tx: RequestContext, clientAccountId: number, bankAccountId: number, lillebror: number) {
+  const fjell = await createBusinessPartner(tx, { input: { clientAccountId, name: 'Fjellkaffe ASA', isCustomer: true } });
+  const bakeri = await createBusinessPartner(tx, { input: { clientAccountId, name: 'Bakeriet på Hjørnet AS', isCustomer: true } });
+  await createBankAccount(tx, { input: { clientAccountId, businessPartnerId: bakeri.id, accountNumber: '9710.05.12347' } });
+  const today = osloToday();
+  const day = (d: number) => new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 1, d));
+  const invoice = async (partner: number, documentNumber: string, d: number, net: string, vat: string, total: string) => {
+    const document = await tx.db.document.create({
+      data: { clientAccountId, businessPartnerId: partner, documentType: 'ARINV', documentNumber, documentDate: day(d), isDraft: false, createdById: auditUserId(tx) },
+    });
+    await createJournalEntry(tx, {
+      input: {
+        clientAccountId,
+        description: `Faktura ${documentNumber}`,
+        relationType: 'document',
+        relationId: document.id,
+        lines: [
+          { postingDate: day(d), accountCode: '1500', debit: total, credit: '0', dimensions: [{ type: 'businesspartner', id: partner }] },
+          { postingDate: day(d), accountCode: '3000', debit: '0', credit: net, taxCode: '3' },
+          { postingDate: day(d), accountCode: '2700', debit: '0', credit: vat },
+        ],
+      },
+    });
+  };
+  await invoice(lillebror, '10021', 12, '2990.00', '747.50', '3737.50');
+  await invoice(fjell.id, '10022', 12, '1796.00', '449.00', '2245.00');
+  await invoice(bakeri.id, '10023', 13, '1192.00', '298.00', '1490.00');
+  await invoice(bakeri.id, '10024', 14, '2236.40', '559.10', '2795.50');
+  await invoice(lillebror, '10025', 15, '7192.00', '1798.00', '8990.00');
+
+  const payment = (d: number, amount: string, payor: { name: string; account?: string }, detail: { kid?: string; text?: string }) =>
+    tx.db.bankTransaction.create({
+      data: {
+        clientAccountId,
+        bankAccountId,
+        bookingDate: day(d),
+        valueDate: day(d),
+        amount,
+        currencyCode: 'NOK',
+        payorName: payor.name,
+        memo: detail.text,
+        details: {
+          create: [{ transactionType: 'Innbetaling', structuredReference: detail.kid, amount, currencyCode: 'NOK', bookingDate: day(d), senderName: payor.name, senderAccount: payor.account, description: detail.text }],
+        },
+      },
+    });
+  // KIDs as the invoices print them: customer number 001001, invoice number, MOD10 check digit
+  const kid = (body: string) => body + mod10CheckDigit(body);
+  await payment(24, '3737.50', { name: 'KAFE LILLEBROR AS', account: '60110512344' }, { kid: kid('00100110021') });
+  await payment(25, '2245.00', { name: 'FJELLKAFFE ASA' }, { text: 'Betaling' });
+  await payment(26, '4285.50', { name: 'BAKERIET PA HJORNET AS', account: '97100512347' }, { text: 'Faktura 10023 og 10024' });
+  await payment(27, '4000.00', { name: 'KAFE LILLEBROR AS', account: '60110512344' }, { kid: kid('00100110025') });
+  await payment(27, '349.00', { name: 'Vipps AS' }, { text: 'Vipps-oppgjør' });
 }

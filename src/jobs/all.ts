@@ -4,3 +4,4 @@
  */
 import '../mail/mail.job.ts';
 import '../modules/oauth/cleanup.ts';
+import '../modules/reconciliations/matcher.job.ts';
