@@ -314,7 +314,8 @@ async function writeReconciliation(
       exchangeEntryId: r.exchangeEntryId,
       matchRule: r.options.matchRule ?? null,
       bankTransactionId: r.options.bankTransactionId ?? null,
-      createdById: auditUserId(tx),
+      // a proposal is the matching process's, whoever started the run
+      createdById: r.options.isDraft ? null : auditUserId(tx),
       entries: { createMany: { data: r.entries.map(({ currencyCode: _c, ...e }) => e) } },
     },
     select: { id: true },
