@@ -14,6 +14,7 @@ import { ReferenceCache } from './shared/reference-cache.ts';
 import { boundValidationErrors, guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
 import { queryLimitsPlugin } from './shared/query-limits.ts';
 import { guardGraphqlHttp, guardQuery, jsonBody } from './shared/input-guard.ts';
+import { camt053Body } from './modules/bank-transactions/camt053-body.ts';
 import { errorShapeOf, sendError } from './shared/error-renderer.ts';
 import { admissionControl, type Admission } from './shared/admission.ts';
 import { bearerChallenge, MethodNotAllowedError, NoSuchEndpointError, UnauthenticatedError } from './shared/errors.ts';
@@ -162,7 +163,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   // The bytes are kept for the Idempotency-Key fingerprint.
   const json = jsonBody({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/'), verify: keepRawBody });
   app.use('/api/v2', docsRoutes(schema, { baseUrl: config.baseUrl })); // public: openapi.json and the docs page
-  app.use('/api/v2', bearer('api'), apiLimit, json, idempotency({ prisma: db.prisma, isWrite: isWriteMethod }), createRestRouter(schema));
+  app.use('/api/v2', bearer('api'), apiLimit, camt053Body, json, idempotency({ prisma: db.prisma, isWrite: isWriteMethod }), createRestRouter(schema));
   // The MCP handler (its SDK and the tool list) is built for the first authenticated call of /mcp,
   // not at start-up, which it made about 0.1 s slower for a protocol many deployments never see.
   let mcp: ReturnType<typeof createMcpHandler> | undefined;

@@ -227,7 +227,7 @@ export const bankTransactionOperations = defineOperations([
     method: 'POST',
     path: '/bank-statements',
     summary:
-      'Import a bank statement in one transaction: JSON (bank_account_id, from_date, to_date, opening_balance, closing_balance, transactions: the POST /bank-transactions body without client_account_id) or a camt.053 document in `camt053` (bank_account_id then optional). opening_balance + the amounts must equal closing_balance. Transactions whose entry_reference the bank account has seen are skipped; imported and skipped count them.',
+      'Import a bank statement in one transaction: JSON (bank_account_id, from_date, to_date, opening_balance, closing_balance, transactions: the POST /bank-transactions body without client_account_id) or a camt.053 document in `camt053` (bank_account_id then optional), or the camt.053 file itself as the body (Content-Type application/xml or text/xml, up to 10 MB) with client_account_id (and bank_account_id) in the query. opening_balance + the amounts must equal closing_balance. Transactions whose entry_reference the bank account has seen are skipped; imported and skipped count them.',
     document: /* GraphQL */ `
       mutation CreateBankStatement($input: ImportBankStatementInput!) { importBankStatement(input: $input) { ...BankStatementFields } }
       ${BANK_STATEMENT_FIELDS}`,
