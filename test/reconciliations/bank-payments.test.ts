@@ -123,6 +123,24 @@ describe.each(targets())('reconciling bank payments (%s)', (target) => {
     expect((await line(b.id)).reconciledAmount.toFixed(2)).toBe('200.00');
   });
 
+  it('cancelling a booked payment releases it from the transaction’s external_reconciled_amount', async () => {
+    const tx = await incoming('310.00');
+    const booked = await app.gql(t.user.token, `mutation($input: BookBankTransactionInput!) { bookBankTransaction(input: $input) { postedPayments { id } } }`, {
+      input: { bankTransactionId: tx, counterAccountCode: '1500', businessPartnerId: customer, amount: '110.00' },
+    });
+    expect(booked.errors).toBeUndefined();
+    expect((await transaction(tx)).externalReconciledAmount.toFixed(2)).toBe('110.00');
+    const entryId = booked.data.bookBankTransaction.postedPayments[0].id;
+    const res = await app.http('PATCH', `/api/v2/journal-entries/${entryId}`, { token: t.user.token, body: { cancelled: 'Y', cancellation_reason: 'booked on the wrong customer' } });
+    expect(res.status).toBe(200);
+    expect((await transaction(tx)).externalReconciledAmount.toFixed(2)).toBe('0.00');
+    // and it can be booked again, in full
+    const again = await app.gql(t.user.token, `mutation($input: BookBankTransactionInput!) { bookBankTransaction(input: $input) { externalReconciledAmount } }`, {
+      input: { bankTransactionId: tx, counterAccountCode: '1500', businessPartnerId: other },
+    });
+    expect(again.data.bookBankTransaction.externalReconciledAmount).toBe('310.00');
+  });
+
   it('bookBankTransaction with an item that cannot be reconciled writes nothing (no payment booked either)', async () => {
     const a = await invoice('50.00');
     const cancelled = await app.http('PATCH', `/api/v2/journal-entries/${a.journal_entry_id}`, { token: t.user.token, body: { cancelled: 'Y', cancellation_reason: 'wrong' } });

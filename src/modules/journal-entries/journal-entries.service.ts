@@ -479,6 +479,15 @@ export async function cancelJournalEntryInTx(tx: RequestContext, args: Args<type
   if (entry.cancelled === 'Y') throw ValidationError.field('cancelled', `journal entry ${id} is already cancelled (by entry ${entry.cancellationEntryId})`);
   if (entry.cancelled === 'C') throw ValidationError.field('cancelled', `journal entry ${id} is the cancellation of entry ${entry.reversesEntryId}; it cannot be cancelled itself`);
   if (!cancellationReason) throw ValidationError.field('cancellationReason', 'is required to cancel a posted entry');
+  // the lines locked, as a reconciliation locks them: none can be reconciled while this cancels, and a reconciled one refuses it
+  const held = await tx.db.$queryRawUnsafe<{ line_id: number; reconciled: boolean }[]>(
+    'SELECT line_id, reconciled_amount <> 0 AS reconciled FROM journal_entry_lines WHERE journal_entry_id = $1 ORDER BY id FOR UPDATE',
+    id,
+  );
+  const reconciled = held.filter((l) => l.reconciled).map((l) => l.line_id);
+  if (reconciled.length) {
+    throw ValidationError.field('cancelled', `journal entry ${id} has reconciled lines (line_id ${reconciled.join(', ')}): delete their reconciliations first`);
+  }
   const { book } = await ledgerContext(tx, entry.clientAccountId, { ids: [], codes: [], taxCodes: [], taxIds: [] });
   const lines = await tx.db.journalEntryLine.findMany({ where: { journalEntryId: id }, orderBy: { lineId: 'asc' }, select: LINE_COPY });
   const today = osloToday();
@@ -511,7 +520,23 @@ export async function cancelJournalEntryInTx(tx: RequestContext, args: Args<type
     data: { cancelled: 'Y', cancelledById: user, cancellationEntryId: reversal.id, cancellationReason, updatedById: user },
     select: { id: true },
   });
+  if (entry.relationType === 'bank_transaction' && entry.relationId != null) await releaseBookedPayment(tx, entry.id, entry.relationId);
   return entry.id;
+}
+
+/**
+ * A cancelled payment of a bank transaction (an entry booked by bookBankTransaction, relation
+ * bank_transaction) is no longer booked against it: what its line on the transaction's bank account
+ * booked (in the transaction's currency, signed like its amount) leaves external_reconciled_amount.
+ */
+async function releaseBookedPayment(tx: RequestContext, journalEntryId: number, bankTransactionId: number): Promise<void> {
+  await tx.db.$executeRawUnsafe(
+    `UPDATE bank_transactions t SET external_reconciled_amount = t.external_reconciled_amount
+       - (SELECT COALESCE(SUM(l.debit_fc - l.credit_fc), 0) FROM journal_entry_lines l WHERE l.journal_entry_id = $1 AND l.bank_account_id = t.bank_account_id)
+      WHERE t.id = $2`,
+    journalEntryId,
+    bankTransactionId,
+  );
 }
 
 /** DELETE /journal-entries/{id}: drafts only (a posted entry is cancelled instead). */

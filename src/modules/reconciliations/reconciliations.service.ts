@@ -79,8 +79,9 @@ const DIMENSION_COLUMNS = Object.entries(DIMENSION_KINDS).map(([kind, k]) => [ki
 
 /**
  * The journal lines, locked FOR UPDATE in id order (so two reconciliations of the same lines wait
- * for each other instead of both seeing the same open amount, and never deadlock), with their
- * entry's state and their account's code.
+ * for each other instead of both seeing the same open amount), with their entry's state (its row held
+ * FOR SHARE: a cancellation in flight, which locks the entry, is waited for and then seen) and their
+ * account's code.
  */
 async function lockLines(tx: RequestContext, ids: readonly number[]): Promise<Map<number, LockedLine>> {
   if (!ids.length) return new Map();
@@ -89,7 +90,7 @@ async function lockLines(tx: RequestContext, ids: readonly number[]): Promise<Ma
             l.debit::text, l.credit::text, l.debit_fc::text, l.credit_fc::text, l.currency_code, l.exchange_rate::text,
             l.reconciled_amount::text, l.reconciled_amount_fc::text, ${DIMENSION_COLUMNS.map(([, c]) => `l.${c}`).join(', ')}
        FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id JOIN accounts a ON a.id = l.account_id
-      WHERE l.id = ANY($1::int[]) ORDER BY l.id FOR UPDATE OF l`,
+      WHERE l.id = ANY($1::int[]) ORDER BY l.id FOR UPDATE OF l FOR SHARE OF e`,
     [...new Set(ids)],
   );
   const d = (v: unknown) => new Decimal(String(v));
