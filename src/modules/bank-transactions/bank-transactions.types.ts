@@ -3,7 +3,7 @@ import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
-import { pageCost } from '../../shared/query-limits.ts';
+import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull, formatFixed } from '../../shared/scalars.ts';
 import { bankTransactionRules as rules, MAX_CAMT053_LENGTH, PAYMENT_RELATION_TYPE } from './bank-transactions.rules.ts';
 import {
@@ -146,7 +146,7 @@ const PaymentLineRef = builder.objectRef<PaymentLine>('BankPaymentLine').impleme
 
 const PaymentTransfer = builder.objectRef<Payment>('BankPaymentTransfer').implement({
   description: 'The money movement of a posted payment: its journal lines (bank account and counter account).',
-  fields: (t) => ({ accountEntries: t.field({ type: [PaymentLineRef], resolve: (p) => p.lines }) }),
+  fields: (t) => ({ accountEntries: t.field({ type: [PaymentLineRef], extensions: listCost(10), resolve: (p) => p.lines }) }),
 });
 
 const PostedPayment = builder.objectRef<Payment>('BankPostedPayment').implement({
@@ -277,21 +277,26 @@ export const BankTransaction = builder.prismaObject('BankTransaction', {
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     createdById: t.exposeInt('createdById', { nullable: true }),
-    details: t.relation('details', { query: { orderBy: { id: 'asc' } } }),
-    questions: t.relation('questions', { query: { orderBy: { id: 'asc' } } }),
-    statements: t.relation('statements', { query: { orderBy: { id: 'asc' } } }),
+    // the query cost estimate's list sizes (a bank entry's details, its questions and explanations,
+    // its payments and their documents are a handful; a batch payment's details a few dozen)
+    details: t.relation('details', { extensions: listCost(20), query: { orderBy: { id: 'asc' } } }),
+    questions: t.relation('questions', { extensions: listCost(5), query: { orderBy: { id: 'asc' } } }),
+    statements: t.relation('statements', { extensions: listCost(5), query: { orderBy: { id: 'asc' } } }),
     postedPayments: t.field({
       type: [PostedPayment],
+      extensions: listCost(5),
       description: "Every journal entry booked against the transaction (relation_type 'bank_transaction'), drafts included (is_draft), by id",
       resolve: (b, _a, ctx) => paymentsOf(ctx, b.id),
     }),
     receivablePayments: t.field({
       type: [PaymentLineRef],
+      extensions: listCost(5),
       description: `The lines of the posted payments on account ${RECEIVABLES_CODE} (trade receivables): what the transaction paid of customers' open items`,
       resolve: async (b, _a, ctx) => (await paymentsOf(ctx, b.id)).filter((p) => !p.isDraft).flatMap((p) => p.lines.filter((l) => l.accountCode === RECEIVABLES_CODE)),
     }),
     reconciledDocuments: t.field({
       type: [ReconciledDocumentRef],
+      extensions: listCost(10),
       description: "The documents that committed reconciliations matched with the transaction's payment lines",
       resolve: (b, _a, ctx) => documentsOf(ctx, b.id),
     }),
@@ -325,7 +330,7 @@ export const BankStatement = builder.prismaObject('BankStatement', {
       description: 'Only in the answer of importBankStatement: transactions left out because the bank account already has their entry reference',
       resolve: (s) => (s as { skipped?: number }).skipped ?? null,
     }),
-    transactions: t.relation('transactions', { description: 'The transactions stored with this statement', query: { orderBy: [{ bookingDate: 'asc' }, { id: 'asc' }] } }),
+    transactions: t.relation('transactions', { extensions: listCost(1000), description: 'The transactions stored with this statement', query: { orderBy: [{ bookingDate: 'asc' }, { id: 'asc' }] } }),
   }),
 });
 
