@@ -5,7 +5,8 @@ import { defineOperations, withVariable } from '../operation.ts';
 
 const v = (relation: string) => `$${withVariable(relation)}`;
 
-const USER_FIELDS = /* GraphQL */ `
+/** A user as the ledger's `with` relations embed one (created_by, posted_by …): also used by reconciliations. */
+export const USER_FIELDS = /* GraphQL */ `
   fragment JournalUserFields on User { id email first_name: firstName last_name: lastName full_name: fullName }`;
 
 /** The entry's own fields (spec 001 "Journal entry"), without relations: also embedded by projects. */
@@ -32,6 +33,37 @@ export const JOURNAL_ENTRY_SCALAR_FIELDS = /* GraphQL */ `
     relation_number: relationNumber
   }`;
 
+/** A journal line's own fields (spec 001 "Journal entry", line fields), without relations: also embedded by reconciliations. */
+export const JOURNAL_LINE_FIELDS = /* GraphQL */ `
+  fragment JournalLineFields on JournalEntryLine {
+    id
+    journal_entry_id: journalEntryId
+    line_id: lineId
+    posting_date: postingDate
+    description
+    account_code: accountCode
+    account_id: accountId
+    debit
+    debit_fc: debitFc
+    credit
+    credit_fc: creditFc
+    currency_code: currencyCode
+    currency_id: currencyId
+    exchange_rate: exchangeRate
+    tax_code: taxCode
+    tax_code_id: taxCodeId
+    tax_base_amount: taxBaseAmount
+    tax_base_amount_fc: taxBaseAmountFc
+    tax_amount: taxAmount
+    tax_amount_fc: taxAmountFc
+    tax_line: taxLine
+    tax_for_line: taxForLine
+    quantity
+    reconciled_amount: reconciledAmount
+    reconciled_amount_fc: reconciledAmountFc
+    external_reconciled_amount: externalReconciledAmount
+  }`;
+
 /** The entry with every field of spec 001 and its `with` relations. */
 const ENTRY_FIELDS = /* GraphQL */ `
   fragment JournalEntryFields on JournalEntry {
@@ -40,32 +72,7 @@ const ENTRY_FIELDS = /* GraphQL */ `
     updated_by: updatedBy @include(if: ${v('updated_by')}) { ...JournalUserFields }
     posted_by: postedBy @include(if: ${v('posted_by')}) { ...JournalUserFields }
     lines @include(if: ${v('lines')}) {
-      id
-      journal_entry_id: journalEntryId
-      line_id: lineId
-      posting_date: postingDate
-      description
-      account_code: accountCode
-      account_id: accountId
-      debit
-      debit_fc: debitFc
-      credit
-      credit_fc: creditFc
-      currency_code: currencyCode
-      currency_id: currencyId
-      exchange_rate: exchangeRate
-      tax_code: taxCode
-      tax_code_id: taxCodeId
-      tax_base_amount: taxBaseAmount
-      tax_base_amount_fc: taxBaseAmountFc
-      tax_amount: taxAmount
-      tax_amount_fc: taxAmountFc
-      tax_line: taxLine
-      tax_for_line: taxForLine
-      quantity
-      reconciled_amount: reconciledAmount
-      reconciled_amount_fc: reconciledAmountFc
-      external_reconciled_amount: externalReconciledAmount
+      ...JournalLineFields
       dimensions @include(if: ${v('lines.dimensions')}) { type id name }
       account @include(if: ${v('lines.account')}) {
         id
@@ -78,6 +85,7 @@ const ENTRY_FIELDS = /* GraphQL */ `
     }
   }
   ${JOURNAL_ENTRY_SCALAR_FIELDS}
+  ${JOURNAL_LINE_FIELDS}
   ${USER_FIELDS}`;
 
 const RELATIONS = ['created_by', 'updated_by', 'posted_by', 'lines', 'lines.dimensions', 'lines.account', 'lines.account.mandatory_dimensions'] as const;

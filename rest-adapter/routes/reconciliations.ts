@@ -1,11 +1,12 @@
 import { defineOperations, withVariable } from '../operation.ts';
+import { JOURNAL_LINE_FIELDS, USER_FIELDS } from './journal-entries.ts';
 
 // spec 001, "Reconciliation" and "Reconciliations": GET/POST /reconciliations, PATCH and DELETE
 // /reconciliations/{id}.
 
 const v = (relation: string) => `$${withVariable(relation)}`;
 
-/** The reconciliation with every field of spec 001 and its `with` relations. */
+/** The reconciliation with every field of spec 001 and its `with` relations (a line embeds the journal line's own fields). */
 const RECONCILIATION_FIELDS = /* GraphQL */ `
   fragment ReconciliationFields on Reconciliation {
     id
@@ -19,7 +20,7 @@ const RECONCILIATION_FIELDS = /* GraphQL */ `
     deleted_at: deletedAt
     deleted_by_id: deletedById
     exchange_entry_id: exchangeEntryId
-    created_by: createdBy @include(if: ${v('created_by')}) { id email first_name: firstName last_name: lastName full_name: fullName }
+    created_by: createdBy @include(if: ${v('created_by')}) { ...JournalUserFields }
     entries @include(if: ${v('entries')}) {
       id
       journal_entry_id: journalEntryId
@@ -29,25 +30,13 @@ const RECONCILIATION_FIELDS = /* GraphQL */ `
       credit
       credit_fc: creditFc
       journal_entry_line: journalEntryLine @include(if: ${v('entries.journal_entry_line')}) {
-        id
-        journal_entry_id: journalEntryId
-        line_id: lineId
-        posting_date: postingDate
-        description
-        account_code: accountCode
-        account_id: accountId
-        debit
-        debit_fc: debitFc
-        credit
-        credit_fc: creditFc
-        currency_code: currencyCode
-        exchange_rate: exchangeRate
-        reconciled_amount: reconciledAmount
-        reconciled_amount_fc: reconciledAmountFc
+        ...JournalLineFields
         dimensions { type id name }
       }
     }
-  }`;
+  }
+  ${JOURNAL_LINE_FIELDS}
+  ${USER_FIELDS}`;
 
 const RELATIONS = ['entries', 'entries.journal_entry_line', 'created_by'] as const;
 /** GET: relations are opt-in (spec: "Relations (opt-in via with on GET)"); POST and PATCH answers include entries */

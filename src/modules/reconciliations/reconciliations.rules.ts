@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Decimal } from '@prisma/client/runtime/client';
 import { decimal, evenWithIssues, id, required } from '../../shared/validation.ts';
+import type { ChainLine } from '../journal-entries/ledger-chain.ts';
 
 // spec 001 "Reconciliation" and "Reconciliations": the inputs of every operation, and the pure rules
 // of an entry's amounts (the line's side, the implied rate, the remaining open amount) and of the
@@ -86,18 +87,12 @@ export const reconciliationRules = {
 // ── Amounts ──────────────────────────────────────────────────────────────────────────────────────
 
 /** What an entry's amounts are checked against: its journal line as stored. */
-export interface LineState {
+export type LineState = Pick<ChainLine, 'debit' | 'credit' | 'debitFc' | 'creditFc' | 'currencyCode' | 'exchangeRate'> & {
   id: number;
   journalEntryId: number;
-  debit: Decimal;
-  credit: Decimal;
-  debitFc: Decimal;
-  creditFc: Decimal;
-  currencyCode: string;
-  exchangeRate: Decimal;
   reconciledAmount: Decimal;
   reconciledAmountFc: Decimal;
-}
+};
 
 /** An entry with every amount settled: on the line's own side, in both currencies. */
 export interface EntryAmounts {
