@@ -8,8 +8,8 @@ import { matchTransactions, type MatchRule, type MatchTransaction, type OpenItem
 /**
  * The internal automatic matching process (spec 001: "drafts come only from an internal automatic
  * matching process"): reads a client account's unbooked bank transactions and open items, runs the
- * rules of matcher.rules.ts and writes each proposal as a draft reconciliation, all of them in one
- * transaction. Called by the `reconciliations.match` job (after bank transactions arrive) and the
+ * rules of matcher.rules.ts and writes each proposal as a draft reconciliation, MATCHER_CHUNK of them
+ * per transaction. Called by the `reconciliations.match` job (after bank transactions arrive) and the
  * `runReconciliationMatcher` mutation. Running it again proposes nothing new.
  */
 
@@ -29,41 +29,61 @@ export interface MatcherResult {
 /** Serialises matcher runs per client account (a job and the mutation at once): the second sees the first's drafts. */
 const MATCHER_LOCK = 7263;
 
+/**
+ * Proposals written per database transaction: a run on a large first import writes thousands, and one
+ * transaction for all of them would outlast the transaction timeout while holding the lines it read.
+ */
+export const MATCHER_CHUNK = 100;
+
 export async function runMatcher(ctx: RequestContext, args: { clientAccountId: number }): Promise<MatcherResult> {
   const { clientAccountId } = args;
   await requireAccount(ctx, clientAccountId);
-  return inTransaction(ctx, async (tx) => {
+  const read = await inTransaction(ctx, async (tx) => {
     await tx.db.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::int, $2::int)', MATCHER_LOCK, clientAccountId);
-    // read after the lock, in the transaction: what another run proposed or someone reconciled is seen
+    // read after the lock: what another run proposed or someone reconciled is seen
     const taken = await loadTaken(tx, clientAccountId);
     const transactions = await loadTransactions(tx, clientAccountId);
     const openItems = await loadOpenItems(tx, clientAccountId);
-    const proposals = matchTransactions({ transactions, openItems, taken });
-    const bookingDates = new Map(transactions.map((t) => [t.id, t.bookingDate]));
-    const lines = new Map(openItems.map((i) => [i.journalEntryLineId, i]));
-    const open = await lockOpenAmounts(tx, proposals.flatMap((p) => p.lines.map((l) => l.journalEntryLineId)));
-    const written: WrittenProposal[] = [];
-    for (const p of proposals) {
-      // reconciled or cancelled since it was read (a commit does not wait for the matcher's lock): skipped
-      if (!p.lines.every((l) => open.get(l.journalEntryLineId)?.gte(l.amount))) {
-        tx.logger.info({ bankTransactionId: p.bankTransactionId }, 'reconciliation matcher skipped a proposal whose line is no longer open');
-        continue;
-      }
-      const reconciliationId = await skipWhenStale(tx, p, () => writeProposal(tx, {
-        clientAccountId,
-        date: bookingDates.get(p.bankTransactionId)!,
-        rule: p.rule,
-        bankTransactionId: p.bankTransactionId,
-        lines: p.lines.map((l) => {
-          const item = lines.get(l.journalEntryLineId)!;
-          return { journalEntryLineId: l.journalEntryLineId, journalEntryId: item.journalEntryId, side: item.side, amount: l.amount };
-        }),
-      }));
-      if (reconciliationId !== null) written.push({ ...p, reconciliationId });
-    }
-    if (written.length) tx.logger.info({ clientAccountId, proposed: written.length }, 'reconciliation matcher proposed drafts');
-    return { proposed: written.length, proposals: written };
+    return { proposals: matchTransactions({ transactions, openItems, taken }), transactions, openItems };
   });
+  const bookingDates = new Map(read.transactions.map((t) => [t.id, t.bookingDate]));
+  const lines = new Map(read.openItems.map((i) => [i.journalEntryLineId, i]));
+  const written: WrittenProposal[] = [];
+  for (let at = 0; at < read.proposals.length; at += MATCHER_CHUNK) {
+    await inTransaction(ctx, async (tx) => {
+      await tx.db.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::int, $2::int)', MATCHER_LOCK, clientAccountId);
+      // a run that wrote between the read and now took these: never two drafts for one transaction or line
+      const taken = await loadTaken(tx, clientAccountId);
+      const takenTransactions = new Set(taken.transactionIds);
+      const takenLines = new Set(taken.lineIds);
+      const chunk = read.proposals
+        .slice(at, at + MATCHER_CHUNK)
+        .filter((p) => !takenTransactions.has(p.bankTransactionId) && p.lines.every((l) => !takenLines.has(l.journalEntryLineId)));
+      const open = await lockOpenAmounts(tx, chunk.flatMap((p) => p.lines.map((l) => l.journalEntryLineId)));
+      for (const p of chunk) {
+        // reconciled or cancelled since it was read (a commit does not wait for the matcher's lock): skipped
+        if (!p.lines.every((l) => open.get(l.journalEntryLineId)?.gte(l.amount))) {
+          tx.logger.info({ bankTransactionId: p.bankTransactionId }, 'reconciliation matcher skipped a proposal whose line is no longer open');
+          continue;
+        }
+        const reconciliationId = await skipWhenStale(tx, p, () =>
+          writeProposal(tx, {
+            clientAccountId,
+            date: bookingDates.get(p.bankTransactionId)!,
+            rule: p.rule,
+            bankTransactionId: p.bankTransactionId,
+            lines: p.lines.map((l) => {
+              const item = lines.get(l.journalEntryLineId)!;
+              return { journalEntryLineId: l.journalEntryLineId, journalEntryId: item.journalEntryId, side: item.side, amount: l.amount };
+            }),
+          }),
+        );
+        if (reconciliationId !== null) written.push({ ...p, reconciliationId });
+      }
+    });
+  }
+  if (written.length) ctx.logger.info({ clientAccountId, proposed: written.length }, 'reconciliation matcher proposed drafts');
+  return { proposed: written.length, proposals: written };
 }
 
 /**
