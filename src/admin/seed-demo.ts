@@ -189,6 +189,8 @@ async function seedBank(tx: RequestContext, clientAccountId: number, bankAccount
       data: {
         clientAccountId,
         bankAccountId,
+        // incoming: the company's account is the payee (spec 001 "Create body")
+        payeeBankAccountId: bankAccountId,
         bookingDate: day(d),
         valueDate: day(d),
         amount,
