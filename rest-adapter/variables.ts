@@ -129,8 +129,9 @@ export function operationVariables(compiled: CompiledOperation, request: Operati
   const tenant = compiled.op.tenantParameter;
   const body = request.body;
   const bodyGiven = body !== undefined && !(isPlainObject(body) && Object.keys(body).length === 0);
-  // a write without a body is refused as such (400 "missing body"), not for the client account it lacks
-  if (tenant && (bodyGiven || !compiled.bodyVariable || request.query[tenant] !== undefined)) {
+  // a write without a body is refused as such (400 "missing body"), not for the client account it
+  // lacks; a body without client_account_id ({} included) is the spec's 403
+  if (tenant && (body !== undefined || !compiled.bodyVariable || request.query[tenant] !== undefined)) {
     const raw = request.query[tenant] ?? (isPlainObject(request.body) ? request.body[tenant] : undefined);
     const value = typeof raw === 'string' ? raw.trim() : raw;
     if (!(typeof value === 'number' ? Number.isSafeInteger(value) && value > 0 : typeof value === 'string' && /^[1-9]\d{0,9}$/.test(value))) {

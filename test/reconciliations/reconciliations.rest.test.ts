@@ -217,6 +217,7 @@ describe.each(targets())('reconciliations REST (%s)', (target) => {
       ['missing client_account_id', (body: Record<string, unknown>) => ({ ...body, client_account_id: undefined })],
       ['invalid client_account_id', (body: Record<string, unknown>) => ({ ...body, client_account_id: 'abc' })],
       ['no access', (body: Record<string, unknown>) => ({ ...body, client_account_id: other.account.id })],
+      ['an empty body: a body, without client_account_id', () => ({})],
     ])('Create 403 (%s)', async (_rule, change) => {
       const res = await post(change({ date: '2026-03-31', entry_lines: [{ journal_entry_line_id: 1 }, { journal_entry_line_id: 2 }] }));
       expect(res.status).toBe(403);
