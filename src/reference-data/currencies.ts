@@ -46,3 +46,8 @@ export const CURRENCIES: readonly CurrencyDefinition[] = Object.freeze([
   currency('USD', 'US Dollar'),
   currency('ZAR', 'Rand'),
 ]);
+
+const MINOR_UNITS = new Map(CURRENCIES.map((c) => [c.code, c.minorUnits]));
+
+/** The decimals of an ISO 4217 currency (NOK 2, JPY 0); 2 for one not in the list. */
+export const minorUnitsOf = (code: string): number => MINOR_UNITS.get(code.trim()) ?? 2;

@@ -7,5 +7,5 @@ export { STANDARD_TAX_CODES, rateOn } from './tax-codes.ts';
 export type { DefaultTaxCode, TaxDirection, TaxRatePeriod } from './tax-codes.ts';
 export { UNITS } from './units.ts';
 export type { UnitDefinition } from './units.ts';
-export { CURRENCIES } from './currencies.ts';
+export { CURRENCIES, minorUnitsOf } from './currencies.ts';
 export type { CurrencyDefinition } from './currencies.ts';

@@ -1,5 +1,6 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { Decimal } from '@prisma/client/runtime/client';
+import { minorUnitsOf } from '../reference-data/currencies.ts';
 
 export { Decimal };
 
@@ -141,6 +142,12 @@ export function formatFixed(d: Decimal, scale: number): string {
 /** Resolver for a Decimal column: fixed scale, so "100" prints as "100.000000" for Decimal(18, 6). */
 export function fixed<K extends string>(key: K, scale: number) {
   return (parent: { [P in K]: Decimal }): string => formatFixed(parent[key], scale);
+}
+
+/** An amount in a currency at that currency's decimals (NOK 2, JPY 0), e.g. a Decimal(18, 3) `_fc` column. */
+export function inCurrency(value: Decimal, currencyCode: string): string {
+  const scale = minorUnitsOf(currencyCode);
+  return formatFixed(value.toDecimalPlaces(scale), scale);
 }
 
 /** The same for a nullable Decimal column. */

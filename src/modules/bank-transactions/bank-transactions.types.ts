@@ -4,7 +4,7 @@ import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
-import { fixed, fixedOrNull, formatFixed } from '../../shared/scalars.ts';
+import { fixed, fixedOrNull, inCurrency } from '../../shared/scalars.ts';
 import { bankTransactionRules as rules, MAX_CAMT053_LENGTH, PAYMENT_RELATION_TYPE } from './bank-transactions.rules.ts';
 import {
   BANK_STATEMENT_PAGE_LIMITS,
@@ -240,7 +240,8 @@ builder.prismaObject('BankTransactionStatement', {
   }),
 });
 
-const amount3 = (key: 'amount' | 'externalReconciledAmount') => (t: { [k in typeof key]: Decimal }) => formatFixed(t[key], 2);
+/** An amount of the transaction in its (the bank account's) currency, at that currency's decimals. */
+const inOwnCurrency = (key: 'amount' | 'externalReconciledAmount') => (t: { [k in typeof key]: Decimal } & { currencyCode: string }) => inCurrency(t[key], t.currencyCode);
 
 export const BankTransaction = builder.prismaObject('BankTransaction', {
   ...tenantScoped,
@@ -265,7 +266,7 @@ export const BankTransaction = builder.prismaObject('BankTransaction', {
     instructedAmount: t.field({ type: 'Decimal', nullable: true, resolve: fixedOrNull('instructedAmount', 2) }),
     instructedCurrencyCode: t.string({ nullable: true, resolve: (b) => b.instructedCurrencyCode?.trim() ?? null }),
     instructedExchangeRate: t.field({ type: 'Decimal', nullable: true, resolve: fixedOrNull('instructedExchangeRate', 6) }),
-    amount: t.field({ type: 'Decimal', description: 'Signed, in the account currency', resolve: amount3('amount') }),
+    amount: t.field({ type: 'Decimal', description: 'Signed, in the account currency', resolve: inOwnCurrency('amount') }),
     currencyCode: t.string({ resolve: (b) => b.currencyCode.trim() }),
     exchangeRate: t.field({ type: 'Decimal', nullable: true, description: "To the client's accounting currency", resolve: fixedOrNull('exchangeRate', 6) }),
     bankReference: t.exposeString('bankReference', { nullable: true }),
@@ -273,7 +274,7 @@ export const BankTransaction = builder.prismaObject('BankTransaction', {
     externalReconciledAmount: t.field({
       type: 'Decimal',
       description: 'Read-only: what journal entries have booked against the transaction, signed like amount',
-      resolve: amount3('externalReconciledAmount'),
+      resolve: inOwnCurrency('externalReconciledAmount'),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     createdById: t.exposeInt('createdById', { nullable: true }),

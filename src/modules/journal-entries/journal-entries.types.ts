@@ -5,8 +5,7 @@ import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
-import { fixed, fixedOrNull, formatFixed } from '../../shared/scalars.ts';
-import { CURRENCIES } from '../../reference-data/index.ts';
+import { fixed, fixedOrNull, inCurrency } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { Account } from '../ledger-accounts/ledger-accounts.types.ts';
 import { DIMENSION_KIND_NAMES, DIMENSION_KINDS, lineDimensions, type DimensionKind } from './dimensions.ts';
@@ -75,12 +74,6 @@ const LineDimension = builder.objectRef<{ type: DimensionKind; id: number }>('Li
   }),
 });
 
-const MINOR_UNITS = new Map(CURRENCIES.map((c) => [c.code, c.minorUnits]));
-/** An amount in a line's currency at that currency's decimals (stored with up to 3). */
-function inCurrency(value: Decimal, currencyCode: string): string {
-  const scale = MINOR_UNITS.get(currencyCode) ?? 2;
-  return formatFixed(value.toDecimalPlaces(scale), scale);
-}
 const fcAmount = <K extends 'debitFc' | 'creditFc' | 'reconciledAmountFc'>(key: K) => (l: { [P in K]: Decimal } & { currencyCode: string }) => inCurrency(l[key], l.currencyCode);
 const fcAmountOrNull = <K extends 'taxBaseAmountFc' | 'taxAmountFc'>(key: K) => (l: { [P in K]: Decimal | null } & { currencyCode: string }) =>
   l[key] === null ? null : inCurrency(l[key], l.currencyCode);

@@ -6,7 +6,7 @@ import { nextSequenceNumber } from '../../shared/sequence.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { Issues, parse, type Args } from '../../shared/validation.ts';
 import { formatDate } from '../../shared/scalars.ts';
-import { CURRENCIES } from '../../reference-data/index.ts';
+import { minorUnitsOf } from '../../reference-data/index.ts';
 import { cancelJournalEntryInTx, createJournalEntryInTx } from '../journal-entries/journal-entries.service.ts';
 import { DIMENSION_KINDS, type DimensionKind } from '../journal-entries/dimensions.ts';
 import { bookPaymentInTx } from '../bank-transactions/bank-payments.service.ts';
@@ -29,7 +29,6 @@ export const RECONCILIATION_PAGE_LIMITS = { defaultPerPage: 100, maxPerPage: 100
 export const EXCHANGE_GAIN_ACCOUNT = '8060';
 export const EXCHANGE_LOSS_ACCOUNT = '8160';
 
-const MINOR_UNITS = new Map(CURRENCIES.map((c) => [c.code, c.minorUnits]));
 const ZERO = new Decimal(0);
 
 // ── Reading ──────────────────────────────────────────────────────────────────────────────────────
@@ -249,7 +248,7 @@ async function bankSide(tx: RequestContext, clientAccountId: number, bankTransac
 async function bookBankSide(tx: RequestContext, side: Extract<BankSide, { booked: false }>, date: Date, currency: string): Promise<Entry> {
   const { counterLineId } = await bookPaymentInTx(tx, { bankTransactionId: side.bankTransactionId, counterAccountId: side.accountId, businessPartnerId: side.businessPartnerId, amount: side.amount, date });
   const line = (await lockLines(tx, [counterLineId])).get(counterLineId)!;
-  const settled = entryAmounts({ journalEntryLineId: counterLineId }, line, currency, MINOR_UNITS.get(line.currencyCode) ?? 2);
+  const settled = entryAmounts({ journalEntryLineId: counterLineId }, line, currency, minorUnitsOf(line.currencyCode));
   if ('field' in settled) throw new Error(`the booked payment line ${counterLineId} cannot be reconciled: ${settled.message}`);
   return { ...settled.entry, currencyCode: line.currencyCode };
 }
@@ -341,7 +340,7 @@ function settledEntries(entryLines: readonly EntryLineInput[], lines: Map<number
       issues.add(['entryLines', i, 'journalEntryId'], `journal entry line ${line.id} belongs to journal entry ${line.journalEntryId}, not ${input.journalEntryId}`);
       continue;
     }
-    const settled = entryAmounts(input, line, currency, MINOR_UNITS.get(line.currencyCode) ?? 2);
+    const settled = entryAmounts(input, line, currency, minorUnitsOf(line.currencyCode));
     if ('field' in settled) issues.add(['entryLines', i, settled.field], settled.message);
     else {
       entries.push({ ...settled.entry, currencyCode: line.currencyCode });

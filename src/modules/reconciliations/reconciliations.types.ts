@@ -1,9 +1,7 @@
-import { Decimal } from '@prisma/client/runtime/client';
 import { builder, tenantScoped } from '../../builder.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
-import { fixed, formatFixed } from '../../shared/scalars.ts';
-import { CURRENCIES } from '../../reference-data/index.ts';
+import { fixed, formatFixed, inCurrency } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { JournalEntryLine } from '../journal-entries/journal-entries.types.ts';
 import { openAmounts, reconciliationRules as rules } from './reconciliations.rules.ts';
@@ -17,8 +15,6 @@ import {
   RECONCILIATION_PAGE_LIMITS,
 } from './reconciliations.service.ts';
 
-const MINOR_UNITS = new Map(CURRENCIES.map((c) => [c.code, c.minorUnits]));
-
 export const ReconciliationEntry = builder.prismaObject('ReconciliationEntry', {
   description: "One journal line's part in a reconciliation, on the line's own side, in the accounting currency and in the line's currency (_fc).",
   fields: (t) => ({
@@ -28,17 +24,12 @@ export const ReconciliationEntry = builder.prismaObject('ReconciliationEntry', {
     journalEntryLineId: t.exposeInt('journalEntryLineId'),
     debit: t.field({ type: 'Decimal', resolve: fixed('debit', 2) }),
     credit: t.field({ type: 'Decimal', resolve: fixed('credit', 2) }),
-    debitFc: t.field({ type: 'Decimal', description: "In the line's currency", select: { journalEntryLine: { select: { currencyCode: true } } }, resolve: (e) => inLineCurrency(e.debitFc, e.journalEntryLine.currencyCode) }),
-    creditFc: t.field({ type: 'Decimal', description: "In the line's currency", select: { journalEntryLine: { select: { currencyCode: true } } }, resolve: (e) => inLineCurrency(e.creditFc, e.journalEntryLine.currencyCode) }),
+    debitFc: t.field({ type: 'Decimal', description: "In the line's currency", select: { journalEntryLine: { select: { currencyCode: true } } }, resolve: (e) => inCurrency(e.debitFc, e.journalEntryLine.currencyCode) }),
+    creditFc: t.field({ type: 'Decimal', description: "In the line's currency", select: { journalEntryLine: { select: { currencyCode: true } } }, resolve: (e) => inCurrency(e.creditFc, e.journalEntryLine.currencyCode) }),
     exchangeRate: t.field({ type: 'Decimal', description: "The rate given, or the line's (information: the line's implied rate governs the amounts)", resolve: fixed('exchangeRate', 6) }),
     journalEntryLine: t.relation('journalEntryLine'),
   }),
 });
-
-function inLineCurrency(value: Decimal, currencyCode: string): string {
-  const scale = MINOR_UNITS.get(currencyCode.trim()) ?? 2;
-  return formatFixed(value.toDecimalPlaces(scale), scale);
-}
 
 export const Reconciliation = builder.prismaObject('Reconciliation', {
   ...tenantScoped,
@@ -80,7 +71,7 @@ builder.prismaObjectFields(JournalEntryLine, (t) => ({
     type: 'Decimal',
     description: "What is not yet reconciled of the line, in the line's currency",
     select: { debit: true, credit: true, debitFc: true, creditFc: true, reconciledAmount: true, reconciledAmountFc: true, currencyCode: true, exchangeRate: true, id: true, journalEntryId: true },
-    resolve: (l) => inLineCurrency(openAmounts(l).remainingFc, l.currencyCode),
+    resolve: (l) => inCurrency(openAmounts(l).remainingFc, l.currencyCode),
   }),
   reconciliationEntries: t.relation('reconciliationEntries', { description: 'The reconciliations this line takes part in (their entries), drafts and deleted ones included' }),
 }));
