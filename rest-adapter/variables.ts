@@ -132,7 +132,7 @@ export function operationVariables(compiled: CompiledOperation, request: Operati
   // a write without a body is refused as such (400 "missing body"), not for the client account it
   // lacks; a body without client_account_id ({} included) is the spec's 403
   if (tenant && (body !== undefined || !compiled.bodyVariable || request.query[tenant] !== undefined)) {
-    const raw = request.query[tenant] ?? (isPlainObject(request.body) ? request.body[tenant] : undefined);
+    const raw = request.query[tenant] ?? (isPlainObject(body) ? body[tenant] : undefined);
     const value = typeof raw === 'string' ? raw.trim() : raw;
     if (!(typeof value === 'number' ? Number.isSafeInteger(value) && value > 0 : typeof value === 'string' && /^[1-9]\d{0,9}$/.test(value))) {
       throw new ForbiddenError(`${tenant} ${raw === undefined || raw === '' ? 'is missing' : 'is not a valid client account id'}: give one of your client accounts`);

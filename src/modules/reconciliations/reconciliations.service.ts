@@ -3,6 +3,8 @@ import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { nextSequenceNumber } from '../../shared/sequence.ts';
+import { findPage, pageWindow, type PageLimits } from '../../shared/pagination.ts';
+import { toSnake } from '../../shared/naming.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { Issues, parse, type Args } from '../../shared/validation.ts';
 import { formatDate } from '../../shared/scalars.ts';
@@ -23,7 +25,7 @@ import {
 
 type Query = { include?: PrismaNS.ReconciliationInclude; select?: PrismaNS.ReconciliationSelect };
 
-export const RECONCILIATION_PAGE_LIMITS = { defaultPerPage: 100, maxPerPage: 100 };
+export const RECONCILIATION_PAGE_LIMITS: PageLimits = { defaultPerPage: 100, maxPerPage: 100 };
 
 /** Agio and disagio in the Norwegian standard chart (NS 4102): where an automatic exchange difference goes. */
 export const EXCHANGE_GAIN_ACCOUNT = '8060';
@@ -46,13 +48,14 @@ export async function listReconciliations(ctx: RequestContext, args: Args<typeof
   if (journalEntryLineId != null || journalEntryId != null) {
     where.entries = { some: { ...(journalEntryLineId != null ? { journalEntryLineId } : {}), ...(journalEntryId != null ? { journalEntryId } : {}) } };
   }
-  const size = Math.min(perPage ?? RECONCILIATION_PAGE_LIMITS.defaultPerPage, RECONCILIATION_PAGE_LIMITS.maxPerPage);
-  const index = page ?? 0;
-  const [nodes, records] = await Promise.all([
-    ctx.db.reconciliation.findMany({ ...query, where, orderBy: { id: 'asc' }, skip: index * size, take: size }),
-    ctx.db.reconciliation.count({ where }),
-  ]);
-  return { nodes, meta: { page: index, perPage: size, records, pages: Math.ceil(records / size) } };
+  // the shared page window counts from 1: page 0 here is its page 1
+  const window = pageWindow({ page: (page ?? 0) + 1, perPage }, RECONCILIATION_PAGE_LIMITS);
+  const found = await findPage(
+    window,
+    (w) => ctx.db.reconciliation.findMany({ ...query, where, orderBy: { id: 'asc' }, ...w }),
+    () => ctx.db.reconciliation.count({ where }),
+  );
+  return { ...found, meta: { ...found.meta, page: window.page - 1 } };
 }
 
 export async function getReconciliation(ctx: RequestContext, { id }: { id: number }, query: Query = {}) {
@@ -74,7 +77,7 @@ interface LockedLine extends LineState {
   dimensions: Partial<Record<DimensionKind, number>>;
 }
 
-const DIMENSION_COLUMNS = Object.entries(DIMENSION_KINDS).map(([kind, k]) => [kind as DimensionKind, k.column.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] as const);
+const DIMENSION_COLUMNS = Object.entries(DIMENSION_KINDS).map(([kind, k]) => [kind as DimensionKind, toSnake(k.column)] as const);
 
 /**
  * The journal lines, locked FOR UPDATE in id order (so two reconciliations of the same lines wait
@@ -244,19 +247,43 @@ async function bankSide(tx: RequestContext, clientAccountId: number, bankTransac
   return { booked: false, bankTransactionId, accountId: lines[0].accountId, businessPartnerId: lines[0].dimensions.businesspartner ?? null, amount: unbooked.abs() };
 }
 
-/** Books the payment of an unbooked bank side and answers its line's entry (the whole line). */
-async function bookBankSide(tx: RequestContext, side: Extract<BankSide, { booked: false }>, date: Date, currency: string): Promise<Entry> {
+/** Books the payment of an unbooked bank side and answers its line (locked) and that line's entry (the whole line). */
+async function bookBankSide(tx: RequestContext, side: Extract<BankSide, { booked: false }>, date: Date, currency: string): Promise<{ entry: Entry; line: LockedLine }> {
   const { counterLineId } = await bookPaymentInTx(tx, { bankTransactionId: side.bankTransactionId, counterAccountId: side.accountId, businessPartnerId: side.businessPartnerId, amount: side.amount, date });
   const line = (await lockLines(tx, [counterLineId])).get(counterLineId)!;
   const settled = entryAmounts({ journalEntryLineId: counterLineId }, line, currency, minorUnitsOf(line.currencyCode));
   if ('field' in settled) throw new Error(`the booked payment line ${counterLineId} cannot be reconciled: ${settled.message}`);
-  return { ...settled.entry, currencyCode: line.currencyCode };
+  return { entry: { ...settled.entry, currencyCode: line.currencyCode }, line };
+}
+
+/**
+ * What committing adds to a reconciliation's entries, for a create and for the commit of a draft
+ * alike: the payment's line when its bank transaction is booked now, and the exchange entry's line
+ * when the entries are in one foreign currency with a local residual. Entries that do not balance
+ * are refused (400).
+ */
+async function committedEntries(
+  tx: RequestContext,
+  r: { clientAccountId: number; date: Date; currency: string; entries: readonly Entry[]; lines: readonly LockedLine[]; bank: BankSide },
+): Promise<{ added: Entry[]; exchangeEntryId: number | null }> {
+  const added: Entry[] = [];
+  const lines = [...r.lines];
+  if (!r.bank.booked) {
+    const payment = await bookBankSide(tx, r.bank, r.date, r.currency);
+    added.push(payment.entry);
+    lines.push(payment.line);
+  }
+  const balance = balanceOf([...r.entries, ...added], r.currency);
+  if (balance.kind === 'unbalanced') throw ValidationError.field('entryLines', balance.message);
+  if (balance.kind !== 'exchange') return { added, exchangeEntryId: null };
+  const posted = await postExchangeDifference(tx, r.clientAccountId, r.date, balance.residual, balance.currency, lines);
+  return { added: [...added, posted.entry], exchangeEntryId: posted.journalEntryId };
 }
 
 // ── Writing ──────────────────────────────────────────────────────────────────────────────────────
 
 /** One entry line as other modules give it (the matcher, bank payments): the GraphQL input's fields. */
-export type ReconcileLine = { journalEntryLineId: number; journalEntryId?: number | null } & Partial<Record<'debit' | 'credit' | 'debitFc' | 'creditFc' | 'exchangeRate', Decimal | null>>;
+export type ReconcileLine = Args<typeof rules.create>['input']['entryLines'][number];
 
 export interface ReconcileOptions {
   /** a proposal of the automatic matching process: checked, written, but no amount moves and no number is given */
@@ -274,7 +301,7 @@ export interface ReconcileOptions {
  */
 export async function reconcileInTx(
   tx: RequestContext,
-  input: { clientAccountId: number; date: Date; entryLines: readonly ReconcileLine[] },
+  input: Omit<Args<typeof rules.create>['input'], 'isDraft'>,
   options: ReconcileOptions = {},
 ): Promise<number> {
   const { clientAccountId, date, entryLines } = parse(options.bankTransactionId != null ? rules.proposeForPayment : rules.create, { input }).input;
@@ -282,22 +309,16 @@ export async function reconcileInTx(
   const currency = await accountingCurrency(tx, clientAccountId);
   const lines = await lockLines(tx, entryLines.map((e) => e.journalEntryLineId));
   const { entries, used } = settledEntries(entryLines, lines, clientAccountId, currency);
-  const bank = options.bankTransactionId != null ? await bankSide(tx, clientAccountId, options.bankTransactionId, entries, used) : ({ booked: true } as const);
-  if (!bank.booked) {
-    // a proposal stays as the matcher wrote it (the items only); a committed one books the payment now
-    if (options.isDraft) return writeReconciliation(tx, { clientAccountId, date, entries, options, exchangeEntryId: null });
-    entries.push(await bookBankSide(tx, bank, date, currency));
+  const bank: BankSide = options.bankTransactionId != null ? await bankSide(tx, clientAccountId, options.bankTransactionId, entries, used) : { booked: true };
+  if (options.isDraft) {
+    // a proposal moves nothing: on an unbooked transaction it is the items only (the payment comes on
+    // commit), else it must balance as a commit would (an exchange residual is posted then)
+    const balance = bank.booked ? balanceOf(entries, currency) : null;
+    if (balance?.kind === 'unbalanced') throw ValidationError.field('entryLines', balance.message);
+    return writeReconciliation(tx, { clientAccountId, date, entries, options, exchangeEntryId: null });
   }
-
-  const balance = balanceOf(entries, currency);
-  if (balance.kind === 'unbalanced') throw ValidationError.field('entryLines', balance.message);
-  let exchangeEntryId: number | null = null;
-  if (balance.kind === 'exchange' && !options.isDraft) {
-    const posted = await postExchangeDifference(tx, clientAccountId, date, balance.residual, balance.currency, used);
-    exchangeEntryId = posted.journalEntryId;
-    entries.push(posted.entry);
-  }
-  return writeReconciliation(tx, { clientAccountId, date, entries, options, exchangeEntryId });
+  const { added, exchangeEntryId } = await committedEntries(tx, { clientAccountId, date, currency, entries, lines: used, bank });
+  return writeReconciliation(tx, { clientAccountId, date, entries: [...entries, ...added], options, exchangeEntryId });
 }
 
 /** The reconciliation row and its entries; a committed one is numbered and moves the lines' amounts. */
@@ -353,9 +374,7 @@ function settledEntries(entryLines: readonly EntryLineInput[], lines: Map<number
 
 /** POST /reconciliations: a committed reconciliation (drafts come only from the matcher). */
 export async function createReconciliation(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
-  const { input } = parse(rules.create, args);
-  await requireAccount(ctx, input.clientAccountId);
-  const id = await inTransaction(ctx, (tx) => reconcileInTx(tx, input));
+  const id = await inTransaction(ctx, (tx) => reconcileInTx(tx, args.input));
   return reread(ctx, id, query);
 }
 
@@ -415,29 +434,21 @@ export async function commitReconciliation(ctx: RequestContext, args: Args<typeo
       await tx.db.reconciliation.delete({ where: { id } });
       return `Reconciliation ${id} is stale and was deleted: ${staleReason}`;
     }
-    if (!bank.booked) {
-      const payment = await bookBankSide(tx, bank, current.reconciliationDate, currency);
-      const { currencyCode: _c, ...row } = payment;
-      await tx.db.reconciliationEntry.create({ data: { ...row, reconciliationId: id } });
-      entries.push(payment);
-      lines.set(payment.journalEntryLineId, (await lockLines(tx, [payment.journalEntryLineId])).get(payment.journalEntryLineId)!);
-    }
-    const balance = balanceOf(entries, currency);
-    if (balance.kind === 'unbalanced') throw ValidationError.field('entryLines', balance.message);
-    let exchangeEntryId: number | null = null;
-    if (balance.kind === 'exchange') {
-      const posted = await postExchangeDifference(tx, current.clientAccountId, current.reconciliationDate, balance.residual, balance.currency, [...lines.values()]);
-      exchangeEntryId = posted.journalEntryId;
-      const { currencyCode: _c, ...entry } = posted.entry;
-      await tx.db.reconciliationEntry.create({ data: { ...entry, reconciliationId: id } });
-      entries.push(posted.entry);
-    }
+    const { added, exchangeEntryId } = await committedEntries(tx, {
+      clientAccountId: current.clientAccountId,
+      date: current.reconciliationDate,
+      currency,
+      entries,
+      lines: [...lines.values()],
+      bank,
+    });
+    if (added.length) await tx.db.reconciliationEntry.createMany({ data: added.map(({ currencyCode: _c, ...e }) => ({ ...e, reconciliationId: id })) });
     await tx.db.reconciliation.update({
       where: { id },
       data: { isDraft: false, sequenceNumber: await nextSequenceNumber(tx, current.clientAccountId, 'reconciliation'), exchangeEntryId },
       select: { id: true },
     });
-    await moveReconciledAmounts(tx, entries, 1);
+    await moveReconciledAmounts(tx, [...entries, ...added], 1);
     return null;
   });
   if (stale) throw new ConflictError(stale);
