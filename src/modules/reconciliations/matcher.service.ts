@@ -3,6 +3,7 @@ import { ConflictError, ValidationError } from '../../shared/errors.ts';
 import { inTransaction, type RequestContext } from '../../shared/context.ts';
 import { requireAccount } from '../../shared/tenancy.ts';
 import { reconcileInTx } from './reconciliations.service.ts';
+import { OPEN_ITEM_SQL, REMAINING_SQL } from './reconciliations.rules.ts';
 import { matchTransactions, type MatchRule, type MatchTransaction, type OpenItem, type Proposal } from './matcher.rules.ts';
 
 /**
@@ -93,9 +94,9 @@ export async function runMatcher(ctx: RequestContext, args: { clientAccountId: n
 async function lockOpenAmounts(tx: RequestContext, lineIds: number[]): Promise<Map<number, Decimal>> {
   if (!lineIds.length) return new Map();
   const rows = await tx.db.$queryRawUnsafe<{ id: number; remaining: Decimal | string }[]>(
-    `SELECT l.id, abs(l.debit - l.credit) - l.reconciled_amount AS remaining
+    `SELECT l.id, ${REMAINING_SQL} AS remaining
        FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id
-      WHERE l.id = ANY($1::int[]) AND (e.cancelled IS NULL OR e.cancelled NOT IN ('Y', 'C'))
+      WHERE l.id = ANY($1::int[]) AND ${OPEN_ITEM_SQL}
       ORDER BY l.id
         FOR SHARE OF l, e`,
     lineIds,
@@ -223,7 +224,7 @@ interface OpenItemRow {
 async function loadOpenItems(tx: RequestContext, clientAccountId: number): Promise<OpenItem[]> {
   const rows = await tx.db.$queryRawUnsafe<OpenItemRow[]>(
     `SELECT l.id, l.journal_entry_id, a.code, l.debit, l.credit,
-            abs(l.debit - l.credit) - l.reconciled_amount AS remaining,
+            ${REMAINING_SQL} AS remaining,
             l.currency_code, l.posting_date, l.business_partner_id, bp.name AS partner_name,
             (SELECT array_agg(ba.account_number ORDER BY ba.id) FROM bank_accounts ba WHERE ba.business_partner_id = bp.id) AS partner_accounts,
             d.document_number
@@ -234,9 +235,7 @@ async function loadOpenItems(tx: RequestContext, clientAccountId: number): Promi
        LEFT JOIN documents d ON e.relation_type = 'document' AND d.id = e.relation_id AND d.client_account_id = e.client_account_id
       WHERE l.client_account_id = $1
         AND a.code IN ($2, $3)
-        AND NOT e.is_draft
-        AND (e.cancelled IS NULL OR e.cancelled NOT IN ('Y', 'C'))
-        AND abs(l.debit - l.credit) - l.reconciled_amount > 0
+        AND ${OPEN_ITEM_SQL}
       ORDER BY l.posting_date, l.id`,
     clientAccountId,
     RECEIVABLES,

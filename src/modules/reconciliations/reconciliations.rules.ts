@@ -84,6 +84,17 @@ export const reconciliationRules = {
   }),
 };
 
+// ── Open items ───────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * SQL over `journal_entry_lines l` joined to its `journal_entries e`: an open item is a posted line of
+ * an entry that is neither cancelled ('Y') nor a cancellation ('C'), with an amount not yet
+ * reconciled. One of debit and credit is zero, so their sum is the line's amount.
+ */
+export const OPEN_ITEM_SQL = 'NOT e.is_draft AND e.cancelled IS NULL AND l.debit + l.credit > l.reconciled_amount';
+/** SQL: what is still open of such a line, in the accounting currency. */
+export const REMAINING_SQL = 'l.debit + l.credit - l.reconciled_amount';
+
 // ── Amounts ──────────────────────────────────────────────────────────────────────────────────────
 
 /** What an entry's amounts are checked against: its journal line as stored. */

@@ -16,6 +16,7 @@ import { PAYMENT_RELATION_TYPE } from '../bank-transactions/bank-transactions.ru
 import {
   balanceOf,
   entryAmounts,
+  OPEN_ITEM_SQL,
   openAmounts,
   reconciliationRules as rules,
   type EntryAmounts,
@@ -503,8 +504,7 @@ export async function listOpenItems(ctx: RequestContext, args: Args<typeof rules
   await requireAccount(ctx, clientAccountId);
   const ids = await ctx.db.$queryRawUnsafe<{ id: number }[]>(
     `SELECT l.id FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id JOIN accounts a ON a.id = l.account_id
-      WHERE l.client_account_id = $1 AND NOT e.is_draft AND e.cancelled IS NULL
-        AND (l.debit + l.credit) > l.reconciled_amount
+      WHERE l.client_account_id = $1 AND ${OPEN_ITEM_SQL}
         AND ($2::int IS NULL OR l.account_id = $2) AND ($3::text IS NULL OR a.code = $3)
         AND ($4::int IS NULL OR l.business_partner_id = $4) AND ($5::date IS NULL OR l.posting_date <= $5::date)
       ORDER BY l.posting_date, l.id LIMIT 10000`,
