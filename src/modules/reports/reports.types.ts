@@ -1,5 +1,5 @@
 import { builder } from '../../builder.ts';
-import { listCost } from '../../shared/query-limits.ts';
+import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { pageType } from '../../shared/page-type.ts';
 import { DimensionKindEnum, LineDimension } from '../journal-entries/journal-entries.types.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
@@ -208,6 +208,7 @@ builder.queryFields((t) => ({
   }),
   generalLedger: t.field({
     type: GeneralLedgerPage,
+    extensions: pageCost(LEDGER_PAGE_LIMITS),
     description: 'The general ledger between date_from (default 1 January this year) and date_to (default today), by account, date and voucher number.',
     args: {
       ...filterArgs(t),
@@ -221,12 +222,14 @@ builder.queryFields((t) => ({
   }),
   accountsPayable: t.field({
     type: GeneralLedgerPage,
+    extensions: pageCost(LEDGER_PAGE_LIMITS),
     description: 'The accounts payable sub-ledger: lines on account 2400 between date_from and date_to (both required).',
     args: { clientAccountId: t.arg.int({ required: true }), businessPartnerId: t.arg.int(), dateFrom: t.arg({ type: 'Date' }), dateTo: t.arg({ type: 'Date' }), includeDrafts: t.arg.boolean({ description: 'default false' }), ...ledgerArgs(t) },
     resolve: (_root, args, ctx) => subLedger(ctx, 'payable', args),
   }),
   accountsReceivable: t.field({
     type: GeneralLedgerPage,
+    extensions: pageCost(LEDGER_PAGE_LIMITS),
     description: 'The accounts receivable sub-ledger: lines on account 1500 between date_from and date_to (both required).',
     args: { clientAccountId: t.arg.int({ required: true }), businessPartnerId: t.arg.int(), dateFrom: t.arg({ type: 'Date' }), dateTo: t.arg({ type: 'Date' }), includeDrafts: t.arg.boolean({ description: 'default false' }), ...ledgerArgs(t) },
     resolve: (_root, args, ctx) => subLedger(ctx, 'receivable', args),
