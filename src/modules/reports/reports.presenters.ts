@@ -290,7 +290,7 @@ function presentIncomeStatement(body: unknown, context: PresentContext): ReportT
     cells.total = fromOre(totalOre);
     return { grouping: r.grouping, cells };
   });
-  const rows = groupedRows(lines, [...MONTH_KEYS, 'total'], 'Resultat (negativt tall = overskudd)');
+  const rows = groupedRows(lines, [...MONTH_KEYS, 'total'], 'Resultat');
 
   // The monthly result as income positive: −(the month's debit movements over all rows).
   const bars = MONTHS.map((label, i) => {
