@@ -34,11 +34,17 @@ svg{max-width:100%;height:auto}
 svg text{font-family:inherit;font-size:11px;fill:#333}
 @media print{body{margin:0;font-size:8.5pt}tbody tr.d:nth-child(even){background:none}figure{break-inside:avoid}}`;
 
-/** The CSP source of the page's <style>. */
-export const HTML_STYLE_HASH = hashSource(STYLE);
+/** Printing a wide table (more than six columns, as the PDF does): A4 landscape, in a <style> of its own. */
+const LANDSCAPE_STYLE = '@page{size:A4 landscape}';
 
-/** The Content-Security-Policy header the HTML report must be served with (the OAuth pages' policy: no script, no form, the one style by hash). */
-export const REPORT_HTML_CSP = serializePolicy(oauthPagePolicy(HTML_STYLE_HASH, []));
+/** The CSP sources of the page's two possible <style> elements. */
+export const HTML_STYLE_HASHES = [hashSource(STYLE), hashSource(LANDSCAPE_STYLE)];
+
+/**
+ * The Content-Security-Policy header the HTML report must be served with: the OAuth pages' policy
+ * (default-src 'none', no script, no form, never framed) with the page's styles allowed by hash.
+ */
+export const REPORT_HTML_CSP = serializePolicy({ ...oauthPagePolicy(HTML_STYLE_HASHES[0], []), 'style-src': HTML_STYLE_HASHES });
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -68,7 +74,7 @@ export function renderHtml(table: ReportTable): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(`${table.title} – ${table.subtitle}`)}</title>
 <style>${STYLE}</style>
-</head>
+${table.columns.length > 6 ? `<style>${LANDSCAPE_STYLE}</style>\n` : ''}</head>
 <body>
 <header>
 <h1>${escapeHtml(table.title)}</h1>
@@ -173,8 +179,8 @@ function splitSvg(chart: Extract<ReportChart, { kind: 'split' }>): string {
           yAt -= h;
           const fill = PART_COLOURS[(si * 3 + pi) % PART_COLOURS.length];
           const label = `${part.label}: ${formatMoney(part.value)}`;
-          // The legend lists the parts top down beside the column, a swatch of the part's colour each.
-          const ly = top + 10 + pi * 18;
+          // The legend beside the column lists the parts in the stack's order (the first at the bottom), a swatch of the part's colour each.
+          const ly = top + 10 + (side.parts.length - 1 - pi) * 18;
           return `<g><title>${escapeHtml(label)}</title><rect x="${x}" y="${n(yAt)}" width="${colW}" height="${n(h)}" fill="${fill}" stroke="#fff"/>` +
             `<rect x="${x + colW + 8}" y="${ly - 9}" width="10" height="10" fill="${fill}"/><text x="${x + colW + 22}" y="${ly}">${escapeHtml(label)}</text></g>`;
         })
