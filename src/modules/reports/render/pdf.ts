@@ -136,8 +136,11 @@ export async function renderPdf(table: ReportTable): Promise<Buffer> {
   };
   drawHeader();
 
-  for (const row of table.rows) {
-    if (y + rowHeight > bottomLimit) {
+  table.rows.forEach((row, r) => {
+    // A heading (a group row the next, deeper row belongs to) never ends a page alone.
+    const next = table.rows[r + 1];
+    const keepWithNext = row.kind === 'group' && next !== undefined && next.depth > row.depth;
+    if (y + rowHeight * (keepWithNext ? 2 : 1) > bottomLimit) {
       doc.addPage();
       y = MARGIN;
       drawHeader();
@@ -149,7 +152,7 @@ export async function renderPdf(table: ReportTable): Promise<Buffer> {
       if (text) cellText(doc, text, xs[i], widths[i], y, isNumeric(column.kind), i === labelIndex ? row.depth * INDENT : 0);
     });
     y += rowHeight;
-  }
+  });
 
   // Page numbers, once the number of pages is known.
   const { start, count } = doc.bufferedPageRange();
