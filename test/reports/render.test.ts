@@ -160,6 +160,9 @@ describe('presentReport: one ReportTable per report, from the JSON alone', () =>
     expect(is.table.subtitle).toBe('Blåbær & Søn <Øst> "Æra" AS (912 345 678) · 01.01.2025–31.12.2025');
     expect(bs.table.fileName).toBe('balanse-2025-12-31');
     expect(tables[6].table.subtitle).toContain('side 2 av 2 (2 linjer)');
+    const defaults = presentReport('general-ledger', { meta: generalLedger.meta, data: [] }, context({ date_to: '2025-06-30' }));
+    expect(defaults.subtitle).toContain('01.01.2025–30.06.2025');
+    expect(defaults.fileName).toBe('hovedbok-2025-01-01-2025-06-30');
     const noOrg = presentReport('trial-balance', [], { company: { displayName: 'Enkeltpersonforetak', organizationNumber: null }, query: PERIOD });
     expect(noOrg.subtitle).toBe('Enkeltpersonforetak · 01.01.2025–31.12.2025');
   });
@@ -465,7 +468,10 @@ describe('renderReport: the body, Content-Type and file name per media type', ()
     const out = await renderReport(tables[2].table, mediaType);
     expect(out.contentType).toBe(contentType);
     expect(out.fileName).toBe(fileName);
-    if (mediaType === REPORT_MEDIA_TYPES.html) expect(typeof out.body).toBe('string');
+    if (mediaType === REPORT_MEDIA_TYPES.html) {
+      expect(typeof out.body).toBe('string');
+      expect(out.headers).toEqual({ 'Content-Security-Policy': REPORT_HTML_CSP });
+    }
     else expect(Buffer.isBuffer(out.body)).toBe(true);
     if (mediaType === REPORT_MEDIA_TYPES.pdf) expect((out.body as Buffer).subarray(0, 5).toString()).toBe('%PDF-');
     if (mediaType === REPORT_MEDIA_TYPES.xlsx) expect((out.body as Buffer).subarray(0, 2).toString()).toBe('PK');

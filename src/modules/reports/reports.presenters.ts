@@ -127,7 +127,8 @@ function periodOf(report: ReportName, query: PresentContext['query']): Period {
   }
   let from = isIsoDate(query.date_from) ? query.date_from : undefined;
   let to = isIsoDate(query.date_to) ? query.date_to : undefined;
-  if (report === 'income-statement') {
+  // The routes' defaults: 1 January of date_to's year to today (income statement, general ledger).
+  if (report === 'income-statement' || report === 'general-ledger') {
     to ??= todayInOslo();
     from ??= `${to.slice(0, 4)}-01-01`;
   }

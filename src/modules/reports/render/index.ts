@@ -1,4 +1,4 @@
-import { renderHtml } from './html.ts';
+import { REPORT_HTML_CSP, renderHtml } from './html.ts';
 import type { ReportTable } from './model.ts';
 import { renderPdf } from './pdf.ts';
 import { renderXlsx } from './xlsx.ts';
@@ -20,6 +20,11 @@ export interface RenderedReport {
   contentType: string;
   /** the download's name, for Content-Disposition */
   fileName: string;
+  /**
+   * headers the body needs besides Content-Type: the HTML page's Content-Security-Policy (its <style>
+   * by hash), which must replace the API policy every response gets (that one blocks the style)
+   */
+  headers?: Record<string, string>;
 }
 
 /** A report table in one of the file formats. */
@@ -28,7 +33,12 @@ export async function renderReport(table: ReportTable, mediaType: ReportMediaTyp
     case REPORT_MEDIA_TYPES.xlsx:
       return { body: await renderXlsx(table), contentType: mediaType, fileName: `${table.fileName}.xlsx` };
     case REPORT_MEDIA_TYPES.html:
-      return { body: renderHtml(table), contentType: `${mediaType}; charset=utf-8`, fileName: `${table.fileName}.html` };
+      return {
+        body: renderHtml(table),
+        contentType: `${mediaType}; charset=utf-8`,
+        fileName: `${table.fileName}.html`,
+        headers: { 'Content-Security-Policy': REPORT_HTML_CSP },
+      };
     case REPORT_MEDIA_TYPES.pdf:
       return { body: await renderPdf(table), contentType: mediaType, fileName: `${table.fileName}.pdf` };
     default:
