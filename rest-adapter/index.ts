@@ -105,6 +105,7 @@ async function sendFile(ctx: RequestContext, res: Response, file: RenderedFile):
   res.status(file.status ?? 200);
   res.setHeader('Content-Type', file.contentType);
   res.setHeader('Vary', 'Accept');
+  for (const [name, value] of Object.entries(file.headers ?? {})) res.setHeader(name, value);
   if (file.fileName) {
     const ascii = file.fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
     const disposition = file.contentType.startsWith('text/html') ? 'inline' : 'attachment';

@@ -155,6 +155,7 @@ const ERRORS: Record<number, [string, string]> = {
   404: ['NotFound', 'No record with that id.'],
   409: ['Conflict', 'A request with the same Idempotency-Key is still running, or the write clashes with an existing record.'],
   413: ['ContentTooLarge', 'The request body is larger than 1 MB.'],
+  406: ['NotAcceptable', 'The Accept header names no media type the operation offers (the report formats are listed in its 200 response).'],
   422: ['UnprocessableContent', 'The Idempotency-Key was already used for a different request.'],
   429: ['TooManyRequests', 'Over the per-user rate limit of the API (`/api/v2`, `/graphql` and `/mcp` count together); `Retry-After` says in how many seconds to try again.'],
   500: ['InternalServerError', 'An unexpected error; the body says nothing of its cause (quote x-request-id when reporting it).'],

@@ -71,6 +71,8 @@ export interface RenderedFile {
   fileName?: string;
   /** the bytes, or a writer that streams them (never the whole file in memory) */
   body: Buffer | string | ((out: Writable) => Promise<void>);
+  /** headers the file needs besides its type (an HTML page's own Content-Security-Policy) */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Renders an operation's result in one media type (its query parameters as sent, snake_case). */

@@ -1,4 +1,5 @@
 import { defineOperations, type Operation } from '../operation.ts';
+import { reportFiles } from '../../src/modules/reports/reports.files.ts';
 
 // spec 001 "Reports": six reports by GET, client_account_id required (a missing one is 403), errors in
 // the v2 envelope, the answer's format by Accept (JSON unless a file type is asked for).
@@ -56,6 +57,7 @@ const report = (op: Omit<Operation, 'method' | 'errorShape' | 'tenantParameter'>
 export const reportOperations = defineOperations([
   report({
     path: '/reports/balance-sheet',
+    representations: reportFiles('balance-sheet'),
     summary:
       'The balance sheet on report_date (default today): balance-sheet accounts (classes 1-2) with a non-zero balance (debit − credit, a number) and the result not yet closed into equity as account 2050; the rows net to zero. Grouped in three levels after NS 4102.',
     document: /* GraphQL */ `
@@ -67,6 +69,7 @@ export const reportOperations = defineOperations([
   }),
   report({
     path: '/reports/income-statement',
+    representations: reportFiles('income-statement'),
     summary:
       'The income statement between date_from (default 1 January this year) and date_to (default today): result accounts (classes 3-8) with period_debit_movements, the movement (debit − credit) per calendar month keyed "1" to "12", all twelve always present. group_by_dimension gives a row per account and dimension value.',
     document: /* GraphQL */ `
@@ -81,6 +84,7 @@ export const reportOperations = defineOperations([
   }),
   report({
     path: '/reports/trial-balance',
+    representations: reportFiles('trial-balance', { fileParameters: { include_zero_movement: 'true', include_dimensions: 'true' } }),
     summary:
       'The trial balance between date_from and date_to (both required): per account (and dimension value with group_by_dimension) incoming_balance, debit, credit and outgoing_balance = incoming + debit − credit. JSON leaves out accounts with nothing to show; the file formats list every account unless include_zero_movement=false, and show dimension columns unless include_dimensions=false.',
     document: /* GraphQL */ `
@@ -97,6 +101,7 @@ export const reportOperations = defineOperations([
   }),
   report({
     path: '/reports/general-ledger',
+    representations: reportFiles('general-ledger'),
     summary:
       'The general ledger between date_from (default 1 January this year) and date_to (default today): posted lines by account, date and voucher number, each with its account grouping (incoming and outgoing balance, movement) and journal entry. Paged from 1 (per_page 100, at most 1000).',
     document: /* GraphQL */ `
@@ -111,6 +116,7 @@ export const reportOperations = defineOperations([
   }),
   report({
     path: '/reports/accounts-payable',
+    representations: reportFiles('accounts-payable'),
     summary:
       'The accounts payable sub-ledger: lines on account 2400 between date_from and date_to (both required; 400 without), optionally of one business partner; the general-ledger row shape, paged from 1 (per_page 100).',
     document: /* GraphQL */ `
@@ -124,6 +130,7 @@ export const reportOperations = defineOperations([
   }),
   report({
     path: '/reports/accounts-receivable',
+    representations: reportFiles('accounts-receivable'),
     summary:
       'The accounts receivable sub-ledger: lines on account 1500 between date_from and date_to (both required; 400 without), optionally of one business partner; the general-ledger row shape, paged from 1 (per_page 100).',
     document: /* GraphQL */ `
