@@ -62,6 +62,11 @@ export interface SaftArgs {
   createdAt?: Date;
 }
 
+export interface SaftOptions {
+  /** journal lines per query (default 5,000); tests use tiny batches to cross many batch boundaries */
+  batchSize?: number;
+}
+
 export interface SaftSummary {
   /** `SAF-T Financial_<orgnr>_<YYYYMMDDhhmmss>.xml` (Oslo time) */
   fileName: string;
@@ -358,7 +363,7 @@ const totals = async (ctx: RequestContext, s: Scope): Promise<TotalsRow> =>
   )[0]!;
 
 /** The next BATCH lines after (seq, lineId), in sequence and line order. */
-const lineBatch = (ctx: RequestContext, s: Scope, after: { seq: number; lineId: number }) => ctx.db.$queryRaw<LineRow[]>`
+const lineBatch = (ctx: RequestContext, s: Scope, after: { seq: number; lineId: number }, limit: number) => ctx.db.$queryRaw<LineRow[]>`
   SELECT e.sequence_number AS seq, e.description AS "entryDescription", e.cancelled, r.sequence_number AS "reversesSeq",
          (e.created_at AT TIME ZONE 'Europe/Oslo')::date::text AS "createdAt",
          (e.posted_at AT TIME ZONE 'Europe/Oslo')::date::text AS "postedAt",
@@ -382,7 +387,7 @@ const lineBatch = (ctx: RequestContext, s: Scope, after: { seq: number; lineId: 
      AND (e.sequence_number, l.line_id) > (${after.seq}::int, ${after.lineId}::int)
      AND l.posting_date BETWEEN ${s.from}::date AND ${s.to}::date
    ORDER BY e.sequence_number, l.line_id
-   LIMIT ${BATCH}`;
+   LIMIT ${limit}`;
 
 // ── pieces of the file ───────────────────────────────────────────────────────────────────────────
 
@@ -442,7 +447,8 @@ export function subLedgerOf(accountCode: string): 'customer' | 'supplier' | null
  * stream. The stream is not ended: the caller ends it (and destroys it when this rejects). Checks
  * first (checkSaftRequest), so an error comes before the first byte.
  */
-export async function writeSaft(ctx: RequestContext, args: SaftArgs, out: NodeJS.WritableStream): Promise<SaftSummary> {
+export async function writeSaft(ctx: RequestContext, args: SaftArgs, out: NodeJS.WritableStream, options: SaftOptions = {}): Promise<SaftSummary> {
+  const batchSize = options.batchSize ?? BATCH;
   const company = await checkSaftRequest(ctx, args);
   const createdAt = args.createdAt ?? new Date();
   const s: Scope = { cid: company.id, from: isoDate(company.dateFrom), to: isoDate(company.dateTo), maxSeq: await ledgerHead(ctx, company.id) };
@@ -608,7 +614,7 @@ export async function writeSaft(ctx: RequestContext, args: SaftArgs, out: NodeJS
   let open = null as { seq: number; description: string } | null;
   let written = 0;
   for (;;) {
-    const batch = await lineBatch(ctx, s, after);
+    const batch = await lineBatch(ctx, s, after, batchSize);
     for (const l of batch) {
       if (open?.seq !== l.seq) {
         if (open) await w.raw('</Transaction>');
@@ -633,7 +639,7 @@ export async function writeSaft(ctx: RequestContext, args: SaftArgs, out: NodeJS
       }
       await w.raw(lineXml(l, open.description, currency, ratesOf, customerIds, supplierIds));
     }
-    if (batch.length < BATCH) break;
+    if (batch.length < batchSize) break;
     const last = batch[batch.length - 1]!;
     after = { seq: last.seq, lineId: last.lineId };
   }
