@@ -7,7 +7,7 @@ import { finished } from 'node:stream/promises';
 import { Zip, ZipDeflate } from 'fflate';
 import { defineJob, enqueue } from '../../../jobs/jobs.ts';
 import { systemContext, type RequestContext } from '../../../shared/context.ts';
-import { ValidationError } from '../../../shared/errors.ts';
+import { AppError, ValidationError } from '../../../shared/errors.ts';
 import { formatDate, parseDateString } from '../../../shared/scalars.ts';
 import { eligibleAccountIds } from '../../../shared/tenancy.ts';
 import type { Args } from '../../../shared/validation.ts';
@@ -51,7 +51,14 @@ export const saftExportJob = defineJob<SaftExportJobData>(
     const dir = await mkdtemp(join(tmpdir(), 'saft-'));
     try {
       const zipPath = join(dir, 'saft.zip');
-      const { summary } = await writeSaftZip(ctx, { clientAccountId: data.clientAccountId, dateFrom: parseDateString(data.dateFrom), dateTo: parseDateString(data.dateTo) }, zipPath);
+      let summary: SaftSummary;
+      try {
+        ({ summary } = await writeSaftZip(ctx, { clientAccountId: data.clientAccountId, dateFrom: parseDateString(data.dateFrom), dateTo: parseDateString(data.dateTo) }, zipPath));
+      } catch (e) {
+        // the account was deleted or lost its organisation number meanwhile: a retry gives the same answer
+        if (e instanceof AppError && e.status < 500) return { skipped: e.message };
+        throw e;
+      }
       const account = await prisma.clientAccount.findUniqueOrThrow({ where: { id: data.clientAccountId }, select: { displayName: true, organizationNumber: true } });
       const period = `${norwegianDate(data.dateFrom)}–${norwegianDate(data.dateTo)}`;
       const zipName = summary.fileName.replace(/\.xml$/, '.zip');
