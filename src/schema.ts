@@ -22,6 +22,7 @@ import './modules/reconciliations/reconciliations.types.ts';
 import './modules/bank-transactions/bank-transactions.types.ts';
 import './modules/reconciliations/matcher.types.ts';
 import './modules/reports/reports.types.ts';
+import './modules/reports/saft/saft.types.ts';
 
 export const schema = builder.toSchema();
 
