@@ -321,6 +321,9 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
       },
       security: [{ oauth2: [c.isMutation ? 'write' : 'read'] }, { bearer: [c.isMutation ? 'write' : 'read'] }],
     };
+    for (const [other, r] of Object.entries(c.op.representations?.responses ?? {})) {
+      operation.responses[other] = { description: r.description, headers: { 'x-request-id': requestId, ...rateLimitHeaders }, content: { 'application/json': { schema: r.schema as JsonSchema } } };
+    }
     if (body) {
       const described = c.bodyVariable ? getNamedType(c.bodyVariable.type).description : undefined;
       operation.requestBody = {

@@ -91,6 +91,8 @@ export interface Representations {
   fileParameters?: Readonly<Record<string, string | undefined>>;
   /** what each file type is, for the OpenAPI description */
   describe?: Readonly<Record<string, string>>;
+  /** other success statuses a rendering answers with a JSON body (the SAF-T ZIP's 202 {message}) */
+  responses?: Readonly<Record<number, { description: string; schema: Record<string, unknown> }>>;
 }
 
 export const defineOperations = (operations: Operation[]): Operation[] => operations;

@@ -1,5 +1,6 @@
 import { defineOperations, type Operation } from '../operation.ts';
 import { reportFiles } from '../../src/modules/reports/reports.files.ts';
+import { saftFiles } from '../../src/modules/reports/saft/saft.files.ts';
 
 // spec 001 "Reports": six reports by GET, client_account_id required (a missing one is 403), errors in
 // the v2 envelope, the answer's format by Accept (JSON unless a file type is asked for).
@@ -141,5 +142,17 @@ export const reportOperations = defineOperations([
           ${LEDGER_PAGE}
         }
       }`,
+  }),
+  report({
+    path: '/reports/data-export',
+    summary:
+      'The SAF-T Financial 1.30 file of the posted ledger between date_from and date_to (both required): Accept text/xml streams the XML download; Accept application/zip starts the export as a job and answers 202 with a message, the ZIP is e-mailed to the requesting user when ready. 400 common.validation_error when the client account does not exist or has no organisation number.',
+    document: /* GraphQL */ `
+      query GetDataExport($clientAccountId: Int!, $dateFrom: Date!, $dateTo: Date!) {
+        saftExport(clientAccountId: $clientAccountId, dateFrom: $dateFrom, dateTo: $dateTo) {
+          client_account_id: clientAccountId date_from: dateFrom date_to: dateTo created_at: createdAt file_name: fileName
+        }
+      }`,
+    representations: saftFiles,
   }),
 ]);

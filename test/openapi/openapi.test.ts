@@ -79,6 +79,8 @@ describe('the OpenAPI document', () => {
       expect(Object.keys(operation.responses)).toContain(status);
       // 204 No Content has no body to describe
       if (status === '204') expect(operation.responses[status]).not.toHaveProperty('content');
+      // an operation answering files only (the SAF-T export) documents each file type instead of JSON
+      else if (c.op.representations?.json === false) for (const type of Object.keys(c.op.representations.files)) expect(operation.responses[status]).toHaveProperty(['content', type, 'schema']);
       else expect(operation.responses[status]).toHaveProperty('content.application/json.schema');
       for (const s of ['400', '401', '403', '429', '500']) expect(operation.responses[s]).toBeDefined();
       expect(operation.responses['404'] !== undefined).toBe(c.op.path.includes(':'));

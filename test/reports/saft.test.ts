@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import { randomInt } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,9 +12,9 @@ import { checkSaft } from '../../src/modules/reports/saft/saft.checks.ts';
 import { saftExportJob } from '../../src/modules/reports/saft/saft.job.ts';
 import { saftFileName, writeSaft, type SaftSummary } from '../../src/modules/reports/saft/saft.service.ts';
 import { ForbiddenError, ValidationError } from '../../src/shared/errors.ts';
-import { isValidOrganizationNumber } from '../../src/shared/norwegian-ids.ts';
 import type { RequestContext } from '../../src/shared/context.ts';
 import { errorCode, eventually, startTestApp, targets, type TestApp } from '../support/harness.ts';
+import { randomOrganizationNumber as organizationNumber } from '../support/seed.ts';
 import type { Tenant } from '../support/seed.ts';
 
 // SAF-T Financial 1.30 export (spec 001 /reports/data-export; shared notes saft-notes.md): a fixture
@@ -29,14 +28,6 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 function xmllint(file: string): { status: number | null; output: string } {
   const r = spawnSync('xmllint', ['--noout', '--schema', XSD, file], { encoding: 'utf8' });
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
-}
-
-/** A random valid organisation number (mod 11), unique enough for a shared test database. */
-function organizationNumber(): string {
-  for (;;) {
-    const body = String(randomInt(80_000_000, 99_999_999));
-    for (let d = 0; d <= 9; d++) if (isValidOrganizationNumber(`${body}${d}`)) return `${body}${d}`;
-  }
 }
 
 const parser = new XMLParser({

@@ -103,8 +103,14 @@ export function createResponseValidator(document: OpenApiDocument, options: { pr
       key = `${operation.operationId} ${r.status}`;
       response = resolveResponse(documented);
     }
-    const content = response.content?.['application/json'];
     if (r.method.toLowerCase() === 'head') return;
+    // a file by Accept (a report as Excel, HTML or PDF; the SAF-T XML): its media type must be documented
+    const mediaType = (r.contentType ?? '').split(';')[0].trim();
+    if (mediaType && mediaType !== 'application/json' && r.status < 400) {
+      if (!response.content?.[mediaType]) fail(what, `content-type ${mediaType} is not documented (documented: ${Object.keys(response.content ?? {}).join(', ')})`);
+      return;
+    }
+    const content = response.content?.['application/json'];
     if (!content) {
       if (r.text !== '') fail(what, 'the document declares no body');
       return;

@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Prisma } from '../../src/db/database.ts';
 import type { Role } from '../../src/generated/prisma/enums.ts';
 import { createClientAccount, grantRole, linkProvider } from '../../src/modules/client-accounts/client-accounts.service.ts';
 import { createRequestContext, systemContext, type RequestContext } from '../../src/shared/context.ts';
 import { createLogger } from '../../src/shared/logger.ts';
+import { isValidOrganizationNumber } from '../../src/shared/norwegian-ids.ts';
 
 /**
  * Test data factories. Every test makes its own tenant, so tests never see each other's rows and
@@ -103,3 +104,11 @@ export function createSeed(prisma: Prisma) {
 }
 
 export type Seed = ReturnType<typeof createSeed>;
+
+/** A random valid organisation number (mod 11), unique enough for a shared test database. */
+export function randomOrganizationNumber(): string {
+  for (;;) {
+    const body = String(randomInt(80_000_000, 99_999_999));
+    for (let d = 0; d <= 9; d++) if (isValidOrganizationNumber(`${body}${d}`)) return `${body}${d}`;
+  }
+}
