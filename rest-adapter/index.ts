@@ -1,9 +1,9 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { execute, type GraphQLSchema } from 'graphql';
 import type { RequestContext } from '../src/shared/context.ts';
-import { InsufficientScopeError, MethodNotAllowedError, NoSuchEndpointError } from '../src/shared/errors.ts';
+import { InsufficientScopeError, MethodNotAllowedError, NoSuchEndpointError, NotAcceptableError } from '../src/shared/errors.ts';
 import { compileOperation, type CompiledOperation } from './compile.ts';
-import type { Operation } from './operation.ts';
+import type { Operation, RenderedFile, Representations } from './operation.ts';
 import { operationVariables, type OperationRequest } from './variables.ts';
 import { itemOperations } from './routes/items.ts';
 import { unitOperations } from './routes/units.ts';
@@ -13,6 +13,7 @@ import { departmentOperations } from './routes/departments.ts';
 import { journalEntryOperations } from './routes/journal-entries.ts';
 import { reconciliationOperations } from './routes/reconciliations.ts';
 import { bankTransactionOperations } from './routes/bank-transactions.ts';
+import { reportOperations } from './routes/reports.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -24,6 +25,7 @@ export const operations: readonly Operation[] = [
   ...journalEntryOperations,
   ...reconciliationOperations,
   ...bankTransactionOperations,
+  ...reportOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();
@@ -75,6 +77,54 @@ export function errorShapeRouter(table: readonly Operation[] = operations): Rout
   return router;
 }
 
+const JSON_TYPE = 'application/json';
+
+/** The media type of the answer by the Accept header (express's negotiation, q-values honoured), or 406. */
+function negotiate(req: Request, representations: Representations): string {
+  const offered = [...(representations.json === false ? [] : [JSON_TYPE]), ...Object.keys(representations.files)];
+  {
+    const chosen = req.accepts(offered);
+    if (chosen) return chosen;
+  }
+  throw new NotAcceptableError(`Accept '${String(req.headers.accept).slice(0, 100)}' names no media type this report offers; it offers ${offered.join(', ')}`);
+}
+
+/** The query a representation reads: the file-only parameters dropped for JSON, defaulted for files. */
+function queryFor(representations: Representations, mediaType: string, query: Record<string, unknown>): Record<string, unknown> {
+  const fileParameters = representations.fileParameters ?? {};
+  const out = { ...query };
+  for (const [name, fallback] of Object.entries(fileParameters)) {
+    if (mediaType === JSON_TYPE) delete out[name];
+    else if ((out[name] === undefined || out[name] === '') && fallback !== undefined) out[name] = fallback;
+  }
+  return out;
+}
+
+/** A file on the wire: its type, its name (attachment, or inline for a page), then its bytes or stream. */
+async function sendFile(ctx: RequestContext, res: Response, file: RenderedFile): Promise<void> {
+  res.status(file.status ?? 200);
+  res.setHeader('Content-Type', file.contentType);
+  res.setHeader('Vary', 'Accept');
+  for (const [name, value] of Object.entries(file.headers ?? {})) res.setHeader(name, value);
+  if (file.fileName) {
+    const ascii = file.fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+    const disposition = file.contentType.startsWith('text/html') ? 'inline' : 'attachment';
+    res.setHeader('Content-Disposition', `${disposition}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`);
+  }
+  if (typeof file.body !== 'function') {
+    res.end(file.body);
+    return;
+  }
+  try {
+    await file.body(res);
+    res.end();
+  } catch (e) {
+    // the status is on the wire already: cut the connection so the client sees an incomplete file
+    ctx.logger.error({ err: e }, 'streaming a file failed after its headers were sent');
+    res.destroy();
+  }
+}
+
 /**
  * express.Router serving the table under /api/v2 (the bearer middleware runs before it). Errors go
  * to the app's error renderer in the route's shape; unknown paths are 404, known paths with another
@@ -92,8 +142,15 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly Operatio
         const ctx = (req as Request & { ctx: RequestContext }).ctx;
         // the JSON parser reads an empty body as {}: a request without one says so in its headers
         const bodyless = req.headers['transfer-encoding'] === undefined && !Number(req.headers['content-length'] ?? 0);
-        const { status, body } = await runOperation(schema, compiled, ctx, { params: req.params, query: req.query as Record<string, unknown>, body: bodyless ? undefined : req.body });
-        if (status === 204) res.status(204).end();
+        const representations = op.representations;
+        const mediaType = representations ? negotiate(req, representations) : JSON_TYPE;
+        const query = representations ? queryFor(representations, mediaType, req.query as Record<string, unknown>) : (req.query as Record<string, unknown>);
+        const { status, body } = await runOperation(schema, compiled, ctx, { params: req.params, query, body: bodyless ? undefined : req.body });
+        if (mediaType !== JSON_TYPE) {
+          const rendered = await representations!.files[mediaType]({ ctx, result: body, query: query as Record<string, string | undefined> });
+          if ('json' in rendered) res.status(rendered.status).json(rendered.json);
+          else await sendFile(ctx, res, rendered);
+        } else if (status === 204) res.status(204).end();
         else res.status(status).json(body);
       } catch (e) {
         next(e);

@@ -27,7 +27,7 @@ export interface OpenApiParameter {
 export interface OpenApiResponse {
   description: string;
   headers?: Record<string, Ref>;
-  content?: { 'application/json': { schema: JsonSchema } };
+  content?: Record<string, { schema: JsonSchema }>;
 }
 
 export interface OpenApiOperation {
@@ -155,11 +155,27 @@ const ERRORS: Record<number, [string, string]> = {
   404: ['NotFound', 'No record with that id.'],
   409: ['Conflict', 'A request with the same Idempotency-Key is still running, or the write clashes with an existing record.'],
   413: ['ContentTooLarge', 'The request body is larger than 1 MB.'],
+  406: ['NotAcceptable', 'The Accept header names no media type the operation offers (the report formats are listed in its 200 response).'],
   422: ['UnprocessableContent', 'The Idempotency-Key was already used for a different request.'],
   429: ['TooManyRequests', 'Over the per-user rate limit of the API (`/api/v2`, `/graphql` and `/mcp` count together); `Retry-After` says in how many seconds to try again.'],
   500: ['InternalServerError', 'An unexpected error; the body says nothing of its cause (quote x-request-id when reporting it).'],
   503: ['ServiceUnavailable', 'The server is at capacity: the request could not be started in time (REQUEST_QUEUE_TIMEOUT_MS) and was not worked on. Retry after `Retry-After` seconds.'],
 };
+
+/**
+ * The success content: JSON, and the files the operation offers by Accept (their bytes; what each is in
+ * its description). An operation without JSON (json: false) offers its files only.
+ */
+function responseContent(c: CompiledOperation, root: GraphQLObjectType, components: SchemaComponents): Record<string, { schema: JsonSchema }> {
+  const reps = c.op.representations;
+  const content: Record<string, { schema: JsonSchema }> = {};
+  if (reps?.json !== false) content['application/json'] = { schema: responseSchema(c, root, components) };
+  for (const type of Object.keys(reps?.files ?? {})) {
+    const description = reps?.describe?.[type];
+    content[type] = { schema: { type: 'string', ...(type.startsWith('text/') ? {} : { contentMediaType: type }), ...(description ? { description } : {}) } };
+  }
+  return content;
+}
 
 /** The error statuses a client can meet on one operation. */
 function errorStatuses(c: CompiledOperation, hasBody: boolean): number[] {
@@ -170,6 +186,7 @@ function errorStatuses(c: CompiledOperation, hasBody: boolean): number[] {
     ...(c.op.path.includes(':') ? [404] : []),
     ...(c.isMutation ? [409] : []),
     ...(hasBody ? [413] : []),
+    ...(c.op.representations ? [406] : []),
     ...(c.isMutation ? [422] : []),
     429,
     500,
@@ -299,7 +316,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
         [status]: {
           description: STATUS_CODES[status] ?? 'Success',
           headers: { 'x-request-id': requestId, ...rateLimitHeaders, ...(c.isMutation ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) },
-          ...(status === 204 ? {} : { content: { 'application/json': { schema: responseSchema(c, root, components) } } }),
+          ...(status === 204 ? {} : { content: responseContent(c, root, components) }),
         },
       },
       security: [{ oauth2: [c.isMutation ? 'write' : 'read'] }, { bearer: [c.isMutation ? 'write' : 'read'] }],

@@ -1,4 +1,6 @@
+import type { Writable } from 'node:stream';
 import type { ErrorShape } from '../src/shared/error-renderer.ts';
+import type { RequestContext } from '../src/shared/context.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -56,6 +58,39 @@ export interface Operation {
    * is accepted (spec 001: "POST /bank-transactions/{id}/statements … 400 no body").
    */
   bodyRequired?: boolean;
+  /** answers in other media types by Accept (reports: Excel, HTML, PDF; the SAF-T export) */
+  representations?: Representations;
+}
+
+/** A file an operation answers instead of its JSON result. */
+export interface RenderedFile {
+  /** 200 unless given (a queued export answers 202) */
+  status?: number;
+  contentType: string;
+  /** the download's name: Content-Disposition attachment (inline for HTML) */
+  fileName?: string;
+  /** the bytes, or a writer that streams them (never the whole file in memory) */
+  body: Buffer | string | ((out: Writable) => Promise<void>);
+  /** headers the file needs besides its type (an HTML page's own Content-Security-Policy) */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** Renders an operation's result in one media type (its query parameters as sent, snake_case). */
+export type Rendering = (args: { ctx: RequestContext; result: unknown; query: Readonly<Record<string, string | undefined>> }) => Promise<RenderedFile | { status: number; json: unknown }>;
+
+/**
+ * Media types besides JSON, chosen by the Accept header (spec 001 "Reports"): every one is drawn from
+ * the operation's result, so the formats cannot disagree. A media type nobody offers is 406.
+ */
+export interface Representations {
+  /** media type → its rendering; in the order preferred for a wildcard Accept (after JSON) */
+  files: Readonly<Record<string, Rendering>>;
+  /** false: no JSON answer (the first file type is the default) */
+  json?: boolean;
+  /** query parameters only the files read (and their defaults there): a JSON answer ignores them */
+  fileParameters?: Readonly<Record<string, string | undefined>>;
+  /** what each file type is, for the OpenAPI description */
+  describe?: Readonly<Record<string, string>>;
 }
 
 export const defineOperations = (operations: Operation[]): Operation[] => operations;

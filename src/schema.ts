@@ -21,6 +21,7 @@ import './modules/journal-entries/journal-entries.types.ts';
 import './modules/reconciliations/reconciliations.types.ts';
 import './modules/bank-transactions/bank-transactions.types.ts';
 import './modules/reconciliations/matcher.types.ts';
+import './modules/reports/reports.types.ts';
 
 export const schema = builder.toSchema();
 

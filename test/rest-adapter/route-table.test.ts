@@ -21,6 +21,8 @@ const DOCUMENTED = [
   'GET /reconciliations', 'POST /reconciliations', 'PATCH /reconciliations/:id', 'DELETE /reconciliations/:id',
   'GET /bank-transactions', 'GET /bank-transactions/:id', 'POST /bank-transactions',
   'GET /bank-transactions/:id/statements', 'POST /bank-transactions/:id/statements', 'POST /bank-statements',
+  'GET /reports/balance-sheet', 'GET /reports/income-statement', 'GET /reports/trial-balance', 'GET /reports/general-ledger',
+  'GET /reports/accounts-payable', 'GET /reports/accounts-receivable', 'GET /reports/data-export',
 ];
 
 describe('operation table', () => {

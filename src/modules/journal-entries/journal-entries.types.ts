@@ -65,7 +65,7 @@ function dimensionName(ctx: RequestContext, type: DimensionKind, id: number): Pr
   }).load(`${type}:${id}`);
 }
 
-const LineDimension = builder.objectRef<{ type: DimensionKind; id: number }>('LineDimension').implement({
+export const LineDimension = builder.objectRef<{ type: DimensionKind; id: number }>('LineDimension').implement({
   description: 'A dimension of a journal line: the type and id of a record of the same client account, and its name (read-only).',
   fields: (t) => ({
     type: t.field({ type: DimensionKindEnum, resolve: (d) => d.type }),

@@ -1,0 +1,62 @@
+import type { Cell, CellKind } from './model.ts';
+
+/**
+ * Norwegian number and date formatting, the one place the HTML page, the PDF and the presenters'
+ * subtitles write a figure or a date as text (Excel gets real numbers and dates with number formats
+ * instead, xlsx.ts). Money: `1 234,50` with a non-breaking space between thousands and a comma before
+ * the two decimals, `-1 234,50` for negatives (a hyphen-minus: Helvetica's WinAnsi encoding in the
+ * PDF has no U+2212). Rounded to øre in integers, so a float like 0.1 + 0.2 prints 0,30.
+ */
+
+/** U+00A0: a thousands group never breaks across lines. */
+export const THOUSANDS_SEPARATOR = '\u00a0';
+
+const groupThousands = (digits: string): string => digits.replace(/\B(?=(\d{3})+(?!\d))/g, THOUSANDS_SEPARATOR);
+
+/** An amount in kroner as integer øre (the unit every sum in the presenters is done in). */
+export const toOre = (amount: number): number => Math.round(amount * 100);
+
+/** Kroner from integer øre. */
+export const fromOre = (ore: number): number => ore / 100;
+
+/** 1234.5 → '1 234,50', -0.004 → '0,00' (never '-0,00'). */
+export function formatMoney(amount: number): string {
+  const ore = toOre(amount);
+  const abs = Math.abs(ore);
+  const kroner = Math.floor(abs / 100);
+  const rest = String(abs % 100).padStart(2, '0');
+  return `${ore < 0 ? '-' : ''}${groupThousands(String(kroner))},${rest}`;
+}
+
+/** Whole numbers (voucher numbers, counts) without grouping, as Excel's `0` format shows them. */
+export const formatInteger = (value: number): string => String(Math.round(value));
+
+/** 'YYYY-MM-DD' → 'dd.mm.yyyy'; anything else is returned as given. */
+export function formatDate(iso: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(iso);
+  return m ? `${m[3]}.${m[2]}.${m[1]}` : iso;
+}
+
+/** '999999999' → '999 999 999' (a normal space: it is text in a sentence); other values as given. */
+export function formatOrganizationNumber(value: string): string {
+  const digits = value.replace(/\s/g, '');
+  return /^\d{9}$/.test(digits) ? `${digits.slice(0, 3)} ${digits.slice(3, 6)} ${digits.slice(6)}` : value;
+}
+
+/** A table cell as the HTML page and the PDF print it; null is empty. */
+export function formatCell(kind: CellKind, value: Cell): string {
+  if (value === null || value === undefined || value === '') return '';
+  switch (kind) {
+    case 'money':
+      return typeof value === 'number' ? formatMoney(value) : String(value);
+    case 'integer':
+      return typeof value === 'number' ? formatInteger(value) : String(value);
+    case 'date':
+      return formatDate(String(value));
+    case 'text':
+      return String(value);
+  }
+}
+
+/** Right-aligned kinds: the figures. */
+export const isNumeric = (kind: CellKind): boolean => kind === 'money' || kind === 'integer';

@@ -1,0 +1,47 @@
+import { REPORT_HTML_CSP, renderHtml } from './html.ts';
+import type { ReportTable } from './model.ts';
+import { renderPdf } from './pdf.ts';
+import { renderXlsx } from './xlsx.ts';
+
+export { REPORT_HTML_CSP } from './html.ts';
+
+/** The file formats a report route answers besides JSON, by the media type of the Accept header. */
+export const REPORT_MEDIA_TYPES = {
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  html: 'text/html',
+  pdf: 'application/pdf',
+} as const;
+
+export type ReportMediaType = (typeof REPORT_MEDIA_TYPES)[keyof typeof REPORT_MEDIA_TYPES];
+
+export interface RenderedReport {
+  body: Buffer | string;
+  /** the Content-Type header (HTML with its charset) */
+  contentType: string;
+  /** the download's name, for Content-Disposition */
+  fileName: string;
+  /**
+   * headers the body needs besides Content-Type: the HTML page's Content-Security-Policy (its <style>
+   * by hash), which must replace the API policy every response gets (that one blocks the style)
+   */
+  headers?: Record<string, string>;
+}
+
+/** A report table in one of the file formats. */
+export async function renderReport(table: ReportTable, mediaType: ReportMediaType): Promise<RenderedReport> {
+  switch (mediaType) {
+    case REPORT_MEDIA_TYPES.xlsx:
+      return { body: await renderXlsx(table), contentType: mediaType, fileName: `${table.fileName}.xlsx` };
+    case REPORT_MEDIA_TYPES.html:
+      return {
+        body: renderHtml(table),
+        contentType: `${mediaType}; charset=utf-8`,
+        fileName: `${table.fileName}.html`,
+        headers: { 'Content-Security-Policy': REPORT_HTML_CSP },
+      };
+    case REPORT_MEDIA_TYPES.pdf:
+      return { body: await renderPdf(table), contentType: mediaType, fileName: `${table.fileName}.pdf` };
+    default:
+      throw new TypeError(`no renderer for ${String(mediaType)}`);
+  }
+}

@@ -1,0 +1,406 @@
+import { formatDate, formatOrganizationNumber, fromOre, toOre } from './render/format.ts';
+import type { Cell, ReportChart, ReportColumn, ReportRow, ReportTable } from './render/model.ts';
+
+/**
+ * A report's JSON answer → the one ReportTable every file format draws (render/). The presenters
+ * copy the JSON's figures into cells and never recompute one: the only numbers they make are sums
+ * of JSON cells (subtotals, totals, a row's year total, the chart's series), done in integer øre.
+ */
+
+export type ReportName =
+  | 'balance-sheet'
+  | 'income-statement'
+  | 'trial-balance'
+  | 'general-ledger'
+  | 'accounts-payable'
+  | 'accounts-receivable';
+
+export interface PresentContext {
+  company: { displayName: string; organizationNumber: string | null };
+  /** the request's query parameters as given, snake_case */
+  query: Record<string, string | undefined>;
+}
+
+// ---- wire shapes (the JSON the routes answer) ----
+
+interface Grouping {
+  level_1_code: string | null;
+  level_1_name: string | null;
+  level_2_code: string | null;
+  level_2_name: string | null;
+  level_3_code: string | null;
+  level_3_name: string | null;
+}
+
+interface BalanceSheetRow {
+  grouping: Grouping;
+  account_code: string;
+  account_name: string;
+  balance: number;
+}
+
+interface IncomeStatementRow {
+  grouping: Grouping;
+  account_code: string;
+  account_name: string;
+  period_debit_movements: Record<string, number>;
+  relation_type?: string | null;
+  relation_id?: number | null;
+  relation_name?: string | null;
+}
+
+interface TrialBalanceRow {
+  grouping: Grouping;
+  account_id: number;
+  account_code: string;
+  account_name: string;
+  incoming_balance: number;
+  debit: number;
+  credit: number;
+  outgoing_balance: number;
+  relation_type: string | null;
+  relation_id: number | null;
+  relation_name: string | null;
+}
+
+interface LedgerRow {
+  grouping: { level_1_code: string; level_1_name: string; incoming_balance: number; outgoing_balance: number; movement: number };
+  posting_date: string;
+  account_code: string;
+  description: string | null;
+  debit: string;
+  credit: string;
+  currency_code: string | null;
+  tax_code: string | null;
+  dimensions?: { type: string; id: number; name: string | null }[];
+  journal_entry: {
+    sequence_number: number | string | null;
+    description: string | null;
+    related_object?: { business_partner?: { id: number; name: string | null } | null } | null;
+  };
+}
+
+interface LedgerBody {
+  meta: { records: number; per_page: number; page: number; pages: number };
+  data: LedgerRow[];
+}
+
+// ---- titles, subtitles, file names ----
+
+const TITLES: Record<ReportName, string> = {
+  'balance-sheet': 'Balanse',
+  'income-statement': 'Resultatregnskap',
+  'trial-balance': 'Saldobalanse',
+  'general-ledger': 'Hovedbok',
+  'accounts-payable': 'Leverandørreskontro',
+  'accounts-receivable': 'Kundereskontro',
+};
+
+/** ASCII base names of the downloads (æøå are not safe in every Content-Disposition reader). */
+const FILE_NAMES: Record<ReportName, string> = {
+  'balance-sheet': 'balanse',
+  'income-statement': 'resultatregnskap',
+  'trial-balance': 'saldobalanse',
+  'general-ledger': 'hovedbok',
+  'accounts-payable': 'leverandorreskontro',
+  'accounts-receivable': 'kundereskontro',
+};
+
+/** Today in Norway as 'YYYY-MM-DD' (the routes' default report_date and date_to). */
+function todayInOslo(): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Oslo', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+}
+
+const isIsoDate = (s: string | undefined): s is string => !!s && /^\d{4}-\d{2}-\d{2}$/.test(s);
+
+interface Period {
+  /** e.g. 'per 31.12.2025', '01.01.2025–31.12.2025' */
+  text: string;
+  /** the dates for the file name */
+  dates: string[];
+}
+
+function periodOf(report: ReportName, query: PresentContext['query']): Period {
+  if (report === 'balance-sheet') {
+    const date = isIsoDate(query.report_date) ? query.report_date : todayInOslo();
+    return { text: `per ${formatDate(date)}`, dates: [date] };
+  }
+  let from = isIsoDate(query.date_from) ? query.date_from : undefined;
+  let to = isIsoDate(query.date_to) ? query.date_to : undefined;
+  // The routes' defaults: 1 January of date_to's year to today (income statement, general ledger).
+  if (report === 'income-statement' || report === 'general-ledger') {
+    to ??= todayInOslo();
+    from ??= `${to.slice(0, 4)}-01-01`;
+  }
+  if (from && to) return { text: `${formatDate(from)}–${formatDate(to)}`, dates: [from, to] };
+  if (from) return { text: `fra ${formatDate(from)}`, dates: [from] };
+  if (to) return { text: `til ${formatDate(to)}`, dates: [to] };
+  return { text: 'alle datoer', dates: [] };
+}
+
+function frame(report: ReportName, context: PresentContext, extra?: string): Pick<ReportTable, 'title' | 'subtitle' | 'fileName'> {
+  const { company, query } = context;
+  const period = periodOf(report, query);
+  const org = company.organizationNumber ? ` (${formatOrganizationNumber(company.organizationNumber)})` : '';
+  const subtitle = [`${company.displayName}${org}`, period.text, extra].filter(Boolean).join(' · ');
+  return { title: TITLES[report], subtitle, fileName: [FILE_NAMES[report], ...period.dates].join('-') };
+}
+
+// ---- sums in øre ----
+
+/** Sums of money cells per column key, in integer øre. */
+class Sums {
+  private readonly ore = new Map<string, number>();
+  constructor(private readonly keys: string[]) {}
+  add(cells: Record<string, Cell>): void {
+    for (const key of this.keys) {
+      const v = cells[key];
+      if (typeof v === 'number') this.ore.set(key, (this.ore.get(key) ?? 0) + toOre(v));
+    }
+  }
+  cells(): Record<string, number> {
+    return Object.fromEntries(this.keys.map((key) => [key, fromOre(this.ore.get(key) ?? 0)]));
+  }
+}
+
+// ---- the three-level account reports (balance sheet, income statement, trial balance) ----
+
+interface AccountLine {
+  grouping: Grouping;
+  cells: Record<string, Cell>;
+}
+
+interface GroupNode {
+  code: string | null;
+  name: string | null;
+  children: Map<string, GroupNode>;
+  lines: AccountLine[];
+}
+
+const levelOf = (g: Grouping, level: 1 | 2 | 3): { code: string | null; name: string | null } => ({
+  code: (g?.[`level_${level}_code`] as string | null | undefined) ?? null,
+  name: (g?.[`level_${level}_name`] as string | null | undefined) ?? null,
+});
+
+/**
+ * Rows under headings per level_1/level_2/level_3, each group closed by a subtotal, then a grand
+ * total. Groups keep the order they first appear in the JSON (the route's account order); a level
+ * with neither code nor name gets no heading of its own (its rows sit directly under the level above).
+ */
+function groupedRows(lines: AccountLine[], sumKeys: string[], totalLabel: string): ReportRow[] {
+  const root: GroupNode = { code: null, name: null, children: new Map(), lines: [] };
+  for (const line of lines) {
+    let node = root;
+    for (const level of [1, 2, 3] as const) {
+      const { code, name } = levelOf(line.grouping, level);
+      if (code === null && name === null) continue;
+      const key = `${code ?? ''}\u0000${name ?? ''}`;
+      let child = node.children.get(key);
+      if (!child) node.children.set(key, (child = { code, name, children: new Map(), lines: [] }));
+      node = child;
+    }
+    node.lines.push(line);
+  }
+
+  const rows: ReportRow[] = [];
+  const emit = (node: GroupNode, depth: number): Sums => {
+    const sums = new Sums(sumKeys);
+    for (const line of node.lines) {
+      rows.push({ kind: 'detail', depth, cells: line.cells });
+      sums.add(line.cells);
+    }
+    for (const child of node.children.values()) {
+      rows.push({ kind: 'group', depth, cells: { account_code: child.code, account_name: child.name ?? '' } });
+      const childSums = emit(child, depth + 1);
+      rows.push({ kind: 'group', depth, cells: { account_code: child.code, account_name: `Sum ${child.name ?? ''}`.trim(), ...childSums.cells() } });
+      sums.add(childSums.cells());
+    }
+    return sums;
+  };
+  const total = emit(root, 0);
+  rows.push({ kind: 'total', depth: 0, cells: { account_code: null, account_name: totalLabel, ...total.cells() } });
+  return rows;
+}
+
+const ACCOUNT_COLUMNS: ReportColumn[] = [
+  { key: 'account_code', label: 'Konto', kind: 'text' },
+  { key: 'account_name', label: 'Kontonavn', kind: 'text' },
+];
+
+const RELATION_COLUMNS: ReportColumn[] = [
+  { key: 'relation_type', label: 'Dimensjonstype', kind: 'text' },
+  { key: 'relation_name', label: 'Dimensjon', kind: 'text' },
+];
+
+const asArray = <T>(body: unknown, report: ReportName): T[] => {
+  if (!Array.isArray(body)) throw new TypeError(`${report}: expected the JSON array the route answers`);
+  return body as T[];
+};
+
+/** The main side of the balance sheet chart a row belongs to, by account class (first digit). */
+const accountClass = (code: string): string => String(code ?? '').trim().charAt(0);
+
+function presentBalanceSheet(body: unknown, context: PresentContext): ReportTable {
+  const data = asArray<BalanceSheetRow>(body, 'balance-sheet');
+  const columns: ReportColumn[] = [...ACCOUNT_COLUMNS, { key: 'balance', label: 'Saldo', kind: 'money' }];
+  const lines = data.map((r) => ({ grouping: r.grouping, cells: { account_code: r.account_code, account_name: r.account_name, balance: r.balance } }));
+  const rows = groupedRows(lines, ['balance'], 'Sum balanse');
+
+  // The chart: assets (class 1) against equity and liabilities (class 2, shown positive), each side
+  // split by its level-2 groups (level 1 when a row has no level 2).
+  const sides = [
+    { cls: '1', label: 'Eiendeler', sign: 1 },
+    { cls: '2', label: 'Egenkapital og gjeld', sign: -1 },
+  ].map(({ cls, label, sign }) => {
+    const parts = new Map<string, number>();
+    for (const r of data) {
+      if (accountClass(r.account_code) !== cls) continue;
+      const l2 = levelOf(r.grouping, 2);
+      const l1 = levelOf(r.grouping, 1);
+      const partLabel = l2.name ?? l2.code ?? l1.name ?? l1.code ?? label;
+      parts.set(partLabel, (parts.get(partLabel) ?? 0) + sign * toOre(r.balance));
+    }
+    return { label, parts: [...parts].map(([partLabel, ore]) => ({ label: partLabel, value: fromOre(ore) })) };
+  });
+  const chart: ReportChart = { kind: 'split', title: 'Eiendeler mot egenkapital og gjeld', sides };
+
+  return { ...frame('balance-sheet', context), columns, rows, chart };
+}
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'mai', 'jun', 'jul', 'aug', 'sep', 'okt', 'nov', 'des'];
+const MONTH_KEYS = MONTHS.map((_, i) => `m${i + 1}`);
+
+function presentIncomeStatement(body: unknown, context: PresentContext): ReportTable {
+  const data = asArray<IncomeStatementRow>(body, 'income-statement');
+  const withRelations = !!context.query.group_by_dimension || data.some((r) => r.relation_type != null);
+  const columns: ReportColumn[] = [
+    ...ACCOUNT_COLUMNS,
+    ...(withRelations ? RELATION_COLUMNS : []),
+    ...MONTHS.map((label, i) => ({ key: MONTH_KEYS[i], label, kind: 'money' as const })),
+    { key: 'total', label: 'Sum', kind: 'money' },
+  ];
+  const lines = data.map((r) => {
+    const cells: Record<string, Cell> = { account_code: r.account_code, account_name: r.account_name };
+    if (withRelations) Object.assign(cells, { relation_type: r.relation_type ?? null, relation_name: r.relation_name ?? null });
+    let totalOre = 0;
+    MONTH_KEYS.forEach((key, i) => {
+      const v = r.period_debit_movements?.[String(i + 1)] ?? 0;
+      cells[key] = v;
+      totalOre += toOre(v);
+    });
+    cells.total = fromOre(totalOre);
+    return { grouping: r.grouping, cells };
+  });
+  const rows = groupedRows(lines, [...MONTH_KEYS, 'total'], 'Resultat');
+
+  // The monthly result as income positive: −(the month's debit movements over all rows).
+  const bars = MONTHS.map((label, i) => {
+    const ore = data.reduce((sum, r) => sum + toOre(r.period_debit_movements?.[String(i + 1)] ?? 0), 0);
+    return { label, value: fromOre(-ore) || 0 };
+  });
+  const chart: ReportChart = { kind: 'bars', title: 'Resultat per måned', bars };
+
+  return { ...frame('income-statement', context), columns, rows, chart };
+}
+
+function presentTrialBalance(body: unknown, context: PresentContext): ReportTable {
+  const data = asArray<TrialBalanceRow>(body, 'trial-balance');
+  const includeDimensions = context.query.include_dimensions !== 'false';
+  const withRelations = includeDimensions && data.some((r) => r.relation_type != null || r.relation_name != null);
+  const columns: ReportColumn[] = [
+    ...ACCOUNT_COLUMNS,
+    ...(withRelations ? RELATION_COLUMNS : []),
+    { key: 'incoming_balance', label: 'Inngående saldo', kind: 'money' },
+    { key: 'debit', label: 'Debet', kind: 'money' },
+    { key: 'credit', label: 'Kredit', kind: 'money' },
+    { key: 'outgoing_balance', label: 'Utgående saldo', kind: 'money' },
+  ];
+  const lines = data.map((r) => {
+    const cells: Record<string, Cell> = { account_code: r.account_code, account_name: r.account_name };
+    if (withRelations) Object.assign(cells, { relation_type: r.relation_type, relation_name: r.relation_name });
+    Object.assign(cells, { incoming_balance: r.incoming_balance, debit: r.debit, credit: r.credit, outgoing_balance: r.outgoing_balance });
+    return { grouping: r.grouping, cells };
+  });
+  const rows = groupedRows(lines, ['incoming_balance', 'debit', 'credit', 'outgoing_balance'], 'Sum');
+  return { ...frame('trial-balance', context), columns, rows };
+}
+
+// ---- general ledger and the two sub-ledgers ----
+
+const money = (s: string | number | null | undefined): number | null => (s === null || s === undefined || s === '' ? null : Number(s));
+
+const voucherNumber = (n: number | string | null | undefined): Cell =>
+  n === null || n === undefined || n === '' ? null : typeof n === 'number' ? n : /^\d+$/.test(n) ? Number(n) : n;
+
+function partnerOf(r: LedgerRow): string | null {
+  const fromDimension = r.dimensions?.find((d) => d.type === 'businesspartner')?.name;
+  return fromDimension ?? r.journal_entry?.related_object?.business_partner?.name ?? null;
+}
+
+function presentLedger(report: 'general-ledger' | 'accounts-payable' | 'accounts-receivable', body: unknown, context: PresentContext): ReportTable {
+  const { meta, data } = (body ?? {}) as LedgerBody;
+  if (!Array.isArray(data)) throw new TypeError(`${report}: expected {meta, data}`);
+  const withPartner = report !== 'general-ledger';
+  const columns: ReportColumn[] = [
+    { key: 'account_code', label: 'Konto', kind: 'text' },
+    { key: 'posting_date', label: 'Dato', kind: 'date' },
+    { key: 'voucher', label: 'Bilag', kind: 'integer' },
+    ...(withPartner ? [{ key: 'partner', label: 'Partner', kind: 'text' as const }] : []),
+    { key: 'description', label: 'Beskrivelse', kind: 'text' },
+    { key: 'debit', label: 'Debet', kind: 'money' },
+    { key: 'credit', label: 'Kredit', kind: 'money' },
+    { key: 'balance', label: 'Saldo', kind: 'money' },
+    { key: 'tax_code', label: 'MVA-kode', kind: 'text' },
+    { key: 'currency_code', label: 'Valuta', kind: 'text' },
+  ];
+
+  // One block per account (grouping.level_1_code), in the order the accounts first appear.
+  const blocks = new Map<string, LedgerRow[]>();
+  for (const r of data) {
+    const key = r.grouping?.level_1_code ?? r.account_code;
+    const block = blocks.get(key);
+    if (block) block.push(r);
+    else blocks.set(key, [r]);
+  }
+
+  const rows: ReportRow[] = [];
+  for (const [code, lines] of blocks) {
+    const g = lines[0].grouping;
+    const name = g?.level_1_name ?? '';
+    rows.push({ kind: 'group', depth: 0, cells: { account_code: code, description: `${name} – inngående saldo`.trim(), balance: g?.incoming_balance ?? null } });
+    for (const r of lines) {
+      const cells: Record<string, Cell> = {
+        account_code: r.account_code,
+        posting_date: r.posting_date,
+        voucher: voucherNumber(r.journal_entry?.sequence_number),
+        description: r.description ?? r.journal_entry?.description ?? null,
+        debit: money(r.debit),
+        credit: money(r.credit),
+        balance: null,
+        tax_code: r.tax_code,
+        currency_code: r.currency_code,
+      };
+      if (withPartner) cells.partner = partnerOf(r);
+      rows.push({ kind: 'detail', depth: 1, cells });
+    }
+    rows.push({ kind: 'group', depth: 0, cells: { account_code: code, description: `${name} – utgående saldo`.trim(), balance: g?.outgoing_balance ?? null } });
+  }
+
+  const extra = meta && meta.pages > 1 ? `side ${meta.page} av ${meta.pages} (${meta.records} linjer)` : undefined;
+  return { ...frame(report, context, extra), columns, rows };
+}
+
+export function presentReport(report: ReportName, body: unknown, context: PresentContext): ReportTable {
+  switch (report) {
+    case 'balance-sheet':
+      return presentBalanceSheet(body, context);
+    case 'income-statement':
+      return presentIncomeStatement(body, context);
+    case 'trial-balance':
+      return presentTrialBalance(body, context);
+    case 'general-ledger':
+    case 'accounts-payable':
+    case 'accounts-receivable':
+      return presentLedger(report, body, context);
+  }
+}

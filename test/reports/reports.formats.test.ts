@@ -1,0 +1,126 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import readXlsxFile from 'read-excel-file/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import { presentReport, type ReportName } from '../../src/modules/reports/reports.presenters.ts';
+import { formatCell } from '../../src/modules/reports/render/format.ts';
+import type { ReportTable } from '../../src/modules/reports/render/model.ts';
+import { seedReportFixture, type ReportFixture } from './fixture.ts';
+
+// spec 001 "Reports": "Output is chosen by the Accept header: application/json (default), Excel,
+// text/html, application/pdf". Over HTTP on the fixture: each file, read back by a reader other than
+// its writer, shows exactly the JSON answer's cells.
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const Q1 = 'date_from=2026-01-01&date_to=2026-03-31';
+const REPORTS: [ReportName, string][] = [
+  ['balance-sheet', 'report_date=2026-03-31'],
+  ['income-statement', Q1],
+  ['trial-balance', `${Q1}&include_zero_movement=false`],
+  ['general-ledger', Q1],
+  ['accounts-receivable', Q1],
+];
+
+describe.each(targets())('report formats over HTTP (%s)', (target) => {
+  let app: TestApp;
+  let f: ReportFixture;
+  const workdir = mkdtempSync(join(tmpdir(), 'report-formats-'));
+
+  beforeAll(async () => {
+    app = await startTestApp(target);
+    f = await seedReportFixture(app);
+  });
+  afterAll(async () => {
+    rmSync(workdir, { recursive: true, force: true });
+    await app?.close();
+  });
+
+  async function fetchAs(report: string, qs: string, accept: string) {
+    const res = await fetch(`${app.url}/api/v2/reports/${report}?client_account_id=${f.t.account.id}&${qs}`, {
+      headers: { authorization: `Bearer ${f.t.user.token}`, accept },
+    });
+    return { res, bytes: Buffer.from(await res.arrayBuffer()) };
+  }
+
+  /** The table the JSON answer presents: what every file must show. */
+  async function expected(report: ReportName, qs: string): Promise<ReportTable> {
+    const { res, bytes } = await fetchAs(report, qs, 'application/json');
+    expect(res.status).toBe(200);
+    const account = await app.seed.prisma.clientAccount.findUniqueOrThrow({ where: { id: f.t.account.id } });
+    const query = Object.fromEntries(new URLSearchParams(`client_account_id=${f.t.account.id}&${qs}`));
+    return presentReport(report, JSON.parse(bytes.toString('utf8')), { company: account, query });
+  }
+
+  it.each(REPORTS)('%s as Excel: every cell of the workbook equals the JSON’s, figures as numbers', async (report, qs) => {
+    const table = await expected(report, qs);
+    const { res, bytes } = await fetchAs(report, qs, XLSX);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe(XLSX);
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename=".+\.xlsx"/);
+    const [sheet] = await readXlsxFile(bytes);
+    const money = table.columns.filter((c) => c.kind === 'money').map((c) => c.key);
+    const wanted = table.rows.flatMap((r) => money.map((k) => r.cells[k]).filter((v): v is number => typeof v === 'number'));
+    const got = sheet.data.flat().filter((v): v is number => typeof v === 'number');
+    for (const v of wanted) expect(got).toContain(v);
+    expect(got.length).toBeGreaterThanOrEqual(wanted.length);
+  });
+
+  it.each(REPORTS)('%s as PDF: pdftotext reads every figure and name of the JSON, æøå intact', async (report, qs) => {
+    const table = await expected(report, qs);
+    const { res, bytes } = await fetchAs(report, qs, 'application/pdf');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    const file = join(workdir, `${report}.pdf`);
+    writeFileSync(file, bytes);
+    const { stdout } = await promisify(execFile)('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-']);
+    const text = stdout.replace(/[\s\u00a0]+/g, ' ');
+    for (const row of table.rows) {
+      for (const column of table.columns) {
+        const v = row.cells[column.key];
+        if (v === null || v === undefined || v === '') continue;
+        if (column.kind === 'text') continue; // long names may be cut with an ellipsis to fit the column
+        expect(text).toContain(formatCell(column.kind, v).replace(/[\s\u00a0]+/g, ' '));
+      }
+    }
+    expect(text).toContain(table.title);
+  });
+
+  it.each(REPORTS)('%s as HTML: a page showing every cell of the JSON, with its own style policy', async (report, qs) => {
+    const table = await expected(report, qs);
+    const { res, bytes } = await fetchAs(report, qs, 'text/html');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('content-security-policy')).toMatch(/style-src 'sha256-/);
+    const html = bytes.toString('utf8').replace(/&amp;/g, '&').replace(/[\s\u00a0]+/g, ' ');
+    for (const row of table.rows) {
+      for (const column of table.columns) {
+        const v = row.cells[column.key];
+        if (v === null || v === undefined || v === '') continue;
+        expect(html).toContain(formatCell(column.kind, v).replace(/[\s\u00a0]+/g, ' '));
+      }
+    }
+    if (report === 'balance-sheet' || report === 'income-statement') expect(html).toContain('<svg');
+    else expect(html).not.toContain('<svg');
+  });
+
+  it('trial balance files list every account of the chart unless include_zero_movement=false; JSON never does', async () => {
+    const json = JSON.parse((await fetchAs('trial-balance', Q1, 'application/json')).bytes.toString('utf8')) as unknown[];
+    const all = await readXlsxFile((await fetchAs('trial-balance', Q1, XLSX)).bytes);
+    const some = await readXlsxFile((await fetchAs('trial-balance', `${Q1}&include_zero_movement=false`, XLSX)).bytes);
+    const accounts = await app.seed.prisma.account.count({ where: { clientAccountId: f.t.account.id } });
+    const codes = (rows: unknown[][]) => rows.filter((r) => typeof r[0] === 'string' && /^\d{4}$/.test(r[0] as string)).length;
+    expect(codes(all[0].data)).toBe(accounts);
+    expect(codes(some[0].data)).toBe(json.length);
+  });
+
+  it('q-values choose among the offered types; nothing offered is 406 in the v2 envelope', async () => {
+    const pdf = await fetchAs('trial-balance', Q1, 'text/csv;q=1, application/pdf;q=0.5');
+    expect(pdf.res.headers.get('content-type')).toBe('application/pdf');
+    const none = await fetchAs('trial-balance', Q1, 'image/png');
+    expect(none.res.status).toBe(406);
+    expect(JSON.parse(none.bytes.toString('utf8')).error.code).toBe('common.not_acceptable');
+  });
+});

@@ -1,0 +1,268 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import type { Tenant } from '../support/seed.ts';
+import { seedReportFixture } from './fixture.ts';
+
+// spec 001 "Reports": the six JSON reports on a hand-computed fixture, their parameters, defaults and
+// the report errors in the v2 envelope (spec 000 "Errors").
+//
+// The fixture is in ./fixture.ts.
+describe.each(targets())('reports REST (%s)', (target) => {
+  let app: TestApp;
+  let t: Tenant;
+  let other: Tenant;
+  let customer: number;
+  let supplier: number;
+  let project: number;
+  let department: number;
+
+  beforeAll(async () => {
+    app = await startTestApp(target);
+    ({ t, customer, supplier, project, department } = await seedReportFixture(app));
+    other = await app.seed.tenant();
+  });
+  afterAll(() => app?.close());
+
+  const get = (path: string, qs = '', options: { token?: string; accept?: string } = {}) =>
+    app.http('GET', `/api/v2/reports/${path}?client_account_id=${t.account.id}${qs ? `&${qs}` : ''}`, {
+      token: options.token ?? t.user.token,
+      headers: options.accept ? { accept: options.accept } : undefined,
+    });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const byCode = (rows: any[]): Record<string, any> => Object.fromEntries(rows.map((r) => [r.account_code, r]));
+  const Q1 = 'date_from=2026-01-01&date_to=2026-03-31';
+
+  describe('trial balance', () => {
+    it('outgoing_balance = incoming_balance + debit − credit, hand-computed, drafts left out and cancellations included by default', async () => {
+      const res = await get('trial-balance', Q1);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const rows = byCode(res.body);
+      const figures = (code: string) => {
+        const r = rows[code];
+        return r && [r.incoming_balance, r.debit, r.credit, r.outgoing_balance];
+      };
+      expect(figures('1500')).toEqual([5000, 12500, 12500, 5000]);
+      expect(figures('1920')).toEqual([100000, 12500, 15899, 96601]);
+      expect(figures('2000')).toEqual([-100000, 0, 0, -100000]);
+      expect(figures('2400')).toEqual([0, 0, 10000, -10000]);
+      expect(figures('2700')).toEqual([0, 0, 2500, -2500]);
+      expect(figures('2710')).toEqual([0, 2000, 0, 2000]);
+      // a result account starts the year at zero: last year's 5000 is not incoming
+      expect(figures('3000')).toEqual([0, 0, 10000, -10000]);
+      expect(figures('6300')).toEqual([0, 15000, 0, 15000]);
+      expect(figures('6540')).toEqual([0, 8000, 0, 8000]);
+      expect(figures('6900')).toEqual([0, 899, 0, 899]);
+      expect(Object.keys(rows).sort()).toEqual(['1500', '1920', '2000', '2400', '2700', '2710', '3000', '6300', '6540', '6900']);
+    });
+
+    it('every row has the documented fields: grouping (three levels), account_id, account_code, account_name, the four figures and relation_*', async () => {
+      const res = await get('trial-balance', Q1);
+      const row = byCode(res.body)['1500'];
+      expect(Object.keys(row).sort()).toEqual(
+        ['account_code', 'account_id', 'account_name', 'credit', 'debit', 'grouping', 'incoming_balance', 'outgoing_balance', 'relation_id', 'relation_name', 'relation_type'].sort(),
+      );
+      expect(row.grouping).toEqual({ level_1_code: '1', level_1_name: 'Eiendeler', level_2_code: '14-19', level_2_name: 'Omløpsmidler', level_3_code: '15', level_3_name: 'Kortsiktige fordringer' });
+      expect(typeof row.account_id).toBe('number');
+      expect(row.relation_type).toBeNull();
+    });
+
+    it('the trial balance nets to 0.00: total debit = total credit, and outgoing − incoming totals agree', async () => {
+      const rows = (await get('trial-balance', Q1)).body as { debit: number; credit: number; incoming_balance: number; outgoing_balance: number }[];
+      const cents = (f: (r: (typeof rows)[number]) => number) => rows.reduce((s, r) => s + Math.round(f(r) * 100), 0);
+      expect(cents((r) => r.debit)).toBe(cents((r) => r.credit));
+      expect(cents((r) => r.outgoing_balance) - cents((r) => r.incoming_balance)).toBe(0);
+    });
+
+    it('include_drafts=true adds the draft; include_cancelled=false leaves out the cancelled entry and its reversal', async () => {
+      const drafts = byCode((await get('trial-balance', `${Q1}&include_drafts=true`)).body);
+      expect([drafts['6900'].debit, drafts['6900'].credit]).toEqual([1399, 0]);
+      const live = byCode((await get('trial-balance', `${Q1}&include_cancelled=false`)).body);
+      expect(live['6900']).toBeUndefined();
+      expect([live['1920'].debit, live['1920'].credit]).toEqual([12500, 15000]);
+    });
+
+    it('account_codes takes codes and ranges', async () => {
+      const rows = (await get('trial-balance', `${Q1}&account_codes=1500,2000-2799`)).body as { account_code: string }[];
+      expect(rows.map((r) => r.account_code)).toEqual(['1500', '2000', '2400', '2700', '2710']);
+    });
+
+    it('group_by_dimension gives a row per account and dimension value with relation_type, relation_id and relation_name', async () => {
+      const rows = (await get('trial-balance', `${Q1}&group_by_dimension=department`)).body as Record<string, unknown>[];
+      const dept = rows.find((r) => r.account_code === '6540')!;
+      expect(dept).toMatchObject({ relation_type: 'department', relation_id: department, relation_name: 'Butikk', debit: 8000 });
+      expect(rows.find((r) => r.account_code === '1920')).toMatchObject({ relation_type: 'department', relation_id: null, relation_name: null });
+    });
+
+    it('JSON always omits zero-movement accounts, whatever include_zero_movement says', async () => {
+      const rows = (await get('trial-balance', `${Q1}&include_zero_movement=true`)).body as unknown[];
+      expect(rows).toHaveLength(10);
+    });
+
+    it('free_text selects lines by their or their entry’s description', async () => {
+      const rows = byCode((await get('trial-balance', `${Q1}&free_text=husleie`)).body);
+      expect(Object.keys(rows).sort()).toEqual(['1920', '6300']);
+      expect([rows['1920'].debit, rows['1920'].credit]).toEqual([0, 15000]);
+    });
+
+    it.each([
+      ['date_from is required', 'date_to=2026-03-31'],
+      ['date_to is required', 'date_from=2026-01-01'],
+      ['an unrecognised group_by_dimension', `${Q1}&group_by_dimension=customer`],
+      ['a dimensions item that is no type:id pair', `${Q1}&dimensions=customer:1`],
+      ['date_to before date_from', 'date_from=2026-03-01&date_to=2026-01-01'],
+    ])('400 common.validation_error in the v2 envelope: %s', async (_rule, qs) => {
+      const res = await get('trial-balance', qs);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('common.validation_error');
+      expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
+      expect(typeof res.body.error.message).toBe('string');
+    });
+  });
+
+  describe('balance sheet', () => {
+    it('balance-sheet accounts with their balance (a number) on report_date, the unclosed result as 2050, and the rows net to zero', async () => {
+      const res = await get('balance-sheet', 'report_date=2026-03-31');
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const rows = byCode(res.body);
+      expect(Object.fromEntries(Object.entries(rows).map(([k, r]) => [k, r.balance]))).toEqual({
+        '1500': 5000,
+        '1920': 96601,
+        '2000': -100000,
+        '2050': 8899,
+        '2400': -10000,
+        '2700': -2500,
+        '2710': 2000,
+      });
+      expect(Object.keys(rows['1920']).sort()).toEqual(['account_code', 'account_name', 'balance', 'grouping']);
+      // assets = equity + liabilities including the period result
+      const assets = (res.body as { account_code: string; balance: number }[]).filter((r) => r.account_code.startsWith('1')).reduce((s, r) => s + r.balance * 100, 0);
+      const claims = (res.body as { account_code: string; balance: number }[]).filter((r) => r.account_code.startsWith('2')).reduce((s, r) => s + r.balance * 100, 0);
+      expect(Math.round(assets + claims)).toBe(0);
+    });
+
+    it('report_date defaults to today; an earlier date leaves out later postings', async () => {
+      const today = byCode((await get('balance-sheet')).body);
+      // the reversal (posted today) undoes the cancelled 899
+      expect(today['1920'].balance).toBe(97500);
+      const dec = byCode((await get('balance-sheet', 'report_date=2025-12-31')).body);
+      expect(dec['1920'].balance).toBe(100000);
+      expect(dec['1500'].balance).toBe(5000);
+    });
+
+    it('dimensions filters the lines: businesspartner:<customer> leaves 1500 alone', async () => {
+      const rows = (await get('balance-sheet', `report_date=2026-03-31&dimensions=businesspartner:${customer}`)).body as { account_code: string; balance: number }[];
+      expect(rows.map((r) => [r.account_code, r.balance])).toEqual([['1500', 5000]]);
+    });
+  });
+
+  describe('income statement', () => {
+    it('result accounts with period_debit_movements keyed "1" to "12", all twelve always present', async () => {
+      const res = await get('income-statement', Q1);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const rows = byCode(res.body);
+      const zero = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [String(i + 1), 0]));
+      expect(rows['3000'].period_debit_movements).toEqual({ ...zero, '1': -10000 });
+      expect(rows['6540'].period_debit_movements).toEqual({ ...zero, '2': 8000 });
+      expect(rows['6300'].period_debit_movements).toEqual({ ...zero, '3': 15000 });
+      expect(Object.keys(rows).sort()).toEqual(['3000', '6300', '6540', '6900']);
+      expect(rows['3000'].grouping).toMatchObject({ level_1_code: '3-7', level_2_code: '3', level_2_name: 'Driftsinntekter', level_3_code: '30' });
+    });
+
+    it('date_from defaults to 1 January of the current year and date_to to today', async () => {
+      const res = await get('income-statement');
+      expect(res.status).toBe(200);
+      const thisYear = new Date().getUTCFullYear();
+      const rows = byCode(res.body);
+      if (thisYear === 2026) expect(rows['3000'].period_debit_movements['1']).toBe(-10000);
+      else expect(rows['3000']).toBeUndefined();
+    });
+
+    it('dimensions project:<id> and group_by_dimension=project', async () => {
+      const filtered = (await get('income-statement', `${Q1}&dimensions=project:${project}`)).body as { account_code: string }[];
+      expect(filtered.map((r) => r.account_code)).toEqual(['3000']);
+      const grouped = (await get('income-statement', `${Q1}&group_by_dimension=project`)).body as Record<string, unknown>[];
+      expect(grouped.find((r) => r.account_code === '3000')).toMatchObject({ relation_type: 'project', relation_id: project, relation_name: 'Baristakurs' });
+    });
+  });
+
+  describe('general ledger and the sub-ledgers', () => {
+    it('{meta, data}: lines by account, each with its account grouping and journal entry; sequence_number only inside journal_entry', async () => {
+      const res = await get('general-ledger', `${Q1}&per_page=5`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.meta).toEqual({ records: 12, per_page: 5, page: 1, pages: 3 });
+      const [first] = res.body.data;
+      expect(Object.keys(first).sort()).toEqual(
+        ['account_code', 'account_id', 'credit', 'currency_code', 'debit', 'debit_amount', 'description', 'dimensions', 'exchange_rate', 'grouping', 'id', 'journal_entry', 'line_id', 'posting_date', 'reconciled_amount', 'tax_amount', 'tax_base_amount', 'tax_code'].sort(),
+      );
+      expect(first).toMatchObject({ account_code: '1500', posting_date: '2026-01-10', debit: '12500.00', credit: '0.00', debit_amount: '12500.00', currency_code: 'NOK' });
+      expect(first.grouping).toEqual({ level_1_code: '1500', level_1_name: expect.any(String), incoming_balance: 5000, outgoing_balance: 5000, movement: 0 });
+      expect(first.dimensions).toEqual([{ type: 'businesspartner', id: customer, name: 'Kafé Ærlig & Sønn AS' }]);
+      expect(Object.keys(first.journal_entry).sort()).toEqual(['cancelled', 'created_by', 'description', 'id', 'is_draft', 'related_object', 'sequence_number', 'voucher_id'].sort());
+      expect(first.journal_entry).toMatchObject({ description: 'Faktura 1001', is_draft: false, cancelled: null, related_object: null });
+      expect(first.journal_entry.created_by).toEqual({ id: t.user.id, full_name: expect.any(String) });
+      expect(first.sequence_number).toBeUndefined();
+    });
+
+    it('page 1 / per_page 100 by default; tax_codes and include_cancelled filter the lines', async () => {
+      const all = await get('general-ledger', Q1);
+      expect(all.body.meta).toEqual({ records: 12, per_page: 100, page: 1, pages: 1 });
+      const taxed = await get('general-ledger', `${Q1}&tax_codes=3`);
+      expect(taxed.body.data.map((r: { account_code: string; tax_code: string }) => [r.account_code, r.tax_code])).toEqual([['3000', '3']]);
+      const live = await get('general-ledger', `${Q1}&include_cancelled=false`);
+      expect(live.body.meta.records).toBe(10);
+      const withReversal = await get('general-ledger', 'date_from=2026-01-01&date_to=2100-01-01&account_codes=6900');
+      expect(withReversal.body.data.map((r: { journal_entry: { cancelled: string } }) => r.journal_entry.cancelled)).toEqual(['Y', 'C']);
+    });
+
+    it('accounts-receivable: account 1500 only, optionally one business partner; accounts-payable: 2400', async () => {
+      const ar = await get('accounts-receivable', `${Q1}&business_partner_id=${customer}`);
+      expect(ar.status, JSON.stringify(ar.body)).toBe(200);
+      expect(ar.body.data.map((r: { account_code: string; debit: string; credit: string }) => [r.account_code, r.debit, r.credit])).toEqual([
+        ['1500', '12500.00', '0.00'],
+        ['1500', '0.00', '12500.00'],
+      ]);
+      const ap = await get('accounts-payable', Q1);
+      expect(ap.body.data.map((r: { account_code: string; credit: string }) => [r.account_code, r.credit])).toEqual([['2400', '10000.00']]);
+      expect(ap.body.meta).toEqual({ records: 1, per_page: 100, page: 1, pages: 1 });
+    });
+
+    it.each(['accounts-payable', 'accounts-receivable'])('%s: date_from and date_to are required (400)', async (path) => {
+      for (const qs of ['date_to=2026-03-31', 'date_from=2026-01-01', '']) {
+        const res = await get(path, qs);
+        expect(res.status).toBe(400);
+        expect(res.body.error.code).toBe('common.validation_error');
+      }
+    });
+  });
+
+  describe('errors', () => {
+    it.each(['balance-sheet', 'income-statement', 'trial-balance', 'general-ledger', 'accounts-payable', 'accounts-receivable'])(
+      '%s: 403 common.forbidden without client_account_id, and for an account without access',
+      async (path) => {
+        const missing = await app.http('GET', `/api/v2/reports/${path}?${Q1}`, { token: t.user.token });
+        expect(missing.status).toBe(403);
+        expect(missing.body.error.code).toBe('common.forbidden');
+        const foreign = await get(path, Q1, { token: other.user.token });
+        expect(foreign.status).toBe(403);
+        expect(foreign.body.error).toMatchObject({ code: 'common.forbidden', request_id: foreign.headers.get('x-request-id') });
+      },
+    );
+
+    it.each(['balance-sheet', 'income-statement', 'trial-balance', 'general-ledger', 'accounts-payable', 'accounts-receivable'])(
+      '%s: 406 common.not_acceptable for an unsupported Accept',
+      async (path) => {
+        const res = await get(path, Q1, { accept: 'text/csv' });
+        expect(res.status).toBe(406);
+        expect(res.body.error.code).toBe('common.not_acceptable');
+      },
+    );
+
+    it('application/json is the default: no Accept and */* answer JSON', async () => {
+      for (const accept of [undefined, '*/*', 'application/json']) {
+        const res = await get('trial-balance', Q1, { accept });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      }
+    });
+  });
+});
