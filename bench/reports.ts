@@ -240,8 +240,8 @@ async function load(client: pg.Client, accountId: number, userId: number, lineCo
     await q(
       `WITH e AS (
          SELECT id, sequence_number AS g, $2::date + ((sequence_number - 1)::bigint * $3 / $4)::int AS d,
-                (100 + (sequence_number * 7919) % 49900)::numeric + (sequence_number % 100) / 100.0 AS a,
-                (50 + (sequence_number * 104729) % 19950)::numeric + (sequence_number % 97) / 100.0 AS c
+                (100 + (sequence_number::bigint * 7919) % 49900)::numeric + (sequence_number % 100) / 100.0 AS a,
+                (50 + (sequence_number::bigint * 104729) % 19950)::numeric + (sequence_number % 97) / 100.0 AS c
            FROM journal_entries WHERE client_account_id = $1 AND sequence_number BETWEEN $5 AND $6
        ), v AS (
          SELECT e.*, ($7::int[])[1 + g % cardinality($7::int[])] AS receipt, 1 + g % cardinality($8::int[]) AS inc,

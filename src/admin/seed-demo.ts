@@ -1,4 +1,4 @@
-import type { Prisma } from '../db/database.ts';
+import type { Db, Prisma } from '../db/database.ts';
 import { createBankAccount } from '../modules/bank-accounts/bank-accounts.service.ts';
 import { createBusinessPartner } from '../modules/business-partners/business-partners.service.ts';
 import { createClientAccount, grantRole, linkProvider, updateClientAccount } from '../modules/client-accounts/client-accounts.service.ts';
@@ -11,11 +11,14 @@ import { osloToday } from '../modules/journal-entries/journal-entries.rules.ts';
 import { reconcileInTx } from '../modules/reconciliations/reconciliations.service.ts';
 import type { RequestContext } from '../shared/context.ts';
 import { createUser } from '../modules/users/users.service.ts';
-import { auditUserId, inTransaction, systemContext } from '../shared/context.ts';
+import { auditUserId, systemContext } from '../shared/context.ts';
 import { mod10CheckDigit } from '../modules/reconciliations/matcher.rules.ts';
 
 /** The demo login printed by npm start and seed-demo (local use only). */
 export const DEMO_LOGIN = { email: 'demo@example.no', password: 'demo-password' } as const;
+
+/** Serialises seeders of the demo (a transaction-level advisory lock): a second one waits and finds it complete. */
+const DEMO_LOCK = 7265;
 
 /**
  * A demo accounting firm (provider, 69.201) serving a demo company, a user who is accountant in the
@@ -23,16 +26,28 @@ export const DEMO_LOGIN = { email: 'demo@example.no', password: 'demo-password' 
  * departments; then its books: the whole previous calendar year, closed (result transferred to equity)
  * and locked, and the current year up to `today` (Europe/Oslo), with last month's open invoices and
  * unbooked bank transactions for the matcher. Through the services, so the demo data passes the same
- * rules as the API's; one transaction per month (Prisma's interactive transactions time out at 5 s).
+ * rules as the API's. All of it in ONE transaction (with a timeout to match: Prisma's default is
+ * 5 s), under an advisory lock: a seeder that runs meanwhile (two `seed-demo` on one PostgreSQL
+ * database) waits, then finds the demo complete, never half-posted or half-created.
  */
 export async function seedDemo(prisma: Prisma, options: { today?: Date } = {}) {
-  const system = systemContext(prisma);
+  return prisma.$transaction(
+    async (db) => {
+      await db.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::int, 0)', DEMO_LOCK);
+      return seedDemoInTx(db, options.today ?? osloToday());
+    },
+    { timeout: 600_000, maxWait: 60_000 },
+  );
+}
+
+async function seedDemoInTx(db: Db, today: Date) {
+  const system = systemContext(db);
   const user =
-    (await prisma.user.findUnique({ where: { email: DEMO_LOGIN.email } })) ??
+    (await db.user.findUnique({ where: { email: DEMO_LOGIN.email } })) ??
     (await createUser(system, { input: { ...DEMO_LOGIN, firstName: 'Demo', lastName: 'Regnskapsfører' } }));
-  const existing = await prisma.clientAccount.findUnique({ where: { uniqueName: 'demo-fjordbyra-as' } });
+  const existing = await db.clientAccount.findUnique({ where: { uniqueName: 'demo-fjordbyra-as' } });
   if (existing) {
-    const company = await prisma.clientAccount.findUniqueOrThrow({ where: { uniqueName: 'demo-nordlys-kaffe-as' } });
+    const company = await db.clientAccount.findUniqueOrThrow({ where: { uniqueName: 'demo-nordlys-kaffe-as' } });
     return { user, firm: existing, company, created: false };
   }
   const firm = await createClientAccount(system, {
@@ -45,23 +60,17 @@ export async function seedDemo(prisma: Prisma, options: { today?: Date } = {}) {
   await grantRole(system, { input: { email: user.email, clientAccountId: company.id, role: 'CA' } });
   await linkProvider(system, { input: { providerAccountId: firm.id, clientAccountId: company.id } });
 
-  const acting = systemContext(prisma, { actingUserId: user.id });
-  const ids = await inTransaction(acting, (tx) => seedRegisters(tx, company.id));
-  const today = options.today ?? osloToday();
-  const books = new Books(company.id);
-  await seedYears(acting, books, ids, today);
-  await inTransaction(acting, async (tx) => {
-    books.tx = tx;
-    await seedBank(tx, company.id, ids.ownBankAccount, ids.customers, today);
-  });
+  // the context acts in the seed's transaction: the services' own transactions join it
+  const tx = systemContext(db, { actingUserId: user.id });
+  const ids = await seedRegisters(tx, company.id);
+  const books = new Books(company.id, tx);
+  await seedYears(books, ids, today);
+  await seedBank(tx, company.id, ids.ownBankAccount, ids.customers, today);
   // the previous year closed after everything dated in it (in January last month's matcher invoices
   // are December's), then locked: "closed and locked"
   const prev = today.getUTCFullYear() - 1;
-  await inTransaction(acting, async (tx) => {
-    books.tx = tx;
-    await closeYear(books, prev);
-  });
-  await updateClientAccount(acting, { id: company.id, input: { lockDate: utc(prev, 11, 31) } });
+  await closeYear(books, prev);
+  await updateClientAccount(tx, { id: company.id, input: { lockDate: utc(prev, 11, 31) } });
   return { user, firm, company, created: true };
 }
 
@@ -188,9 +197,8 @@ interface Line {
  * (credit − debit, øre) per month, of the entries that accrue (not of the settlements themselves).
  */
 class Books {
-  tx!: RequestContext;
   private readonly moved = new Map<string, number>();
-  constructor(readonly clientAccountId: number) {}
+  constructor(readonly clientAccountId: number, readonly tx: RequestContext) {}
 
   async post(date: Date, description: string, lines: Line[], options: { documentId?: number; draft?: boolean; accrues?: boolean } = {}): Promise<number> {
     const debit = lines.reduce((s, l) => s + (l.debit ?? 0), 0);
@@ -262,7 +270,7 @@ class Books {
 
 // ── Two years of books ───────────────────────────────────────────────────────────────────────────
 
-/** Events of the books, run in date order (then `order`) one month per transaction; those after today are left out. */
+/** Events of the books, run in date order (then `order`); those after today are left out. */
 interface BookEvent {
   date: Date;
   order: number;
@@ -304,7 +312,7 @@ const OPENING = {
  * pay in June, depreciation and tax at year end. Every payment is reconciled against its invoice
  * line; what is due after today (and one invoice the hotel never paid) stays open.
  */
-async function seedYears(acting: RequestContext, books: Books, ids: DemoIds, today: Date) {
+async function seedYears(books: Books, ids: DemoIds, today: Date) {
   const thisYear = today.getUTCFullYear();
   const prev = thisYear - 1;
   const rnd = random(prev * 7919);
@@ -664,19 +672,9 @@ async function seedYears(acting: RequestContext, books: Books, ids: DemoIds, tod
   before.forEach((inv, i) => (inv.number = String(10021 - before.length + i)));
   sorted.filter((i) => i.date >= cut).forEach((inv, i) => (inv.number = String(10026 + i)));
 
-  // run them: in date order, one transaction per month, nothing after today
+  // run them: in date order, nothing after today
   const due = events.filter((e) => e.date <= today).sort((a, b) => a.date.getTime() - b.date.getTime() || a.order - b.order);
-  for (let i = 0; i < due.length; ) {
-    const key = monthKey(due[i].date);
-    let j = i;
-    while (j < due.length && monthKey(due[j].date) === key) j++;
-    const batch = due.slice(i, j);
-    await inTransaction(acting, async (tx) => {
-      books.tx = tx;
-      for (const e of batch) await e.run(books);
-    });
-    i = j;
-  }
+  for (const e of due) await e.run(books);
 }
 
 const MONTHS = ['januar', 'februar', 'mars', 'april', 'mai', 'juni', 'juli', 'august', 'september', 'oktober', 'november', 'desember'];
