@@ -12,6 +12,10 @@
  *   npm run bench -- ledger [--seconds N]
  *                                  posted journal entries per second through REST (2 and 10 lines, 1 and 8
  *                                  clients) next to raw SQL writing the same rows, and their ratio
+ *   npm run bench -- reports [--lines N] [--runs N]
+ *                                  1,000,000 posted lines (PostgreSQL): trial balance and balance sheet
+ *                                  (service and route) against the raw SQL aggregate, general-ledger
+ *                                  pages, XLSX and PDF, the SAF-T export's time and the server's peak RSS
  * PostgreSQL is measured in a scratch database created on BENCH_POSTGRES_URL's server (default the
  * machine's own, postgres://postgres@127.0.0.1:5432/postgres) and dropped afterwards.
  */
@@ -27,4 +31,5 @@ if (which === 'all' || which === 'cold-start') await (await import('./cold-start
 if (which === 'all' || which === 'lists') await (await import('./list-latency.ts')).listLatency();
 if (which === 'all' || which === 'load') await (await import('./load.ts')).load(args);
 if (which === 'all' || which === 'ledger') await (await import('./ledger.ts')).ledger(which === 'ledger' ? args : []);
+if (which === 'all' || which === 'reports') await (await import('./reports.ts')).reports(which === 'reports' ? args : []);
 process.exit(0);
