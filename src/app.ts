@@ -86,11 +86,12 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     next();
   });
 
+  // the route's error shape first, so the query guard's 400 and a 503 below take it too
+  app.use('/api/v2', errorShapeRouter());
   app.use(guardQuery);
 
   // At most config.admission.concurrency requests at work; the rest wait their turn in arrival order
   // or are told 503 + Retry-After (health checks pass: a load balancer must see a busy server is alive).
-  app.use('/api/v2', errorShapeRouter()); // the route's error shape, also for a 503 here
   const admission = admissionControl(config.admission);
   app.use((req, res, next) => (req.path === '/health' ? next() : admission.middleware(req, res, next)));
 
