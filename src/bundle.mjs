@@ -24,7 +24,7 @@ export async function bundle(outfile = BUNDLE) {
     target: 'node20',
     sourcemap: 'linked',
     logLevel: 'warning',
-    external: ['@electric-sql/pglite', '@prisma/*', 'pglite-prisma-adapter', '@node-rs/argon2', 'swagger-ui-dist', '@graphql-yoga/render-graphiql'],
+    external: ['@electric-sql/pglite', '@prisma/*', 'pglite-prisma-adapter', '@node-rs/argon2', 'swagger-ui-dist', '@graphql-yoga/render-graphiql', 'pdfkit', 'exceljs'],
     // CommonJS packages inside an ES module bundle still call require() for Node's built-ins
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   });

@@ -54,7 +54,7 @@ async function seedDemoInTx(db: Db, today: Date) {
     input: { displayName: 'Demo Fjordbyrå AS', uniqueName: 'demo-fjordbyra-as', industryCode: '69.201', vatLiable: true },
   });
   const company = await createClientAccount(system, {
-    input: { displayName: 'Demo Nordlys Kaffe AS', uniqueName: 'demo-nordlys-kaffe-as', industryCode: '47.291', vatLiable: true },
+    input: { displayName: 'Demo Nordlys Kaffe AS', uniqueName: 'demo-nordlys-kaffe-as', organizationNumber: '315846137', industryCode: '47.291', vatLiable: true },
   });
   await grantRole(system, { input: { email: user.email, clientAccountId: firm.id, role: 'AA' } });
   await grantRole(system, { input: { email: user.email, clientAccountId: company.id, role: 'CA' } });

@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { bundle } from '../../src/bundle.mjs';
 import { DEMO_LOGIN } from '../../src/admin/seed-demo.ts';
 import { PROJECT_ROOT } from '../../src/project-root.ts';
 import { freePort } from '../support/free-port.ts';
+import { checkSaft } from '../../src/modules/reports/saft/saft.checks.ts';
 
 // Issue 9: npm start runs the server bundled into one file (dist/server.mjs). What a bundle can
 // break is what loads files at run time: the packages left outside it (PGlite, Prisma, argon2,
@@ -91,4 +92,42 @@ describe.runIf(runs)('the bundled server (dist/server.mjs, what npm start runs)'
     const body = (await res.json()) as { result: { tools: { name: string }[] } };
     expect(body.result.tools.length).toBeGreaterThan(5);
   });
+
+  // issue 12: "npm start shows a demo year": the demo company's previous year in every report format
+  // (pdfkit and exceljs load their data files from outside the bundle) and as a SAF-T file that
+  // validates against the 1.30 XSD and passes our own checks
+  it('answers the demo company’s reports as JSON, Excel, HTML and PDF, and its previous year as valid SAF-T', async () => {
+    const me = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: '{ me { clientAccounts { id uniqueName } } }' }),
+    });
+    const accounts = ((await me.json()) as { data: { me: { clientAccounts: { id: number; uniqueName: string }[] } } }).data.me.clientAccounts;
+    const company = accounts.find((a) => a.uniqueName === 'demo-nordlys-kaffe-as')!.id;
+    const year = new Date().getUTCFullYear() - 1;
+    const period = `client_account_id=${company}&date_from=${year}-01-01&date_to=${year}-12-31`;
+    const auth = { authorization: `Bearer ${token}` };
+    const trial = (await (await get(`/api/v2/reports/trial-balance?${period}`, auth)).json()) as { debit: number; credit: number; account_code: string }[];
+    expect(trial.length).toBeGreaterThan(20);
+    const cents = (k: 'debit' | 'credit') => trial.reduce((s, r) => s + Math.round(r[k] * 100), 0);
+    expect(cents('debit')).toBe(cents('credit'));
+    for (const [accept, type] of [
+      ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+      ['text/html', 'text/html; charset=utf-8'],
+      ['application/pdf', 'application/pdf'],
+    ]) {
+      const res = await get(`/api/v2/reports/income-statement?${period}`, { ...auth, accept });
+      expect(res.status, accept).toBe(200);
+      expect(res.headers.get('content-type')).toBe(type);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+    }
+    const saft = await get(`/api/v2/reports/data-export?${period}`, { ...auth, accept: 'text/xml' });
+    expect(saft.status).toBe(200);
+    const xml = await saft.text();
+    const file = join(dataDir, 'demo-saft.xml');
+    writeFileSync(file, xml);
+    const lint = spawnSync('xmllint', ['--noout', '--schema', join(PROJECT_ROOT, 'src/modules/reports/saft/Norwegian_SAF-T_Financial_Schema_v_1.30.xsd'), file], { encoding: 'utf8' });
+    expect(lint.status, lint.stderr.slice(0, 2000)).toBe(0);
+    expect(checkSaft(xml).problems).toEqual([]);
+  }, 60_000);
 });
