@@ -203,6 +203,18 @@ describe.each(targets())('reports REST (%s)', (target) => {
       expect(first.sequence_number).toBeUndefined();
     });
 
+    it('pages of any size put together are the whole ledger in the same order (pages cross account boundaries)', async () => {
+      const whole = (await get('general-ledger', Q1)).body.data.map((r: { id: number }) => r.id);
+      for (const perPage of [1, 3, 5]) {
+        const ids: number[] = [];
+        for (let page = 1; page <= Math.ceil(whole.length / perPage) + 1; page++) {
+          const res = await get('general-ledger', `${Q1}&per_page=${perPage}&page=${page}`);
+          ids.push(...res.body.data.map((r: { id: number }) => r.id));
+        }
+        expect(ids).toEqual(whole);
+      }
+    });
+
     it('page 1 / per_page 100 by default; tax_codes and include_cancelled filter the lines', async () => {
       const all = await get('general-ledger', Q1);
       expect(all.body.meta).toEqual({ records: 12, per_page: 100, page: 1, pages: 1 });

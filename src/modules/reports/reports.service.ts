@@ -347,6 +347,16 @@ interface LedgerLineRow {
   [dimension: string]: unknown;
 }
 
+interface LedgerGroupRow {
+  account_id: number;
+  code: string;
+  name: string;
+  n: bigint | number;
+  movement: string;
+  before: string;
+  year: string;
+}
+
 const DIMENSION_SELECT = PrismaNS.raw(DIMENSION_KIND_NAMES.map((k) => `l.${toSnake(DIMENSION_KINDS[k].column)} AS dim_${k}`).join(', '));
 
 /**
@@ -358,12 +368,48 @@ const DIMENSION_SELECT = PrismaNS.raw(DIMENSION_KIND_NAMES.map((k) => `l.${toSna
 async function ledger(ctx: RequestContext, scope: Scope, range: { dateFrom: Date; dateTo: Date }, window: { page: number; perPage: number }): Promise<Page<LedgerRow>> {
   await requireAccount(ctx, scope.clientAccountId);
   const where = scopeWhere(scope);
-  // the incoming balance ignores what only selects lines to show (text, tax codes, reconciliation)
-  const balanceWhere = scopeWhere({ ...scope, freeText: null, taxCodes: null, includeReconciled: true });
   const [from, to, yearStart] = [day(range.dateFrom), day(range.dateTo), day(startOfYear(range.dateFrom))];
   const period = sql`l.posting_date BETWEEN ${from}::date AND ${to}::date`;
-  const [lines, groups] = await Promise.all([
-    ctx.db.$queryRaw<LedgerLineRow[]>`
+  const balances = sql`SUM(CASE WHEN l.posting_date < ${from}::date THEN l.debit - l.credit ELSE 0 END) AS before,
+                       SUM(CASE WHEN l.posting_date >= ${yearStart}::date AND l.posting_date < ${from}::date THEN l.debit - l.credit ELSE 0 END) AS year`;
+  // what only selects lines to show (text, tax codes, reconciliation) does not touch the incoming
+  // balance: without such filters one pass over the lines gives both, with them a second one counts
+  const selectsLines = !!(scope.freeText || scope.taxCodes?.length || scope.includeReconciled === false);
+  const groups = selectsLines
+    ? await ctx.db.$queryRaw<LedgerGroupRow[]>`
+        SELECT t.account_id, a.code, a.name, COALESCE(m.n, 0) AS n, COALESCE(m.movement, 0)::text AS movement, t.before::text AS before, t.year::text AS year
+        FROM (SELECT l.account_id, ${balances}
+              FROM journal_entry_lines l WHERE ${scopeWhere({ ...scope, freeText: null, taxCodes: null, includeReconciled: true })} AND l.posting_date <= ${to}::date
+              GROUP BY l.account_id) t
+        JOIN accounts a ON a.id = t.account_id
+        LEFT JOIN (SELECT l.account_id, COUNT(*) AS n, SUM(l.debit - l.credit) AS movement
+                   FROM journal_entry_lines l WHERE ${where} AND ${period} GROUP BY l.account_id) m ON m.account_id = t.account_id
+        ORDER BY a.code, a.id`
+    : await ctx.db.$queryRaw<LedgerGroupRow[]>`
+        SELECT t.account_id, a.code, a.name, t.n, t.movement::text AS movement, t.before::text AS before, t.year::text AS year
+        FROM (SELECT l.account_id, ${balances},
+                     COUNT(*) FILTER (WHERE l.posting_date >= ${from}::date) AS n,
+                     SUM(CASE WHEN l.posting_date >= ${from}::date THEN l.debit - l.credit ELSE 0 END) AS movement
+              FROM journal_entry_lines l WHERE ${where} AND l.posting_date <= ${to}::date
+              GROUP BY l.account_id) t
+        JOIN accounts a ON a.id = t.account_id
+        ORDER BY a.code, a.id`;
+  // the accounts this page's rows come from (rows run by account code): only their lines are sorted
+  const offset = (window.page - 1) * window.perPage;
+  const covered: number[] = [];
+  let before = 0;
+  let skip = 0;
+  for (const g of groups) {
+    const n = Number(g.n);
+    if (before + n > offset && before < offset + window.perPage && n > 0) {
+      if (!covered.length) skip = offset - before;
+      covered.push(g.account_id);
+    }
+    before += n;
+  }
+  const lines = !covered.length
+    ? []
+    : await ctx.db.$queryRaw<LedgerLineRow[]>`
       SELECT l.id, l.line_id, l.posting_date, l.account_id, a.code, l.description, l.debit::text AS debit, l.credit::text AS credit,
              (l.debit_fc - l.credit_fc)::text AS debit_amount, l.currency_code, l.exchange_rate::text AS exchange_rate,
              tc.code AS tax_code, l.tax_base_amount::text AS tax_base_amount, l.tax_amount::text AS tax_amount,
@@ -376,20 +422,9 @@ async function ledger(ctx: RequestContext, scope: Scope, range: { dateFrom: Date
       LEFT JOIN tax_codes tc ON tc.id = l.tax_code_id
       LEFT JOIN documents d ON e.relation_type = 'document' AND d.id = e.relation_id AND d.client_account_id = e.client_account_id
       LEFT JOIN business_partners bp ON bp.id = d.business_partner_id
-      WHERE ${where} AND ${period}
-      ORDER BY a.code, l.posting_date, e.sequence_number NULLS LAST, e.id, l.line_id
-      LIMIT ${window.perPage} OFFSET ${(window.page - 1) * window.perPage}`,
-    ctx.db.$queryRaw<{ account_id: number; code: string; name: string; n: bigint | number; movement: string; before: string; year: string }[]>`
-      SELECT t.account_id, a.code, a.name, COALESCE(m.n, 0) AS n, COALESCE(m.movement, 0)::text AS movement, t.before::text AS before, t.year::text AS year
-      FROM (SELECT l.account_id,
-                   SUM(CASE WHEN l.posting_date < ${from}::date THEN l.debit - l.credit ELSE 0 END) AS before,
-                   SUM(CASE WHEN l.posting_date >= ${yearStart}::date AND l.posting_date < ${from}::date THEN l.debit - l.credit ELSE 0 END) AS year
-            FROM journal_entry_lines l WHERE ${balanceWhere} AND l.posting_date <= ${to}::date GROUP BY l.account_id) t
-      JOIN accounts a ON a.id = t.account_id
-      LEFT JOIN (SELECT l.account_id, COUNT(*) AS n, SUM(l.debit - l.credit) AS movement
-                 FROM journal_entry_lines l WHERE ${where} AND ${period} GROUP BY l.account_id) m ON m.account_id = t.account_id
-      ORDER BY a.code`,
-  ]);
+      WHERE ${where} AND ${period} AND l.account_id IN (${join(covered)})
+      ORDER BY a.code, a.id, l.posting_date, e.sequence_number NULLS LAST, e.id, l.line_id
+      LIMIT ${window.perPage} OFFSET ${skip}`;
   const byAccount = new Map<number, LedgerGrouping>();
   let records = 0;
   for (const g of groups) {
