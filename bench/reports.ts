@@ -3,7 +3,7 @@ import pg from 'pg';
 import { openDatabase } from '../src/db/database.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { ensureReferenceData } from '../src/db/reference-data.ts';
-import { createSeed } from '../test/support/seed.ts';
+import { createSeed, randomOrganizationNumber } from '../test/support/seed.ts';
 import { scratchPostgres } from './scratch-db.ts';
 import { median, startServer, type ServerProcess } from './server-process.ts';
 
@@ -48,6 +48,8 @@ export async function reports(args: string[] = []): Promise<void> {
     const ctx = seed.contextOf(tenant.user);
     await client.connect();
     const accountId = tenant.account.id;
+    // a SAF-T file is named by, and identifies the company by, its organisation number
+    await db.prisma.clientAccount.update({ where: { id: accountId }, data: { organizationNumber: randomOrganizationNumber() } });
     const loaded = await load(client, accountId, tenant.user.id, lines);
     console.log(`  loaded ${loaded.entries.toLocaleString('en')} entries / ${lines.toLocaleString('en')} lines in ${(loaded.ms / 1000).toFixed(1)} s (set-based INSERT … SELECT, then ANALYZE); entry_hash is a placeholder: the bench ledger is not a verifiable chain`);
 

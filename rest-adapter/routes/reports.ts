@@ -1,5 +1,6 @@
 import { defineOperations, type Operation } from '../operation.ts';
 import { reportFiles } from '../../src/modules/reports/reports.files.ts';
+import { SUB_LEDGER_ACCOUNTS, type SubLedger } from '../../src/modules/reports/reports.rules.ts';
 import { saftFiles } from '../../src/modules/reports/saft/saft.files.ts';
 
 // spec 001 "Reports": six reports by GET, client_account_id required (a missing one is 403), errors in
@@ -54,6 +55,26 @@ const report = (op: Omit<Operation, 'method' | 'errorShape' | 'tenantParameter'>
   tenantParameter: 'client_account_id',
   ...op,
 });
+
+/** GET /reports/accounts-payable and /reports/accounts-receivable: the general-ledger row shape on one control account. */
+function subLedgerReport(which: SubLedger): Operation {
+  const account = SUB_LEDGER_ACCOUNTS[which];
+  const name = which === 'payable' ? 'AccountsPayable' : 'AccountsReceivable';
+  const field = which === 'payable' ? 'accountsPayable' : 'accountsReceivable';
+  return report({
+    path: `/reports/accounts-${which}`,
+    representations: reportFiles(`accounts-${which}`),
+    summary: `The accounts ${which} sub-ledger: lines on account ${account} between date_from and date_to (both required; 400 without), optionally of one business partner; the general-ledger row shape, paged from 1 (per_page 100).`,
+    document: /* GraphQL */ `
+      query Get${name}($clientAccountId: Int!, $businessPartnerId: Int, $dateFrom: Date, $dateTo: Date, $freeText: String, $includeReconciled: Boolean,
+                       $includeDrafts: Boolean, $includeCancelled: Boolean, $page: Int, $perPage: Int) {
+        ${field}(clientAccountId: $clientAccountId, businessPartnerId: $businessPartnerId, dateFrom: $dateFrom, dateTo: $dateTo, freeText: $freeText,
+                 includeReconciled: $includeReconciled, includeDrafts: $includeDrafts, includeCancelled: $includeCancelled, page: $page, perPage: $perPage) {
+          ${LEDGER_PAGE}
+        }
+      }`,
+  });
+}
 
 export const reportOperations = defineOperations([
   report({
@@ -115,34 +136,8 @@ export const reportOperations = defineOperations([
         }
       }`,
   }),
-  report({
-    path: '/reports/accounts-payable',
-    representations: reportFiles('accounts-payable'),
-    summary:
-      'The accounts payable sub-ledger: lines on account 2400 between date_from and date_to (both required; 400 without), optionally of one business partner; the general-ledger row shape, paged from 1 (per_page 100).',
-    document: /* GraphQL */ `
-      query GetAccountsPayable($clientAccountId: Int!, $businessPartnerId: Int, $dateFrom: Date, $dateTo: Date, $freeText: String, $includeReconciled: Boolean,
-                               $includeDrafts: Boolean, $includeCancelled: Boolean, $page: Int, $perPage: Int) {
-        accountsPayable(clientAccountId: $clientAccountId, businessPartnerId: $businessPartnerId, dateFrom: $dateFrom, dateTo: $dateTo, freeText: $freeText,
-                        includeReconciled: $includeReconciled, includeDrafts: $includeDrafts, includeCancelled: $includeCancelled, page: $page, perPage: $perPage) {
-          ${LEDGER_PAGE}
-        }
-      }`,
-  }),
-  report({
-    path: '/reports/accounts-receivable',
-    representations: reportFiles('accounts-receivable'),
-    summary:
-      'The accounts receivable sub-ledger: lines on account 1500 between date_from and date_to (both required; 400 without), optionally of one business partner; the general-ledger row shape, paged from 1 (per_page 100).',
-    document: /* GraphQL */ `
-      query GetAccountsReceivable($clientAccountId: Int!, $businessPartnerId: Int, $dateFrom: Date, $dateTo: Date, $freeText: String, $includeReconciled: Boolean,
-                                  $includeDrafts: Boolean, $includeCancelled: Boolean, $page: Int, $perPage: Int) {
-        accountsReceivable(clientAccountId: $clientAccountId, businessPartnerId: $businessPartnerId, dateFrom: $dateFrom, dateTo: $dateTo, freeText: $freeText,
-                           includeReconciled: $includeReconciled, includeDrafts: $includeDrafts, includeCancelled: $includeCancelled, page: $page, perPage: $perPage) {
-          ${LEDGER_PAGE}
-        }
-      }`,
-  }),
+  subLedgerReport('payable'),
+  subLedgerReport('receivable'),
   report({
     path: '/reports/data-export',
     summary:

@@ -4,7 +4,7 @@ import { pageType } from '../../shared/page-type.ts';
 import { DimensionKindEnum, LineDimension } from '../journal-entries/journal-entries.types.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import type { Grouping } from './grouping.ts';
-import { LEDGER_PAGE_LIMITS } from './reports.rules.ts';
+import { LEDGER_PAGE_LIMITS, SUB_LEDGER_ACCOUNTS, type SubLedger } from './reports.rules.ts';
 import {
   balanceSheet,
   generalLedger,
@@ -169,6 +169,23 @@ const ledgerArgs = (t: Parameters<Parameters<typeof builder.queryFields>[0]>[0])
   perPage: t.arg.int({ description: `default ${LEDGER_PAGE_LIMITS.defaultPerPage}, at most ${LEDGER_PAGE_LIMITS.maxPerPage}` }),
 });
 
+/** accountsPayable (2400) and accountsReceivable (1500): the general-ledger rows of one control account. */
+const subLedgerField = (t: Parameters<Parameters<typeof builder.queryFields>[0]>[0], which: SubLedger) =>
+  t.field({
+    type: GeneralLedgerPage,
+    extensions: pageCost(LEDGER_PAGE_LIMITS),
+    description: `The accounts ${which} sub-ledger: lines on account ${SUB_LEDGER_ACCOUNTS[which]} between date_from and date_to (both required).`,
+    args: {
+      clientAccountId: t.arg.int({ required: true }),
+      businessPartnerId: t.arg.int(),
+      dateFrom: t.arg({ type: 'Date' }),
+      dateTo: t.arg({ type: 'Date' }),
+      includeDrafts: t.arg.boolean({ description: 'default false' }),
+      ...ledgerArgs(t),
+    },
+    resolve: (_root, args, ctx) => subLedger(ctx, which, args),
+  });
+
 builder.queryFields((t) => ({
   balanceSheet: t.field({
     type: [BalanceSheetRowRef],
@@ -220,18 +237,6 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, ctx) => generalLedger(ctx, args),
   }),
-  accountsPayable: t.field({
-    type: GeneralLedgerPage,
-    extensions: pageCost(LEDGER_PAGE_LIMITS),
-    description: 'The accounts payable sub-ledger: lines on account 2400 between date_from and date_to (both required).',
-    args: { clientAccountId: t.arg.int({ required: true }), businessPartnerId: t.arg.int(), dateFrom: t.arg({ type: 'Date' }), dateTo: t.arg({ type: 'Date' }), includeDrafts: t.arg.boolean({ description: 'default false' }), ...ledgerArgs(t) },
-    resolve: (_root, args, ctx) => subLedger(ctx, 'payable', args),
-  }),
-  accountsReceivable: t.field({
-    type: GeneralLedgerPage,
-    extensions: pageCost(LEDGER_PAGE_LIMITS),
-    description: 'The accounts receivable sub-ledger: lines on account 1500 between date_from and date_to (both required).',
-    args: { clientAccountId: t.arg.int({ required: true }), businessPartnerId: t.arg.int(), dateFrom: t.arg({ type: 'Date' }), dateTo: t.arg({ type: 'Date' }), includeDrafts: t.arg.boolean({ description: 'default false' }), ...ledgerArgs(t) },
-    resolve: (_root, args, ctx) => subLedger(ctx, 'receivable', args),
-  }),
+  accountsPayable: subLedgerField(t, 'payable'),
+  accountsReceivable: subLedgerField(t, 'receivable'),
 }));
