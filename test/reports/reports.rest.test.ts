@@ -177,6 +177,13 @@ describe.each(targets())('reports REST (%s)', (target) => {
       else expect(rows['3000']).toBeUndefined();
     });
 
+    it('include_drafts=true adds the draft; free_text selects lines by description', async () => {
+      const drafts = byCode((await get('income-statement', `${Q1}&include_drafts=true`)).body);
+      expect(drafts['6900'].period_debit_movements['3']).toBe(1399);
+      const rent = (await get('income-statement', `${Q1}&free_text=HUSLEIE`)).body as { account_code: string }[];
+      expect(rent.map((r) => r.account_code)).toEqual(['6300']);
+    });
+
     it('dimensions project:<id> and group_by_dimension=project', async () => {
       const filtered = (await get('income-statement', `${Q1}&dimensions=project:${project}`)).body as { account_code: string }[];
       expect(filtered.map((r) => r.account_code)).toEqual(['3000']);
@@ -236,6 +243,18 @@ describe.each(targets())('reports REST (%s)', (target) => {
       const ap = await get('accounts-payable', Q1);
       expect(ap.body.data.map((r: { account_code: string; credit: string }) => [r.account_code, r.credit])).toEqual([['2400', '10000.00']]);
       expect(ap.body.meta).toEqual({ records: 1, per_page: 100, page: 1, pages: 1 });
+    });
+
+    it('include_reconciled=false leaves out fully reconciled lines (the paid invoice and its payment)', async () => {
+      const open = await get('accounts-receivable', `${Q1}&include_reconciled=false`);
+      expect(open.body.meta.records).toBe(0);
+      const all = await get('accounts-receivable', Q1);
+      expect(all.body.data.map((r: { reconciled_amount: string }) => r.reconciled_amount)).toEqual(['12500.00', '12500.00']);
+      const ledger = await get('general-ledger', `${Q1}&include_reconciled=false&account_codes=1500`);
+      expect(ledger.body.meta.records).toBe(0);
+      // the grouping's incoming balance is still the account's: only the listed lines are filtered
+      const year = await get('general-ledger', 'date_from=2025-01-01&date_to=2026-03-31&include_reconciled=false&account_codes=1500');
+      expect(year.body.data.map((r: { posting_date: string }) => r.posting_date)).toEqual(['2025-06-01']);
     });
 
     it.each(['accounts-payable', 'accounts-receivable'])('%s: date_from and date_to are required (400)', async (path) => {
