@@ -135,7 +135,11 @@ export async function reports(args: string[] = []): Promise<void> {
     }
     await route('GET /trial-balance as XLSX', `/trial-balance?date_from=${mid}&date_to=${to}`, XLSX, undefined, '≤ 2000 ms', 2000);
     await route('GET /trial-balance as PDF', `/trial-balance?date_from=${mid}&date_to=${to}`, 'application/pdf', undefined, '≤ 2000 ms', 2000);
-    await saftExport(server, `${base}/data-export?client_account_id=${accountId}&date_from=${from}&date_to=${to}`, tenant.user.token, rows);
+    // the export on a fresh server process: its peak RSS is then the export's own, not the heap that
+    // the reports measured before it left behind (V8 does not give that back)
+    await server.stop();
+    server = await startServer({ DATABASE_URL: scratch.url, API_RATE_LIMIT: 'off' });
+    await saftExport(server, `${server.base}/api/v2/reports/data-export?client_account_id=${accountId}&date_from=${from}&date_to=${to}`, tenant.user.token, rows);
 
     console.log(`  ${'measurement'.padEnd(72)} ${'median'.padStart(10)} ${'baseline'.padStart(10)} ${'ratio'.padStart(7)}  ${'goal'.padEnd(22)} result`);
     for (const r of rows) {
@@ -165,7 +169,8 @@ async function saftExport(server: ServerProcess, url: string, token: string, row
   } catch {
     reset = false;
   }
-  let sampled = status('VmRSS:');
+  const atStart = status('VmRSS:');
+  let sampled = atStart;
   const sampler = setInterval(() => (sampled = Math.max(sampled, status('VmRSS:'))), 50);
   const started = performance.now();
   try {
@@ -180,7 +185,7 @@ async function saftExport(server: ServerProcess, url: string, token: string, row
     const ms = performance.now() - started;
     const peak = reset ? status('VmHWM:') : sampled;
     rows.push({ what: 'GET /data-export (SAF-T XML, all lines): time', ms, goal: '≤ 60 s', ok: ms <= 60_000, note: `${(bytes / MB).toFixed(0)} MB of XML` });
-    rows.push({ what: `  server peak RSS during it (${reset ? 'VmHWM' : 'sampled VmRSS'})`, ms: null, goal: '≤ 512 MB', ok: peak <= 512, note: `${peak.toFixed(0)} MB` });
+    rows.push({ what: `  server peak RSS during it (${reset ? 'VmHWM' : 'sampled VmRSS'})`, ms: null, goal: '≤ 512 MB', ok: peak <= 512, note: `${peak.toFixed(0)} MB (${atStart.toFixed(0)} MB when it started)` });
   } finally {
     clearInterval(sampler);
   }

@@ -15,9 +15,14 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/** The Node flags npm start gives the server (package.json's start script, e.g. its heap limit): a benchmarked server runs as npm start runs it. */
+const START_FLAGS = (/^node\s+(.*?)\s*src\/start\.mjs/.exec((JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start)?.[1] ?? '')
+  .split(/\s+/)
+  .filter(Boolean);
+
 export async function startServer(env: Record<string, string>, options: { script?: string; log?: string } = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [options.script ?? 'dist/server.mjs'], {
+  const child = spawn(process.execPath, [...(options.script ? [] : START_FLAGS), options.script ?? 'dist/server.mjs'], {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: options.log ? 'info' : 'silent', SEED_DEMO: 'false', ...env, PORT: String(port) },
     stdio: options.log ? ['ignore', openSync(`${options.log}.${port}`, 'w'), 'ignore'] : 'ignore',
   });
