@@ -1,7 +1,6 @@
 import { defineOperations, type Operation } from '../operation.ts';
-import { reportFiles } from '../../src/modules/reports/reports.files.ts';
+import { reportFiles, saftFiles } from './report-files.ts';
 import { SUB_LEDGER_ACCOUNTS, type SubLedger } from '../../src/modules/reports/reports.rules.ts';
-import { saftFiles } from '../../src/modules/reports/saft/saft.files.ts';
 
 // spec 001 "Reports": six reports by GET, client_account_id required (a missing one is 403), errors in
 // the v2 envelope, the answer's format by Accept (JSON unless a file type is asked for).

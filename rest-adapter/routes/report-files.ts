@@ -1,0 +1,81 @@
+import type { Rendering, Representations } from '../operation.ts';
+import { presentReport, type ReportName } from '../../src/modules/reports/reports.presenters.ts';
+import { renderReport, REPORT_MEDIA_TYPES, type ReportMediaType } from '../../src/modules/reports/render/index.ts';
+import { requestSaftZip } from '../../src/modules/reports/saft/saft.job.ts';
+import { writeSaft } from '../../src/modules/reports/saft/saft.service.ts';
+
+// The non-JSON answers of the report routes (spec 001 "Reports": the format by Accept). They are the
+// only entries that call services directly (STYLE: PDF, XLSX and other files), always on the result
+// of the entry's own GraphQL document, which has checked the arguments and the caller's access.
+
+/**
+ * The Excel, HTML and PDF answers of a report route (spec 001 "Reports": the format by Accept): the
+ * route's JSON result, presented once as a ReportTable and drawn in the asked format, so every format
+ * shows the JSON's figures. The company line comes from the client account (already access-checked
+ * by the operation that produced the result).
+ */
+export function reportFiles(report: ReportName, extra: Pick<Representations, 'fileParameters'> = {}): Representations {
+  const render =
+    (mediaType: ReportMediaType): Rendering =>
+    async ({ ctx, result, query }) => {
+      const account = await ctx.db.clientAccount.findUniqueOrThrow({
+        where: { id: Number(query.client_account_id) },
+        select: { displayName: true, organizationNumber: true },
+      });
+      const table = presentReport(report, result, { company: account, query });
+      return renderReport(table, mediaType);
+    };
+  return {
+    files: Object.fromEntries(Object.values(REPORT_MEDIA_TYPES).map((t) => [t, render(t)])),
+    describe: {
+      [REPORT_MEDIA_TYPES.xlsx]: 'The report as an Excel workbook: figures as numbers with number formats, grouped with subtotals.',
+      [REPORT_MEDIA_TYPES.html]: 'The report as a printable HTML page (the balance sheet and income statement with a small SVG chart).',
+      [REPORT_MEDIA_TYPES.pdf]: 'The report as a paginated A4 PDF with the column headers on every page.',
+    },
+    ...extra,
+  };
+}
+
+/** The data-export route's result (the `saftExport` field under the wire names). */
+interface ExportResult {
+  client_account_id: number;
+  date_from: string;
+  date_to: string;
+  created_at: string;
+  file_name: string;
+}
+
+/**
+ * spec 001 "/reports/data-export": Accept text/xml streams the file (written as it is read, never
+ * whole in memory), application/zip queues the export job and answers 202 with its message. No JSON.
+ */
+export const saftFiles: Representations = {
+  json: false,
+  files: {
+    'text/xml': async ({ ctx, result }) => {
+      const r = result as ExportResult;
+      const args = { clientAccountId: r.client_account_id, dateFrom: new Date(r.date_from), dateTo: new Date(r.date_to), createdAt: new Date(r.created_at) };
+      return {
+        contentType: 'text/xml; charset=utf-8',
+        fileName: r.file_name,
+        body: async (out) => {
+          await writeSaft(ctx, args, out);
+        },
+      };
+    },
+    'application/zip': async ({ ctx, result }) => {
+      const r = result as ExportResult;
+      return { status: 202, json: await requestSaftZip(ctx, { clientAccountId: r.client_account_id, dateFrom: new Date(r.date_from), dateTo: new Date(r.date_to) }) };
+    },
+  },
+  describe: {
+    'text/xml': 'The SAF-T Financial 1.30 XML file (namespace urn:StandardAuditFile-Taxation-Financial:NO), streamed.',
+    'application/zip': 'Not the file: 202 with {message}; the export runs as a job and the ZIP is e-mailed to the requesting user.',
+  },
+  responses: {
+    202: {
+      description: 'Accept: application/zip: the export is queued; the ZIP is e-mailed to the requesting user when ready.',
+      schema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'], additionalProperties: false },
+    },
+  },
+};
