@@ -116,8 +116,10 @@ describe.each(targets())('reconciliations GraphQL (%s)', (target) => {
     };
     // warm: the session lookup (cached for SESSION_CACHE_SECONDS) and the reference caches
     await count(30);
-    const small = await count(2);
-    const large = await count(30);
+    // the fewer of two counts: a lookup that only happens now and then (a cache lapsing under the load
+    // of a full run) added a statement to one count once; an N+1 adds them to every count
+    const small = Math.min(await count(2), await count(2));
+    const large = Math.min(await count(30), await count(30));
     console.log(`[${target}] widest reconciliation list: ${large} SQL statements for 30 (${small} for 2)`);
     expect(large).toBe(small);
   });
