@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSaft } from '../../src/modules/reports/saft/saft.checks.ts';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
@@ -47,6 +48,23 @@ describe.each(targets())('GET /reports/data-export (%s)', (target) => {
     // the posted entries of Q1: invoice, purchase, payment, rent and the cancelled original (the draft is left out)
     expect(res.text).toContain('<NumberOfEntries>5</NumberOfEntries>');
     expect(res.text).toContain(`<RegistrationNumber>${orgnr}</RegistrationNumber>`);
+  });
+
+  it('result accounts open the year at zero; the result of earlier years not closed opens in equity (2050), so the opening balances net to zero', async () => {
+    const res = await exportAs(Q1(), 'text/xml');
+    const parsed = new XMLParser({ parseTagValue: false, isArray: (name) => name === 'Account' }).parse(res.text);
+    const accounts = parsed.AuditFile.MasterFiles.GeneralLedgerAccounts.Account as Record<string, string>[];
+    const opening = (code: string) => {
+      const a = accounts.find((x) => x.AccountID === code)!;
+      return Number(a.OpeningDebitBalance ?? 0) - Number(a.OpeningCreditBalance ?? 0);
+    };
+    // the fixture's 2025 sale (3000 C 5000) was never closed into equity
+    expect(opening('3000')).toBe(0);
+    expect(opening('2050')).toBe(-5000);
+    expect(opening('1920')).toBe(100000);
+    const net = accounts.reduce((sum, a) => sum + Math.round((Number(a.OpeningDebitBalance ?? 0) - Number(a.OpeningCreditBalance ?? 0)) * 100), 0);
+    expect(net).toBe(0);
+    expect(checkSaft(res.text).problems).toEqual([]);
   });
 
   it('no Accept or */* gets the XML too; application/json is 406 in the v2 envelope (the export has no JSON form)', async () => {

@@ -5,6 +5,8 @@ import type { RequestContext } from '../../../shared/context.ts';
 import { ValidationError } from '../../../shared/errors.ts';
 import { requireAccount } from '../../../shared/tenancy.ts';
 import { parse, type Args } from '../../../shared/validation.ts';
+import { Decimal } from '../../../shared/scalars.ts';
+import { UNCLOSED_RESULT } from '../reports.service.ts';
 import { saftRules } from './saft.rules.ts';
 import { clip, escapeXml, XmlWriter } from './xml-writer.ts';
 
@@ -159,6 +161,8 @@ interface Scope {
   cid: number;
   from: string;
   to: string;
+  /** 1 January of the period's first year: result accounts open at zero there */
+  yearStart: string;
   /** the ledger's last sequence number when the export started */
   maxSeq: number;
 }
@@ -265,13 +269,14 @@ async function ledgerHead(ctx: RequestContext, cid: number): Promise<number> {
 }
 
 /**
- * Opening (posted before the period) and closing (opening + the period's movements) balance of every
- * account with a balance or a movement, in one aggregate over the ledger up to the period's end.
+ * Opening (posted before the period; for a result account, classes 3-8, only since 1 January of the
+ * period's year, as in the trial balance) and closing (opening + the period's movements) balance of
+ * every account with a balance or a movement, in one aggregate over the ledger up to the period's end.
  */
 const accountBalances = (ctx: RequestContext, s: Scope) => ctx.db.$queryRaw<AccountRow[]>`
   SELECT a.code, a.name, a.saft_grouping_category AS category, a.saft_grouping_code AS "groupingCode",
-         (COALESCE(SUM(l.debit - l.credit) FILTER (WHERE l.posting_date < ${s.from}::date), 0))::numeric(20, 2)::text AS opening,
-         (SUM(l.debit - l.credit))::numeric(20, 2)::text AS closing
+         (COALESCE(SUM(l.debit - l.credit) FILTER (WHERE l.posting_date < ${s.from}::date AND (a.code ~ '^[12]' OR l.posting_date >= ${s.yearStart}::date)), 0))::numeric(20, 2)::text AS opening,
+         (COALESCE(SUM(l.debit - l.credit) FILTER (WHERE a.code ~ '^[12]' OR l.posting_date >= ${s.yearStart}::date), 0))::numeric(20, 2)::text AS closing
     FROM accounts a
     JOIN journal_entry_lines l ON l.account_id = a.id
     JOIN journal_entries e ON e.id = l.journal_entry_id
@@ -279,8 +284,25 @@ const accountBalances = (ctx: RequestContext, s: Scope) => ctx.db.$queryRaw<Acco
      AND NOT e.is_draft AND e.sequence_number <= ${s.maxSeq}
    GROUP BY a.id, a.code, a.name, a.saft_grouping_category, a.saft_grouping_code
   HAVING COUNT(*) FILTER (WHERE l.posting_date >= ${s.from}::date) > 0
-      OR COALESCE(SUM(l.debit - l.credit) FILTER (WHERE l.posting_date < ${s.from}::date), 0) <> 0
+      OR COALESCE(SUM(l.debit - l.credit) FILTER (WHERE l.posting_date < ${s.from}::date AND (a.code ~ '^[12]' OR l.posting_date >= ${s.yearStart}::date)), 0) <> 0
    ORDER BY a.code`;
+
+/**
+ * The result of earlier years that no closing entry moved into equity: the result accounts' lines
+ * before the first day of the period's year. Result accounts open every year at zero (as in the trial
+ * balance), so this is part of equity's opening balance (UNCLOSED_RESULT's account, as the balance
+ * sheet shows it), and the opening balances of the file still net to zero.
+ */
+const unclosedResult = async (ctx: RequestContext, s: Scope): Promise<string> =>
+  (
+    await ctx.db.$queryRaw<{ result: string }[]>`
+      SELECT COALESCE(SUM(l.debit - l.credit), 0)::numeric(20, 2)::text AS result
+        FROM journal_entry_lines l
+        JOIN accounts a ON a.id = l.account_id
+        JOIN journal_entries e ON e.id = l.journal_entry_id
+       WHERE l.client_account_id = ${s.cid} AND l.posting_date < ${s.yearStart}::date AND a.code !~ '^[12]'
+         AND NOT e.is_draft AND e.sequence_number <= ${s.maxSeq}`
+  )[0]!.result;
 
 /** Accounts without a balance or movement of their own that a partner's BalanceAccount still names. */
 const accountsByCode = (ctx: RequestContext, cid: number, codes: string[]) =>
@@ -451,11 +473,18 @@ export async function writeSaft(ctx: RequestContext, args: SaftArgs, out: NodeJS
   const batchSize = options.batchSize ?? BATCH;
   const company = await checkSaftRequest(ctx, args);
   const createdAt = args.createdAt ?? new Date();
-  const s: Scope = { cid: company.id, from: isoDate(company.dateFrom), to: isoDate(company.dateTo), maxSeq: await ledgerHead(ctx, company.id) };
+  const s: Scope = {
+    cid: company.id,
+    from: isoDate(company.dateFrom),
+    to: isoDate(company.dateTo),
+    yearStart: `${isoDate(company.dateFrom).slice(0, 4)}-01-01`,
+    maxSeq: await ledgerHead(ctx, company.id),
+  };
 
   // everything but the journal lines, before the first byte
-  const [accounts, partnerRows, partnerBalanceRows, taxCodes, rates, dimensions, total, contact, self] = await Promise.all([
+  const [accounts, carried, partnerRows, partnerBalanceRows, taxCodes, rates, dimensions, total, contact, self] = await Promise.all([
     accountBalances(ctx, s),
+    unclosedResult(ctx, s),
     partners(ctx, s),
     partnerBalances(ctx, s),
     taxCodesUsed(ctx, s),
@@ -476,14 +505,21 @@ export async function writeSaft(ctx: RequestContext, args: SaftArgs, out: NodeJS
     if (own.some((b) => b.kind === 'C') || (p.isCustomer && p.inPeriod)) customers.push(p);
     if (own.some((b) => b.kind === 'S') || (p.isSupplier && p.inPeriod)) suppliers.push(p);
   }
-  // a BalanceAccount names an account the file must list, even one whose partners net to zero
+  // a BalanceAccount names an account the file must list, even one whose partners net to zero; the
+  // unclosed result of earlier years opens (and stays) in equity
   const listed = new Set(accounts.map((a) => a.code));
-  const missing = [...new Set(partnerBalanceRows.map((b) => b.code))].filter((c) => !listed.has(c));
+  const carriedResult = new Decimal(carried);
+  const missing = [...new Set([...partnerBalanceRows.map((b) => b.code), ...(carriedResult.isZero() ? [] : [UNCLOSED_RESULT.code])])].filter((c) => !listed.has(c));
   if (missing.length) {
     for (const a of await accountsByCode(ctx, s.cid, missing)) {
       accounts.push({ code: a.code, name: a.name, category: a.saftGroupingCategory, groupingCode: a.saftGroupingCode, opening: '0.00', closing: '0.00' });
     }
     accounts.sort((x, y) => (x.code < y.code ? -1 : x.code > y.code ? 1 : 0));
+  }
+  const equity = accounts.find((a) => a.code === UNCLOSED_RESULT.code);
+  if (equity && !carriedResult.isZero()) {
+    equity.opening = carriedResult.plus(equity.opening).toFixed(2);
+    equity.closing = carriedResult.plus(equity.closing).toFixed(2);
   }
   const customerIds = new Set(customers.map((c) => c.id));
   const supplierIds = new Set(suppliers.map((c) => c.id));
