@@ -82,11 +82,9 @@ const JSON_TYPE = 'application/json';
 /** The media type of the answer by the Accept header (express's negotiation, q-values honoured), or 406. */
 function negotiate(req: Request, representations: Representations): string {
   const offered = [...(representations.json === false ? [] : [JSON_TYPE]), ...Object.keys(representations.files)];
-  {
-    const chosen = req.accepts(offered);
-    if (chosen) return chosen;
-  }
-  throw new NotAcceptableError(`Accept '${String(req.headers.accept).slice(0, 100)}' names no media type this report offers; it offers ${offered.join(', ')}`);
+  const chosen = req.accepts(offered);
+  if (chosen) return chosen;
+  throw new NotAcceptableError(`Accept '${String(req.headers.accept).slice(0, 100)}' names no media type this operation offers; it offers ${offered.join(', ')}`);
 }
 
 /** The query a representation reads: the file-only parameters dropped for JSON, defaulted for files. */
