@@ -92,7 +92,7 @@ export const reportOperations = defineOperations([
     path: '/reports/income-statement',
     representations: reportFiles('income-statement'),
     summary:
-      'The income statement between date_from (default 1 January this year) and date_to (default today): result accounts (classes 3-8) with period_debit_movements, the movement (debit − credit) per calendar month keyed "1" to "12", all twelve always present. group_by_dimension gives a row per account and dimension value.',
+      'The income statement between date_from (default 1 January of the year of date_to) and date_to (default today): result accounts (classes 3-8) with period_debit_movements, the movement (debit − credit) per calendar month keyed "1" to "12", all twelve always present. group_by_dimension gives a row per account and dimension value.',
     document: /* GraphQL */ `
       query GetIncomeStatement($clientAccountId: Int!, $dateFrom: Date, $dateTo: Date, $dimensions: [String!], $includeDrafts: Boolean,
                                $freeText: String, $groupByDimension: DimensionKind) {
@@ -124,7 +124,7 @@ export const reportOperations = defineOperations([
     path: '/reports/general-ledger',
     representations: reportFiles('general-ledger'),
     summary:
-      'The general ledger between date_from (default 1 January this year) and date_to (default today): posted lines by account, date and voucher number, each with its account grouping (incoming and outgoing balance, movement) and journal entry. Paged from 1 (per_page 100, at most 1000).',
+      'The general ledger between date_from (default 1 January of the year of date_to) and date_to (default today): posted lines by account, date and voucher number, each with its account grouping (incoming and outgoing balance, movement) and journal entry. Paged from 1 (per_page 100, at most 1000).',
     document: /* GraphQL */ `
       query GetGeneralLedger($clientAccountId: Int!, $dateFrom: Date, $dateTo: Date, $accountCodes: [String!], $dimensions: [String!], $includeDrafts: Boolean,
                              $includeReconciled: Boolean, $includeCancelled: Boolean, $taxCodes: [String!], $freeText: String, $page: Int, $perPage: Int) {

@@ -184,6 +184,14 @@ describe.each(targets())('reports REST (%s)', (target) => {
       expect(rent.map((r) => r.account_code)).toEqual(['6300']);
     });
 
+    it('with date_to alone, date_from is 1 January of date_to’s year (not of this year, which could lie after it)', async () => {
+      const res = await get('income-statement', 'date_to=2025-12-31');
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(byCode(res.body)['3000'].period_debit_movements['6']).toBe(-5000);
+      const ledger = await get('general-ledger', 'date_to=2025-12-31&account_codes=1500');
+      expect(ledger.body.data.map((r: { posting_date: string }) => r.posting_date)).toEqual(['2025-06-01']);
+    });
+
     it('dimensions project:<id> and group_by_dimension=project', async () => {
       const filtered = (await get('income-statement', `${Q1}&dimensions=project:${project}`)).body as { account_code: string }[];
       expect(filtered.map((r) => r.account_code)).toEqual(['3000']);

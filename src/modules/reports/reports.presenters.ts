@@ -1,5 +1,8 @@
 import { formatDate, formatOrganizationNumber, fromOre, toOre } from './render/format.ts';
 import type { Cell, ReportChart, ReportColumn, ReportRow, ReportTable } from './render/model.ts';
+import { formatDate as isoDate } from '../../shared/scalars.ts';
+import { osloToday } from '../journal-entries/journal-entries.rules.ts';
+import { defaultPeriod } from './reports.rules.ts';
 
 /**
  * A report's JSON answer → the one ReportTable every file format draws (render/). The presenters
@@ -106,11 +109,6 @@ const FILE_NAMES: Record<ReportName, string> = {
   'accounts-receivable': 'kundereskontro',
 };
 
-/** Today in Norway as 'YYYY-MM-DD' (the routes' default report_date and date_to). */
-function todayInOslo(): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Oslo', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
-}
-
 const isIsoDate = (s: string | undefined): s is string => !!s && /^\d{4}-\d{2}-\d{2}$/.test(s);
 
 interface Period {
@@ -122,15 +120,15 @@ interface Period {
 
 function periodOf(report: ReportName, query: PresentContext['query']): Period {
   if (report === 'balance-sheet') {
-    const date = isIsoDate(query.report_date) ? query.report_date : todayInOslo();
+    const date = isIsoDate(query.report_date) ? query.report_date : isoDate(osloToday());
     return { text: `per ${formatDate(date)}`, dates: [date] };
   }
   let from = isIsoDate(query.date_from) ? query.date_from : undefined;
   let to = isIsoDate(query.date_to) ? query.date_to : undefined;
-  // The routes' defaults: 1 January of date_to's year to today (income statement, general ledger).
+  // the period the report used when dates were left out (income statement, general ledger)
   if (report === 'income-statement' || report === 'general-ledger') {
-    to ??= todayInOslo();
-    from ??= `${to.slice(0, 4)}-01-01`;
+    const period = defaultPeriod(from ? new Date(from) : null, to ? new Date(to) : null);
+    [from, to] = [isoDate(period.dateFrom), isoDate(period.dateTo)];
   }
   if (from && to) return { text: `${formatDate(from)}–${formatDate(to)}`, dates: [from, to] };
   if (from) return { text: `fra ${formatDate(from)}`, dates: [from] };

@@ -65,6 +65,15 @@ const groupByDimension = z.enum(DIMENSION_KIND_NAMES as [DimensionKind, ...Dimen
 
 const startOfYear = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), 0, 1));
 
+/**
+ * The period of the income statement and the general ledger when dates are left out: date_to today
+ * (in Norway), date_from 1 January of date_to's year. The report files name the same period.
+ */
+export function defaultPeriod(dateFrom: Date | null | undefined, dateTo: Date | null | undefined): { dateFrom: Date; dateTo: Date } {
+  const to = dateTo ?? osloToday();
+  return { dateFrom: dateFrom ?? startOfYear(to), dateTo: to };
+}
+
 const ordered = <T extends { dateFrom: Date; dateTo: Date }>(value: T, ctx: z.RefinementCtx) => {
   if (value.dateFrom.getTime() > value.dateTo.getTime()) ctx.addIssue({ code: 'custom', path: ['dateTo'], message: 'must not be before date_from' });
 };
@@ -86,7 +95,7 @@ export const reportRules = {
       freeText,
       groupByDimension,
     })
-    .transform((v) => ({ ...v, dateFrom: v.dateFrom ?? startOfYear(osloToday()), dateTo: v.dateTo ?? osloToday() }))
+    .transform((v) => ({ ...v, ...defaultPeriod(v.dateFrom, v.dateTo) }))
     .superRefine(ordered),
   trialBalance: z
     .object({
@@ -117,7 +126,7 @@ export const reportRules = {
       page,
       perPage,
     })
-    .transform((v) => ({ ...v, dateFrom: v.dateFrom ?? startOfYear(osloToday()), dateTo: v.dateTo ?? osloToday() }))
+    .transform((v) => ({ ...v, ...defaultPeriod(v.dateFrom, v.dateTo) }))
     .superRefine(ordered),
   subLedger: z
     .object({

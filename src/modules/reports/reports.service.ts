@@ -1,5 +1,5 @@
 import { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
-import { Decimal, inCurrency } from '../../shared/scalars.ts';
+import { Decimal, formatDate, inCurrency } from '../../shared/scalars.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requireAccount } from '../../shared/tenancy.ts';
 import { parse } from '../../shared/validation.ts';
@@ -24,7 +24,6 @@ const sql = PrismaNS.sql;
 const empty = PrismaNS.empty;
 const join = PrismaNS.join;
 
-const day = (d: Date): string => d.toISOString().slice(0, 10);
 
 /** The dimension column of a wire type, e.g. project → l.project_id (from the fixed table, never from input). */
 const dimensionColumn = (type: DimensionKind) => PrismaNS.raw(`l.${toSnake(DIMENSION_KINDS[type].column)}`);
@@ -154,7 +153,7 @@ export async function balanceSheet(ctx: RequestContext, args: unknown): Promise<
     SELECT t.account_id, a.code, a.name, t.balance::text AS balance
     FROM (SELECT l.account_id, SUM(l.debit - l.credit) AS balance
           FROM journal_entry_lines l
-          WHERE ${where} AND l.posting_date <= ${day(a.reportDate)}::date
+          WHERE ${where} AND l.posting_date <= ${formatDate(a.reportDate)}::date
           GROUP BY l.account_id) t
     JOIN accounts a ON a.id = t.account_id
     WHERE t.balance <> 0
@@ -194,7 +193,7 @@ export async function incomeStatement(ctx: RequestContext, args: unknown): Promi
     SELECT t.*, a.code, a.name, ${rel.name} AS relation_name
     FROM (SELECT l.account_id ${rel.select}, ${join(months)}, COUNT(*) AS n
           FROM journal_entry_lines l
-          WHERE ${where} AND l.posting_date BETWEEN ${day(a.dateFrom)}::date AND ${day(a.dateTo)}::date
+          WHERE ${where} AND l.posting_date BETWEEN ${formatDate(a.dateFrom)}::date AND ${formatDate(a.dateTo)}::date
           GROUP BY l.account_id ${rel.group}) t
     JOIN accounts a ON a.id = t.account_id
     WHERE a.code !~ '^[12]'
@@ -228,7 +227,7 @@ export async function trialBalance(ctx: RequestContext, args: unknown): Promise<
   await requireAccount(ctx, a.clientAccountId);
   const where = scopeWhere(a);
   const rel = relationSql(a.groupByDimension);
-  const [from, to, yearStart] = [day(a.dateFrom), day(a.dateTo), day(startOfYear(a.dateFrom))];
+  const [from, to, yearStart] = [formatDate(a.dateFrom), formatDate(a.dateTo), formatDate(startOfYear(a.dateFrom))];
   const rows = await ctx.db.$queryRaw<{ account_id: number; code: string; name: string; relation_id: number | null; relation_name: string | null; before: string; year: string; debit: string; credit: string }[]>`
     SELECT t.*, a.code, a.name, ${rel.name} AS relation_name
     FROM (SELECT l.account_id ${rel.select},
@@ -368,7 +367,7 @@ const DIMENSION_SELECT = PrismaNS.raw(DIMENSION_KIND_NAMES.map((k) => `l.${toSna
 async function ledger(ctx: RequestContext, scope: Scope, range: { dateFrom: Date; dateTo: Date }, window: { page: number; perPage: number }): Promise<Page<LedgerRow>> {
   await requireAccount(ctx, scope.clientAccountId);
   const where = scopeWhere(scope);
-  const [from, to, yearStart] = [day(range.dateFrom), day(range.dateTo), day(startOfYear(range.dateFrom))];
+  const [from, to, yearStart] = [formatDate(range.dateFrom), formatDate(range.dateTo), formatDate(startOfYear(range.dateFrom))];
   const period = sql`l.posting_date BETWEEN ${from}::date AND ${to}::date`;
   const balances = sql`SUM(CASE WHEN l.posting_date < ${from}::date THEN l.debit - l.credit ELSE 0 END) AS before,
                        SUM(CASE WHEN l.posting_date >= ${yearStart}::date AND l.posting_date < ${from}::date THEN l.debit - l.credit ELSE 0 END) AS year`;

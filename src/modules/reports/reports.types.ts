@@ -197,7 +197,7 @@ builder.queryFields((t) => ({
   incomeStatement: t.field({
     type: [IncomeStatementRowRef],
     extensions: listCost(300),
-    description: 'The result accounts with their movement per month between date_from (default 1 January this year) and date_to (default today).',
+    description: 'The result accounts with their movement per month between date_from (default 1 January of the year of date_to) and date_to (default today).',
     args: {
       ...filterArgs(t),
       dateFrom: t.arg({ type: 'Date' }),
@@ -226,7 +226,7 @@ builder.queryFields((t) => ({
   generalLedger: t.field({
     type: GeneralLedgerPage,
     extensions: pageCost(LEDGER_PAGE_LIMITS),
-    description: 'The general ledger between date_from (default 1 January this year) and date_to (default today), by account, date and voucher number.',
+    description: 'The general ledger between date_from (default 1 January of the year of date_to) and date_to (default today), by account, date and voucher number.',
     args: {
       ...filterArgs(t),
       ...ledgerArgs(t),
