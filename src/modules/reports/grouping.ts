@@ -143,5 +143,11 @@ export function groupingOf(accountCode: string): Grouping {
   return { level1Code: l1[2], level1Name: l1[3], level2Code: l2[2], level2Name: l2[3], level3Code: two, level3Name: GROUPS[two] ?? OTHER.name };
 }
 
-/** Balance-sheet accounts (classes 1 and 2) carry their balance over years; result accounts start each year at zero. */
-export const isBalanceAccount = (accountCode: string): boolean => accountCode.startsWith('1') || accountCode.startsWith('2');
+/**
+ * Balance-sheet accounts (classes 1 and 2) carry their balance over years; result accounts start each
+ * year at zero. The pattern is also bound into SQL (`a.code ~ ${BALANCE_ACCOUNT_PATTERN}`), so the
+ * reports and the SAF-T file draw the line in one place.
+ */
+export const BALANCE_ACCOUNT_PATTERN = '^[12]';
+const BALANCE_ACCOUNT = new RegExp(BALANCE_ACCOUNT_PATTERN);
+export const isBalanceAccount = (accountCode: string): boolean => BALANCE_ACCOUNT.test(accountCode);

@@ -6,7 +6,7 @@ import { parse } from '../../shared/validation.ts';
 import { pageWindow, type Page } from '../../shared/pagination.ts';
 import { DIMENSION_KIND_NAMES, DIMENSION_KINDS, type DimensionKind } from '../journal-entries/dimensions.ts';
 import { toSnake } from '../../shared/naming.ts';
-import { groupingOf, isBalanceAccount, type Grouping } from './grouping.ts';
+import { BALANCE_ACCOUNT_PATTERN, groupingOf, isBalanceAccount, type Grouping } from './grouping.ts';
 import {
   LEDGER_PAGE_LIMITS,
   reportRules,
@@ -196,7 +196,7 @@ export async function incomeStatement(ctx: RequestContext, args: unknown): Promi
           WHERE ${where} AND l.posting_date BETWEEN ${formatDate(a.dateFrom)}::date AND ${formatDate(a.dateTo)}::date
           GROUP BY l.account_id ${rel.group}) t
     JOIN accounts a ON a.id = t.account_id
-    WHERE a.code !~ '^[12]'
+    WHERE a.code !~ ${BALANCE_ACCOUNT_PATTERN}
     ORDER BY a.code, t.account_id ${a.groupByDimension ? sql`, t.relation_id NULLS FIRST` : empty}`;
   return rows.map((r) => ({
     ...accountRow(r),

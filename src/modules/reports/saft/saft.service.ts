@@ -5,8 +5,10 @@ import type { RequestContext } from '../../../shared/context.ts';
 import { ValidationError } from '../../../shared/errors.ts';
 import { requireAccount } from '../../../shared/tenancy.ts';
 import { parse, type Args } from '../../../shared/validation.ts';
-import { Decimal } from '../../../shared/scalars.ts';
+import { Decimal, formatDate } from '../../../shared/scalars.ts';
+import { BALANCE_ACCOUNT_PATTERN } from '../grouping.ts';
 import { UNCLOSED_RESULT } from '../reports.service.ts';
+import { startOfYear } from '../reports.rules.ts';
 import { saftRules } from './saft.rules.ts';
 import { clip, escapeXml, XmlWriter } from './xml-writer.ts';
 
@@ -108,9 +110,6 @@ const osloDate = (at: Date): string => {
   const p = osloParts(at);
   return `${p.year}-${p.month}-${p.day}`;
 };
-
-/** A Date column (UTC midnight) as YYYY-MM-DD. */
-const isoDate = (d: Date): string => d.toISOString().slice(0, 10);
 
 // ── tenancy, validation, file name ───────────────────────────────────────────────────────────────
 
@@ -275,8 +274,8 @@ async function ledgerHead(ctx: RequestContext, cid: number): Promise<number> {
  */
 const accountBalances = (ctx: RequestContext, s: Scope) => ctx.db.$queryRaw<AccountRow[]>`
   SELECT a.code, a.name, a.saft_grouping_category AS category, a.saft_grouping_code AS "groupingCode",
-         (COALESCE(SUM(l.debit - l.credit) FILTER (WHERE l.posting_date < ${s.from}::date AND (a.code ~ '^[12]' OR l.posting_date >= ${s.yearStart}::date)), 0))::numeric(20, 2)::text AS opening,
-         (COALESCE(SUM(l.debit - l.credit) FILTER (WHERE a.code ~ '^[12]' OR l.posting_date >= ${s.yearStart}::date), 0))::numeric(20, 2)::text AS closing
+         (COALESCE(SUM(l.debit - l.credit) FILTER (WHERE l.posting_date < ${s.from}::date AND (a.code ~ ${BALANCE_ACCOUNT_PATTERN} OR l.posting_date >= ${s.yearStart}::date)), 0))::numeric(20, 2)::text AS opening,
+         (COALESCE(SUM(l.debit - l.credit) FILTER (WHERE a.code ~ ${BALANCE_ACCOUNT_PATTERN} OR l.posting_date >= ${s.yearStart}::date), 0))::numeric(20, 2)::text AS closing
     FROM accounts a
     JOIN journal_entry_lines l ON l.account_id = a.id
     JOIN journal_entries e ON e.id = l.journal_entry_id
@@ -284,7 +283,7 @@ const accountBalances = (ctx: RequestContext, s: Scope) => ctx.db.$queryRaw<Acco
      AND NOT e.is_draft AND e.sequence_number <= ${s.maxSeq}
    GROUP BY a.id, a.code, a.name, a.saft_grouping_category, a.saft_grouping_code
   HAVING COUNT(*) FILTER (WHERE l.posting_date >= ${s.from}::date) > 0
-      OR COALESCE(SUM(l.debit - l.credit) FILTER (WHERE l.posting_date < ${s.from}::date AND (a.code ~ '^[12]' OR l.posting_date >= ${s.yearStart}::date)), 0) <> 0
+      OR COALESCE(SUM(l.debit - l.credit) FILTER (WHERE l.posting_date < ${s.from}::date AND (a.code ~ ${BALANCE_ACCOUNT_PATTERN} OR l.posting_date >= ${s.yearStart}::date)), 0) <> 0
    ORDER BY a.code`;
 
 /**
@@ -300,7 +299,7 @@ const unclosedResult = async (ctx: RequestContext, s: Scope): Promise<string> =>
         FROM journal_entry_lines l
         JOIN accounts a ON a.id = l.account_id
         JOIN journal_entries e ON e.id = l.journal_entry_id
-       WHERE l.client_account_id = ${s.cid} AND l.posting_date < ${s.yearStart}::date AND a.code !~ '^[12]'
+       WHERE l.client_account_id = ${s.cid} AND l.posting_date < ${s.yearStart}::date AND a.code !~ ${BALANCE_ACCOUNT_PATTERN}
          AND NOT e.is_draft AND e.sequence_number <= ${s.maxSeq}`
   )[0]!.result;
 
@@ -475,9 +474,9 @@ export async function writeSaft(ctx: RequestContext, args: SaftArgs, out: NodeJS
   const createdAt = args.createdAt ?? new Date();
   const s: Scope = {
     cid: company.id,
-    from: isoDate(company.dateFrom),
-    to: isoDate(company.dateTo),
-    yearStart: `${isoDate(company.dateFrom).slice(0, 4)}-01-01`,
+    from: formatDate(company.dateFrom),
+    to: formatDate(company.dateTo),
+    yearStart: formatDate(startOfYear(company.dateFrom)),
     maxSeq: await ledgerHead(ctx, company.id),
   };
 
