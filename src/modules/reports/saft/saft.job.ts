@@ -11,6 +11,7 @@ import { AppError, ValidationError } from '../../../shared/errors.ts';
 import { formatDate, parseDateString } from '../../../shared/scalars.ts';
 import { eligibleAccountIds } from '../../../shared/tenancy.ts';
 import type { Args } from '../../../shared/validation.ts';
+import { formatDate as norwegianDate } from '../render/format.ts';
 import { saftRules } from './saft.rules.ts';
 import { checkSaftRequest, saftFileNameOf, writeSaft, type SaftSummary } from './saft.service.ts';
 
@@ -35,8 +36,6 @@ export interface SaftExportJobData {
   /** the requesting user: the ZIP goes to their e-mail address */
   userId: number;
 }
-
-const norwegianDate = (iso: string) => iso.split('-').reverse().join('.');
 
 export const saftExportJob = defineJob<SaftExportJobData>(
   'reports.saft-export',
