@@ -151,3 +151,9 @@ export function groupingOf(accountCode: string): Grouping {
 export const BALANCE_ACCOUNT_PATTERN = '^[12]';
 const BALANCE_ACCOUNT = new RegExp(BALANCE_ACCOUNT_PATTERN);
 export const isBalanceAccount = (accountCode: string): boolean => BALANCE_ACCOUNT.test(accountCode);
+
+/**
+ * Where the result of the result accounts that no closing entry moved into equity is shown: a row of
+ * the balance sheet (so its rows net to zero) and part of this account's opening balance in SAF-T.
+ */
+export const UNCLOSED_RESULT = { code: '2050', name: 'Udisponert resultat (ikke avsluttet)' } as const;

@@ -6,7 +6,7 @@ import { parse } from '../../shared/validation.ts';
 import { pageWindow, type Page } from '../../shared/pagination.ts';
 import { DIMENSION_KIND_NAMES, DIMENSION_KINDS, type DimensionKind } from '../journal-entries/dimensions.ts';
 import { toSnake } from '../../shared/naming.ts';
-import { BALANCE_ACCOUNT_PATTERN, groupingOf, isBalanceAccount, type Grouping } from './grouping.ts';
+import { BALANCE_ACCOUNT_PATTERN, groupingOf, isBalanceAccount, UNCLOSED_RESULT, type Grouping } from './grouping.ts';
 import {
   LEDGER_PAGE_LIMITS,
   reportRules,
@@ -137,8 +137,6 @@ export interface BalanceSheetRow extends AccountRow {
   balance: Decimal;
 }
 
-/** The result not yet closed into equity, shown as a row of the balance sheet so its rows net to zero. */
-export const UNCLOSED_RESULT = { code: '2050', name: 'Udisponert resultat (ikke avsluttet)' } as const;
 
 /**
  * spec 001: GET /reports/balance-sheet. Every balance-sheet account (classes 1 and 2) with a non-zero
