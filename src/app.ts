@@ -28,6 +28,7 @@ import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { createApiRateLimiter, createAttemptLimiter, createRateLimiters, OAUTH_RATE_LIMITS, PASSWORD_CHECK_LIMIT, type RateLimitRules } from './shared/rate-limit.ts';
 import { graphiqlDefaultQuery, graphiqlPage } from './graphiql.ts';
 import { securityHeaders } from './shared/security-headers.ts';
+import { createFileServices } from './modules/files/file-services.ts';
 import { bufferGraphqlBody, idempotency, isGraphqlMutation, isWriteMethod, keepRawBody } from './shared/idempotency.ts';
 
 export interface AppDeps {
@@ -118,6 +119,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   const apiLimit = createApiRateLimiter(db.prisma, rules.api, { namespace });
   /** reference rows (units) this app's requests read from memory after the first load */
   const reference = new ReferenceCache();
+  const files = await createFileServices(config, db.prisma);
   const serviceLimits = { passwordCheck: createAttemptLimiter(db.prisma, `${namespace}password-check:user:`, rules.passwordCheck, 'password checks') };
 
   /**
@@ -153,6 +155,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
         logger: () => logger.child({ requestId: r.requestId, userId: actor.userId }),
         limits: serviceLimits,
         reference,
+        files,
       });
       next();
     } catch (e) {

@@ -4,6 +4,7 @@ import PgBoss from 'pg-boss';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { createMailer, type Mailer } from '../mail/mailer.ts';
+import { createFileServices } from '../modules/files/file-services.ts';
 import type { Logger } from '../shared/logger.ts';
 import './all.ts';
 import { jobDefinitions, onEnqueued, type JobContext, type JobDefinition } from './jobs.ts';
@@ -167,6 +168,7 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
   const schedules = options.schedules ?? true;
   const ownMailer = !options.mailer;
   const mailer = options.mailer ?? createMailer(config);
+  const files = await createFileServices(config, db.prisma);
   const executor = openExecutor(db, logger);
   const sql = gate(executor);
   let stopping = false;
@@ -198,7 +200,7 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
     const log = logger.child({ job: job.name, jobId: job.id });
     const ctx: JobContext = {
       prisma: db.prisma,
-      service: systemContext(db.prisma, { logger: log }),
+      service: systemContext(db.prisma, { logger: log, files }),
       config,
       logger: log,
       mailer,

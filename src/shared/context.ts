@@ -4,6 +4,7 @@ import { createLoaders, type Loaders } from './loaders.ts';
 import { createLogger } from './logger.ts';
 import { eligibleAccountIds } from './tenancy.ts';
 import { ReferenceCache } from './reference-cache.ts';
+import type { FileServices } from '../modules/files/file-services.ts';
 
 export type Scope = 'read' | 'write';
 
@@ -57,6 +58,8 @@ export interface RequestContext {
   limits: ServiceLimits;
   /** reference rows loaded once per app and database (units), see reference-cache.ts */
   reference: ReferenceCache;
+  /** the file store and URL signer (src/modules/files/file-services.ts); absent where no files are served */
+  files?: FileServices;
 }
 
 interface ContextArgs {
@@ -69,6 +72,8 @@ interface ContextArgs {
   limits?: ServiceLimits;
   /** the app's (one per database); default: the parent's (inside a transaction), else a new one */
   reference?: ReferenceCache;
+  /** default: the parent's (inside a transaction) */
+  files?: FileServices;
 }
 
 /** The memo behind a context's eligibleAccounts(): the pending or settled lookup, and its set once it has arrived. */
@@ -105,6 +110,7 @@ function buildContext(args: ContextArgs, parent?: RequestContext): RequestContex
     },
     limits: args.limits ?? parent?.limits ?? UNLIMITED,
     reference: args.reference ?? parent?.reference ?? new ReferenceCache(),
+    files: args.files ?? parent?.files,
     // a transaction's context answers for its request: what it looks up, the request knows too
     eligibleAccounts: () => {
       if (!memo.value) {
@@ -141,8 +147,9 @@ export function createRequestContext(args: ContextArgs): RequestContext {
  * lets it through. `actingUserId` is recorded in the audit columns of what it writes (a seed acting
  * for the demo user); without it they stay null.
  */
-export function systemContext(db: Db, options: { actingUserId?: number; logger?: Logger } = {}): RequestContext {
+export function systemContext(db: Db, options: { actingUserId?: number; logger?: Logger; files?: FileServices } = {}): RequestContext {
   return buildContext({
+    files: options.files,
     db,
     actor: { userId: options.actingUserId ?? 0, scopes: new Set<Scope>(['read', 'write']), clientId: null, tokenKind: 'system', sessionId: null },
     requestId: 'system',

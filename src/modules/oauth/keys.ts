@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import type { Prisma } from '../../db/database.ts';
-import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
+import { sharedSecret } from '../../shared/server-secrets.ts';
 
 /**
  * The authorization server's secrets: the RS256 key set that signs access tokens and the keys that
@@ -19,14 +19,6 @@ async function generateSigningKey(): Promise<JWK> {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const jwk = privateKey.export({ format: 'jwk' }) as JWK;
   return { ...jwk, kid: await calculateJwkThumbprint(jwk), alg: 'RS256', use: 'sig' };
-}
-
-/** Stores `make()` under `name` unless another process already did; returns the stored value. */
-async function sharedSecret<T>(prisma: Prisma, name: string, make: () => Promise<T> | T): Promise<T> {
-  const existing = await prisma.serverSecret.findUnique({ where: { name } });
-  if (existing) return existing.value as T;
-  await prisma.serverSecret.createMany({ data: [{ name, value: (await make()) as PrismaNS.InputJsonValue }], skipDuplicates: true });
-  return (await prisma.serverSecret.findUniqueOrThrow({ where: { name } })).value as T;
 }
 
 export async function loadOauthKeys(prisma: Prisma, configured: { jwks?: { keys: JWK[] }; cookieKeys?: string[] }): Promise<OauthKeys> {
