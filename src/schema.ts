@@ -23,6 +23,7 @@ import './modules/bank-transactions/bank-transactions.types.ts';
 import './modules/reconciliations/matcher.types.ts';
 import './modules/reports/reports.types.ts';
 import './modules/reports/saft/saft.types.ts';
+import './modules/files/files.types.ts';
 
 export const schema = builder.toSchema();
 
