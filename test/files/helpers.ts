@@ -1,5 +1,15 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import PDFDocument from 'pdfkit';
 import { checkAgainstOpenApi, type HttpResult, type TestApp } from '../support/harness.ts';
+
+/**
+ * DATA_DIR of the apps of the file tests: one directory for all of them, because on PostgreSQL the
+ * test files share one database, and the pipeline test's job worker may take the vouchers.process
+ * jobs other files' uploads enqueue; with the same file store it can read their bytes. (Files are
+ * small and the OS cleans its temporary directory.)
+ */
+export const TEST_FILES_DIR = join(tmpdir(), 'regnskap-api-test-files');
 
 /** A PDF made here with pdfkit: one page per text (Helvetica: æøå print). */
 export function makePdf(pages: string[], options: PDFKit.PDFDocumentOptions = {}): Promise<Buffer> {
