@@ -5,6 +5,8 @@ import { InsufficientScopeError, MethodNotAllowedError, NoSuchEndpointError, Not
 import { compileOperation, type CompiledOperation } from './compile.ts';
 import type { Operation, RenderedFile, Representations } from './operation.ts';
 import { operationVariables, type OperationRequest } from './variables.ts';
+import { isFormRequest } from './multipart.ts';
+import { fileOperations } from './routes/files.ts';
 import { itemOperations } from './routes/items.ts';
 import { unitOperations } from './routes/units.ts';
 import { itemCollectionOperations } from './routes/item-collections.ts';
@@ -26,6 +28,7 @@ export const operations: readonly Operation[] = [
   ...reconciliationOperations,
   ...bankTransactionOperations,
   ...reportOperations,
+  ...fileOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();
@@ -143,7 +146,8 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly Operatio
         const representations = op.representations;
         const mediaType = representations ? negotiate(req, representations) : JSON_TYPE;
         const query = representations ? queryFor(representations, mediaType, req.query as Record<string, unknown>) : (req.query as Record<string, unknown>);
-        const { status, body } = await runOperation(schema, compiled, ctx, { params: req.params, query, body: bodyless ? undefined : req.body });
+        const form = isFormRequest(req);
+        const { status, body } = await runOperation(schema, compiled, ctx, { params: req.params, query, body: bodyless && !form ? undefined : req.body, form });
         if (mediaType !== JSON_TYPE) {
           const rendered = await representations!.files[mediaType]({ ctx, result: body, query: query as Record<string, string | undefined> });
           if ('json' in rendered) res.status(rendered.status).json(rendered.json);

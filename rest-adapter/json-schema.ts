@@ -50,6 +50,8 @@ function scalarSchema(type: GraphQLNamedType, direction: 'input' | 'output'): Js
       return { type: 'string', format: 'date-time' };
     case 'JSON':
       return {};
+    case 'FileContent':
+      return { type: 'string', contentEncoding: 'base64', description: 'the file as base64 (RFC 4648, with padding)' };
     default:
       if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((v) => v.value as string) };
       return { type: 'string' };

@@ -4,7 +4,10 @@ import { PACKAGE_VERSION } from '../src/version.ts';
 import type { CompiledOperation } from './compile.ts';
 import { compiledOperations, operations } from './index.ts';
 import { parameterSchema, requestBodySchema, responseSchema, SchemaComponents, type JsonSchema } from './json-schema.ts';
-import type { Operation } from './operation.ts';
+import type { MultipartOptions, Operation } from './operation.ts';
+import { FILE_URL_PATH } from '../src/modules/files/file-serving.route.ts';
+import { FILE_VARIANTS } from '../src/modules/files/file-urls.ts';
+import { SERVABLE_TYPES } from '../src/modules/files/files.rules.ts';
 
 /**
  * The OpenAPI 3.1 description of /api/v2, derived from the operation table: one path item per entry,
@@ -35,9 +38,10 @@ export interface OpenApiOperation {
   summary: string;
   tags: string[];
   parameters?: (OpenApiParameter | Ref)[];
-  requestBody?: { required: boolean; description?: string; content: { 'application/json': { schema: JsonSchema } } };
+  requestBody?: { required: boolean; description?: string; content: Record<string, { schema: JsonSchema; encoding?: Record<string, { contentType: string }> }> };
   responses: Record<string, OpenApiResponse | Ref>;
   security: Record<string, string[]>[];
+  description?: string;
 }
 
 export interface OpenApiDocument {
@@ -154,7 +158,7 @@ const ERRORS: Record<number, [string, string]> = {
   ],
   404: ['NotFound', 'No record with that id.'],
   409: ['Conflict', 'A request with the same Idempotency-Key is still running, or the write clashes with an existing record.'],
-  413: ['ContentTooLarge', 'The request body is larger than 1 MB.'],
+  413: ['ContentTooLarge', 'The request body is larger than 1 MB (a JSON body), or an uploaded file larger than the operation takes (POST /files: 25 MB).'],
   406: ['NotAcceptable', 'The Accept header names no media type the operation offers (the report formats are listed in its 200 response).'],
   422: ['UnprocessableContent', 'The Idempotency-Key was already used for a different request.'],
   429: ['TooManyRequests', 'Over the per-user rate limit of the API (`/api/v2`, `/graphql` and `/mcp` count together); `Retry-After` says in how many seconds to try again.'],
@@ -266,6 +270,65 @@ function parameters(c: CompiledOperation, root: GraphQLObjectType): (OpenApiPara
 }
 
 /**
+ * The form an upload takes (multipart/form-data): the body's fields as text parts, the file's bytes in
+ * the file field instead of the base64 field, the file name optional (the file part's own name).
+ */
+function multipartSchema(options: MultipartOptions, body: JsonSchema): { schema: JsonSchema; encoding: Record<string, { contentType: string }> } {
+  const properties: Record<string, JsonSchema> = {
+    [options.fileField]: { type: 'string', contentMediaType: 'application/octet-stream', description: `The file (at most ${options.maxBytes} bytes); what it is is sniffed from its bytes` },
+  };
+  for (const [name, schema] of Object.entries(body.properties as Record<string, JsonSchema>)) {
+    if (name === options.contentField) continue;
+    properties[name] = name === options.fileNameField ? { ...schema, description: "The file's name; the file part's filename when omitted" } : schema;
+  }
+  const required = [options.fileField, ...((body.required as string[] | undefined) ?? []).filter((r) => r !== options.contentField && r !== options.fileNameField)];
+  return { schema: { type: 'object', properties, required, additionalProperties: false }, encoding: { [options.fileField]: { contentType: 'application/octet-stream' } } };
+}
+
+/** GET /files/{id}/{variant}: a presigned file URL (no token: the signature authorises it). */
+function fileUrlOperation(errorResponse: (status: number, shape: Shape) => Ref): OpenApiOperation {
+  const fileBody = (what: string) => Object.fromEntries(SERVABLE_TYPES.map((t) => [t, { schema: { type: 'string', ...(t.startsWith('text/') ? {} : { contentMediaType: t }), description: what } }]));
+  const error = (description: string): OpenApiResponse => ({
+    description,
+    headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  });
+  return {
+    operationId: 'get_file_url',
+    summary: 'A presigned file URL (download_url, original_url, preview_url, thumbnail_url, page_images[].preview_url of a file): no token, the signature authorises it for one hour.',
+    description: [
+      '- `download`: the file as uploaded, `Content-Disposition: attachment`, its sniffed content type.',
+      '- `original`: the file as uploaded, inline.',
+      '- `preview?page=n`: of a PDF page n as a one-page PDF (no rasteriser is available, so pages are PDFs, not images); of an image the image.',
+      '- `thumbnail`: of a PDF the first page as a one-page PDF; of an image the image itself (not scaled).',
+      '',
+      'Answers carry `Cache-Control: private, max-age=<seconds left>`, `X-Content-Type-Options: nosniff` and a Content-Security-Policy that loads nothing (sandboxed for types other than PDF and images).',
+      'A file without pages (CSV, XML, office files) has no preview or thumbnail (404).',
+    ].join('\n'),
+    tags: ['files'],
+    parameters: [
+      { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } },
+      { name: 'variant', in: 'path', required: true, schema: { type: 'string', enum: [...FILE_VARIANTS] } },
+      { name: 'page', in: 'query', required: false, description: 'preview only: the page (1-based), as signed', schema: { type: 'integer', minimum: 1 } },
+      { name: 'expires', in: 'query', required: true, description: 'Unix time the URL expires, as signed', schema: { type: 'integer' } },
+      { name: 'signature', in: 'query', required: true, description: 'HMAC-SHA256 of the id, variant, page and expiry', schema: { type: 'string' } },
+    ],
+    responses: {
+      200: {
+        description: 'The file, or the page',
+        headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+        content: fileBody('The bytes (a PDF page as a one-page PDF)'),
+      },
+      403: error('The URL is altered, incomplete or signed for something else, or it has expired (the text says which): ask for the file again for fresh URLs.'),
+      404: error('No such file or variant, a page beyond the last, or a preview or thumbnail of a file without pages.'),
+      500: errorResponse(500, 'simple'),
+      503: errorResponse(503, 'simple'),
+    },
+    security: [],
+  };
+}
+
+/**
  * The OpenAPI 3.1 document of the table (default: the app's), with `servers` at `baseUrl/api/v2` and
  * the OAuth endpoints at `baseUrl/v2/oauth/…`.
  */
@@ -329,12 +392,15 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
       operation.requestBody = {
         required: !!c.op.bodyRequired || (Array.isArray(body.required) && body.required.length > 0),
         ...(described ? { description: described } : {}),
-        content: { 'application/json': { schema: body } },
+        content: c.op.multipart ? { 'multipart/form-data': multipartSchema(c.op.multipart, body), 'application/json': { schema: body } } : { 'application/json': { schema: body } },
       };
     }
     for (const s of errorStatuses(c, !!body)) operation.responses[s] = errorResponse(s, c.op.errorShape ?? 'simple');
     (paths[openApiPath(c.op.path)] ??= {})[c.op.method.toLowerCase()] = operation;
   }
+
+  paths[openApiPath(`${FILE_URL_PATH}`)] = { get: fileUrlOperation(errorResponse) };
+  if (!tags.includes('files')) tags.push('files');
 
   const scopes = { read: 'Read the data of your client accounts', write: 'Create, change and delete (implies read)' };
   return {

@@ -60,6 +60,25 @@ export interface Operation {
   bodyRequired?: boolean;
   /** answers in other media types by Accept (reports: Excel, HTML, PDF; the SAF-T export) */
   representations?: Representations;
+  /** the operation also takes a multipart/form-data body with one file (uploads: POST /files) */
+  multipart?: MultipartOptions;
+}
+
+/**
+ * How a multipart/form-data request becomes the operation's body (rest-adapter/multipart.ts): the
+ * text fields are the body's fields (each parsed by its variable's type, as a query parameter is),
+ * the one file's bytes go to `contentField` (a FileContent variable, which as JSON is base64: the
+ * MCP tool and a small JSON request send it so) and its name to `fileNameField` unless the form
+ * names it. A file over `maxBytes` is a 413; the OpenAPI document describes both bodies.
+ */
+export interface MultipartOptions {
+  /** the form field carrying the file */
+  fileField: string;
+  /** the body field (wire name) of the file's bytes */
+  contentField: string;
+  /** the body field (wire name) of the file's name */
+  fileNameField: string;
+  maxBytes: number;
 }
 
 /** A file an operation answers instead of its JSON result. */

@@ -21,6 +21,8 @@ export interface OperationRequest {
   params: Record<string, unknown>;
   query: Record<string, unknown>;
   body: unknown;
+  /** the body came from a form (multipart/form-data): its text fields are parsed like query parameters */
+  form?: boolean;
 }
 
 /** Spec 000: array parameters are one value with items separated by comma, semicolon or space. */
@@ -161,7 +163,9 @@ export function operationVariables(compiled: CompiledOperation, request: Operati
     else {
       bodyFields.add(spec.wire);
       const raw = isPlainObject(body) ? body[spec.wire] : undefined;
-      value = raw === undefined ? undefined : fromJson(raw, spec.type, [spec.wire], issues);
+      if (raw === undefined) value = undefined;
+      else if (request.form && (typeof raw === 'string' || Array.isArray(raw))) value = fromParameter(raw, spec.type, spec.wire, issues);
+      else value = fromJson(raw, spec.type, [spec.wire], issues);
     }
     if (value === undefined) {
       if (spec.required) issues.add([spec.wire], 'is required');

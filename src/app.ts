@@ -6,7 +6,9 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { Logger } from './shared/logger.ts';
 import { schema } from './schema.ts';
-import { createRestRouter, errorShapeRouter } from '../rest-adapter/index.ts';
+import { createRestRouter, errorShapeRouter, operations } from '../rest-adapter/index.ts';
+import { multipartBodies } from '../rest-adapter/multipart.ts';
+import { fileUrlRoutes } from './modules/files/file-serving.route.ts';
 import { docsRoutes } from '../rest-adapter/docs-route.ts';
 import { ANONYMOUS, Authenticator } from './shared/authentication.ts';
 import { createRequestContext, type RequestContext } from './shared/context.ts';
@@ -163,11 +165,13 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     }
   };
 
-  // JSON bodies whatever the content type (legacy clients often omit it); uploads will be multipart.
+  // JSON bodies whatever the content type (legacy clients often omit it); uploads are multipart (multipartBodies).
   // The bytes are kept for the Idempotency-Key fingerprint.
   const json = jsonBody({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/'), verify: keepRawBody });
   app.use('/api/v2', docsRoutes(schema, { baseUrl: config.baseUrl })); // public: openapi.json and the docs page
-  app.use('/api/v2', bearer('api'), apiLimit, camt053Body, json, idempotency({ prisma: db.prisma, isWrite: isWriteMethod }), createRestRouter(schema));
+  // public too: a presigned file URL's signature is its authorisation
+  app.use('/api/v2', fileUrlRoutes({ prisma: db.prisma, files }));
+  app.use('/api/v2', bearer('api'), apiLimit, camt053Body, multipartBodies(operations), json, idempotency({ prisma: db.prisma, isWrite: isWriteMethod }), createRestRouter(schema));
   // The MCP handler (its SDK and the tool list) is built for the first authenticated call of /mcp,
   // not at start-up, which it made about 0.1 s slower for a protocol many deployments never see.
   let mcp: ReturnType<typeof createMcpHandler> | undefined;

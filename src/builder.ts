@@ -10,7 +10,7 @@ import type { RequestContext } from './shared/context.ts';
 import { ForbiddenError, InsufficientScopeError, UnauthenticatedError, ValidationError } from './shared/errors.ts';
 import { accountAccess } from './shared/tenancy.ts';
 import { issuePath } from './shared/validation.ts';
-import { AmountScalar, DateScalar, DateTimeScalar, DecimalScalar, JsonScalar } from './shared/scalars.ts';
+import { AmountScalar, DateScalar, DateTimeScalar, DecimalScalar, FileContentScalar, JsonScalar } from './shared/scalars.ts';
 
 /** Which scope check failed first (write before account, so a read-only token learns the real cause). */
 function failedScopes(f: AuthFailure): string[] {
@@ -45,6 +45,7 @@ export const builder = new SchemaBuilder<{
     Date: { Input: Date; Output: Date };
     DateTime: { Input: Date; Output: Date };
     JSON: { Input: unknown; Output: unknown };
+    FileContent: { Input: Buffer; Output: never };
   };
 }>({
   plugins: [ScopeAuthPlugin, PrismaPlugin, ValidationPlugin],
@@ -77,6 +78,7 @@ builder.addScalarType('Amount', AmountScalar);
 builder.addScalarType('Date', DateScalar);
 builder.addScalarType('DateTime', DateTimeScalar);
 builder.addScalarType('JSON', JsonScalar);
+builder.addScalarType('FileContent', FileContentScalar);
 
 // Every query needs `read`, every mutation `write` (scope-auth checks type scopes before each field).
 builder.queryType({ authScopes: { read: true } });

@@ -183,3 +183,10 @@ export function bearerChallenge(p: { realm?: string; resourceMetadata?: string; 
   const parts = params.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}="${v!.replace(/["\\]/g, '')}"`);
   return parts.length ? `Bearer ${parts.join(', ')}` : 'Bearer';
 }
+
+/** The request or the file it carries is larger than the operation takes (an upload over 25 MB). */
+export class ContentTooLargeError extends AppError {
+  constructor(message: string) {
+    super(message, 413, 'common.content_too_large');
+  }
+}

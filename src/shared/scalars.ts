@@ -133,6 +133,38 @@ function literalToJson(ast: ValueNode, variables?: Record<string, unknown> | nul
   }
 }
 
+/** Strict base64 (RFC 4648 §4, padding required): what FileContent takes as text. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+function decodeBase64(text: string): Buffer {
+  const compact = text.replace(/\s+/g, '');
+  if (!BASE64.test(compact)) throw new GraphQLError('FileContent must be the file as base64 (RFC 4648, with padding)');
+  return Buffer.from(compact, 'base64');
+}
+
+/**
+ * A file's bytes, input only: base64 text where the request is JSON (GraphQL variables and literals,
+ * MCP arguments, whose bodies are limited to 1 MB); the REST adapter hands a multipart upload's
+ * bytes over as they are (a Buffer in the variables it builds in-process), so a 25 MB file is never
+ * base64 text.
+ */
+export const FileContentScalar = new GraphQLScalarType<Buffer, never>({
+  name: 'FileContent',
+  description: 'The bytes of a file as base64 (RFC 4648 with padding). Input only.',
+  serialize: () => {
+    throw new GraphQLError('FileContent is an input type');
+  },
+  parseValue: (v) => {
+    if (Buffer.isBuffer(v)) return v;
+    if (typeof v === 'string') return decodeBase64(v);
+    throw new GraphQLError('FileContent must be a base64 string');
+  },
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING) throw new GraphQLError('FileContent must be a base64 string');
+    return decodeBase64(ast.value);
+  },
+});
+
 export const JsonScalar = new GraphQLScalarType({
   name: 'JSON',
   description: 'Any JSON value.',

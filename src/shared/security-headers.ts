@@ -31,6 +31,21 @@ export const hashSource = (text: string): string => `'sha256-${createHash('sha25
  */
 export const API_POLICY: Directives = { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] };
 
+/**
+ * A stored file shown inline by a presigned URL (modules/files/file-serving.route.ts): a PDF or an
+ * image may display (the browser's own viewer, its inline styles and the image itself), nothing else
+ * loads, nothing may frame it. Any other type is served with `sandbox` added (no script, no forms,
+ * an opaque origin): an uploaded XML or text file opened in a browser stays inert.
+ */
+export const FILE_POLICY: Directives = {
+  'default-src': ["'none'"],
+  'img-src': ["'self'"],
+  'style-src': ["'unsafe-inline'"],
+  'base-uri': ["'none'"],
+  'form-action': ["'none'"],
+  'frame-ancestors': ["'none'"],
+};
+
 /** Directives every page shares: nothing by default, no <base>, no plugins, never framed (clickjacking). */
 const PAGE_BASE: Directives = {
   'default-src': ["'none'"],

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { FileType } from '../../generated/prisma/client.ts';
-import { auditUserId, type RequestContext } from '../../shared/context.ts';
+import type { FileType, Prisma as PrismaNS } from '../../generated/prisma/client.ts';
+import { enqueue } from '../../jobs/jobs.ts';
+import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
+import { ContentTooLargeError, ValidationError } from '../../shared/errors.ts';
+import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
+import { voucherPipelineJob } from '../vouchers/pipeline/pipeline.job.ts';
+import { pageCountOf, sniffContentType } from './file-content.ts';
 import { fileServices } from './file-services.ts';
+import { allowedContentTypes, cleanFileName, MAX_UPLOAD_BYTES } from './files.rules.ts';
 
 export interface NewFile {
   clientAccountId: number;
@@ -44,4 +50,64 @@ export async function createStoredFile(ctx: RequestContext, file: NewFile) {
 /** The bytes of a stored file. */
 export function readStoredFile(ctx: RequestContext, file: { storageKey: string }): Promise<Buffer> {
   return fileServices(ctx).store.get(file.storageKey);
+}
+
+type Query = { include?: PrismaNS.StoredFileInclude; select?: PrismaNS.StoredFileSelect };
+
+export interface UploadArgs {
+  clientAccountId: number;
+  type: FileType;
+  fileName: string;
+  /** the file's bytes (a multipart upload's, or decoded from base64) */
+  contentBase64: Buffer;
+  /** ATTACHMENT only: the voucher the file is attached to */
+  voucherId?: number | null;
+}
+
+/**
+ * POST /files: checks the caller may use the client account, the size (25 MB, 413) and what the
+ * bytes are (sniffed; 400 naming the sniffed type when the file type does not take it; an encrypted
+ * or unreadable PDF is a 400 too), stores the bytes and writes the file record. A VOUCHER upload
+ * also creates its voucher (status PENDING, workflow_status IMAGE_PROCESSING, channel upload) and
+ * enqueues the voucher pipeline (vouchers.process), all in one transaction.
+ */
+export async function uploadFile(ctx: RequestContext, args: UploadArgs, query: Query = {}) {
+  const bytes = args.contentBase64;
+  await requireAccount(ctx, args.clientAccountId);
+  if (bytes.length > MAX_UPLOAD_BYTES) throw new ContentTooLargeError(`The file is ${bytes.length} bytes; at most ${MAX_UPLOAD_BYTES} bytes (25 MB) are accepted`);
+  if (!bytes.length) throw ValidationError.field('file', 'is empty');
+  const fileName = cleanFileName(args.fileName);
+  const contentType = await sniffContentType(bytes, fileName);
+  const allowed = allowedContentTypes(args.type);
+  if (!contentType || !allowed.includes(contentType)) {
+    throw ValidationError.field(
+      'file',
+      `is ${contentType ? `of type ${contentType}` : 'of a type that could not be recognised from its content'}; a ${args.type} file may be ${allowed.join(', ')}`,
+    );
+  }
+  const pageCount = await pageCountOf(bytes, contentType);
+  if (args.voucherId != null && args.type !== 'ATTACHMENT') throw ValidationError.field('voucher_id', 'is only taken for an ATTACHMENT');
+  return inTransaction(ctx, async (tx) => {
+    if (args.voucherId != null) {
+      const voucher = await tx.db.voucher.findUnique({ where: { id: args.voucherId }, select: { clientAccountId: true, status: true } });
+      if (!voucher || voucher.status === 'DELETED') throw ValidationError.field('voucher_id', `is not a voucher (no voucher ${args.voucherId})`);
+      await requireOwned(tx, 'Voucher', voucher);
+      if (voucher.clientAccountId !== args.clientAccountId) throw ValidationError.field('voucher_id', `is a voucher of another client account than ${args.clientAccountId}`);
+    }
+    const file = await createStoredFile(tx, { clientAccountId: args.clientAccountId, type: args.type, fileName, contentType, bytes, pageCount, voucherId: args.voucherId });
+    if (args.type === 'VOUCHER') {
+      const user = auditUserId(tx);
+      const voucher = await tx.db.voucher.create({
+        data: { clientAccountId: args.clientAccountId, fileId: file.id, channel: 'upload', status: 'PENDING', workflowStatus: 'IMAGE_PROCESSING', createdById: user, updatedById: user },
+        select: { id: true },
+      });
+      await enqueue(tx.db, voucherPipelineJob, { voucherId: voucher.id });
+    }
+    return tx.db.storedFile.findUniqueOrThrow({ ...query, where: { id: file.id } });
+  });
+}
+
+/** One file: 404 when missing, 403 when it belongs to a client account the caller cannot access. */
+export async function getFile(ctx: RequestContext, { id }: { id: number }, query: Query = {}) {
+  return requireOwned(ctx, 'File', await ctx.db.storedFile.findUnique({ ...query, where: { id } }));
 }

@@ -1,6 +1,8 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { fileServices } from './file-services.ts';
 import type { FileVariant } from './file-urls.ts';
+import { MAX_UPLOAD_BYTES } from './files.rules.ts';
+import { getFile, uploadFile } from './files.service.ts';
 
 export const FileTypeEnum = builder.enumType('FileType', {
   description: 'What an uploaded file is for: VOUCHER (becomes a voucher), ATTACHMENT (of a voucher or document), CHAT_ATTACHMENT (for a chat message)',
@@ -23,6 +25,23 @@ export const signedUrl = (ctx: Parameters<typeof fileServices>[0], fileId: numbe
 export const pageImages = (ctx: Parameters<typeof fileServices>[0], file: { id: number; pageCount: number | null }) =>
   Array.from({ length: file.pageCount ?? 0 }, (_, i) => ({ pageNumber: i + 1, previewUrl: signedUrl(ctx, file.id, 'preview', i + 1) }));
 
+/**
+ * The voucher made from an uploaded file, as far as the upload's caller needs it: its id and where
+ * it is in the pipeline. (The voucher itself, with all its fields, is the vouchers module's type.)
+ */
+export const VoucherProcessing = builder.objectRef<{ id: number; status: string; workflowStatus: string | null; workflowError: string | null }>('VoucherProcessing').implement({
+  description: 'A voucher made from an upload: its id, status (PENDING until the pipeline has read it, then DRAFT) and workflow status',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    status: t.exposeString('status', { description: 'PENDING, DRAFT, ARCHIVED, BOOKED or DELETED' }),
+    workflowStatus: t.exposeString('workflowStatus', {
+      nullable: true,
+      description: 'IMAGE_PROCESSING → STARTING_WORKFLOW → DATA_EXTRACTION → DUPLICATE_CHECK → CLASSIFICATION → COMPLETED (or WAITING_FOR_ANSWER for a suspected duplicate, FAILED when it needs manual handling)',
+    }),
+    workflowError: t.exposeString('workflowError', { nullable: true, description: 'Why the pipeline failed (workflow_status FAILED)' }),
+  }),
+});
+
 /** An uploaded file (spec 001: file records with thumbnail_url, preview_url, download_url). */
 export const FileRecord = builder.prismaObject('StoredFile', {
   ...tenantScoped,
@@ -42,8 +61,57 @@ export const FileRecord = builder.prismaObject('StoredFile', {
     createdById: t.exposeInt('createdById', { nullable: true }),
     downloadUrl: t.string({ description: 'The file as uploaded, as an attachment (presigned, one hour)', resolve: (f, _a, ctx) => signedUrl(ctx, f.id, 'download') }),
     originalUrl: t.string({ description: 'The file as uploaded, inline (presigned, one hour)', resolve: (f, _a, ctx) => signedUrl(ctx, f.id, 'original') }),
-    previewUrl: t.string({ description: 'The first page (presigned, one hour)', resolve: (f, _a, ctx) => signedUrl(ctx, f.id, 'preview', 1) }),
-    thumbnailUrl: t.string({ description: 'A small image of the first page (presigned, one hour)', resolve: (f, _a, ctx) => signedUrl(ctx, f.id, 'thumbnail') }),
-    pageImages: t.field({ type: [PageImage], resolve: (f, _a, ctx) => pageImages(ctx, f) }),
+    previewUrl: t.string({
+      nullable: true,
+      description: 'The first page: of a PDF as a one-page PDF, of an image the image (presigned, one hour); null for a file without pages',
+      resolve: (f, _a, ctx) => (f.pageCount ? signedUrl(ctx, f.id, 'preview', 1) : null),
+    }),
+    thumbnailUrl: t.string({
+      nullable: true,
+      description: 'The first page small: of a PDF the first page as a one-page PDF, of an image the image itself (no image scaling here); null for a file without pages (presigned, one hour)',
+      resolve: (f, _a, ctx) => (f.pageCount ? signedUrl(ctx, f.id, 'thumbnail') : null),
+    }),
+    pageImages: t.field({ type: [PageImage], description: 'Each page of a PDF (a one-page PDF each), or the one page of an image', resolve: (f, _a, ctx) => pageImages(ctx, f) }),
+    createdVoucherId: t.int({
+      nullable: true,
+      description: 'The voucher made from this file (uploaded with type VOUCHER): the file is its own file, not an attachment (that is voucherId)',
+      select: { primaryOf: { select: { id: true } } },
+      resolve: (f) => f.primaryOf?.id ?? null,
+    }),
+    createdVoucher: t.field({
+      type: VoucherProcessing,
+      nullable: true,
+      description: 'Where the voucher made from this file is: its status and the pipeline\'s workflow status (poll it after an upload)',
+      select: { primaryOf: { select: { id: true, status: true, workflowStatus: true, workflowError: true } } },
+      resolve: (f) => f.primaryOf ?? null,
+    }),
   }),
 });
+
+builder.queryFields((t) => ({
+  file: t.prismaField({
+    type: 'StoredFile',
+    description: 'One uploaded file with fresh presigned URLs.',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (query, _root, args, ctx) => getFile(ctx, args, query),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  uploadFile: t.prismaField({
+    type: 'StoredFile',
+    description:
+      `Uploads a file of a client account (REST: POST /files as multipart/form-data). What the file is is sniffed from its bytes: ` +
+      `VOUCHER and CHAT_ATTACHMENT take PDF, JPEG, PNG, HEIC/HEIF and WebP; ATTACHMENT also XML, CSV, plain text and office files. ` +
+      `At most ${MAX_UPLOAD_BYTES} bytes (25 MB; through GraphQL and MCP the request body's 1 MB limit comes first). ` +
+      `A VOUCHER upload creates a voucher (createdVoucher) and starts its pipeline.`,
+    args: {
+      clientAccountId: t.arg.int({ required: true }),
+      type: t.arg({ type: FileTypeEnum, required: true, description: 'VOUCHER, ATTACHMENT or CHAT_ATTACHMENT' }),
+      fileName: t.arg.string({ required: true, description: 'The file\'s name (its last path segment is kept, at most 255 characters)' }),
+      contentBase64: t.arg({ type: 'FileContent', required: true, description: 'The file\'s bytes as base64' }),
+      voucherId: t.arg.int({ description: 'ATTACHMENT only: the voucher (of the same client account) the file is attached to' }),
+    },
+    resolve: (query, _root, args, ctx) => uploadFile(ctx, args, query),
+  }),
+}));

@@ -1,0 +1,20 @@
+import { defineJob } from '../../../jobs/jobs.ts';
+import { runVoucherPipeline } from './pipeline.service.ts';
+
+export interface VoucherPipelineJobData {
+  voucherId: number;
+}
+
+/**
+ * `vouchers.process`: the pipeline of an uploaded voucher (pipeline.service.ts), enqueued by
+ * POST /files with type VOUCHER in the upload's transaction. Idempotent: a voucher the pipeline has
+ * finished (COMPLETED, WAITING_FOR_ANSWER, FAILED, CANCELLED) is left alone, and a run that died half
+ * way starts again from the first step. An unexpected error is retried (10 s, 20 s, 40 s); the last
+ * run, or an error a retry cannot mend (the file unreadable or gone), marks the voucher FAILED and
+ * opens a review task.
+ */
+export const voucherPipelineJob = defineJob<VoucherPipelineJobData>(
+  'vouchers.process',
+  (data, ctx) => runVoucherPipeline(ctx, data.voucherId, { lastAttempt: ctx.job.retryCount >= ctx.job.retryLimit }),
+  { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 300, concurrency: 2 },
+);

@@ -1,0 +1,156 @@
+import { extractText, getDocumentProxy } from 'unpdf';
+import type { WorkflowStatus } from '../../../generated/prisma/client.ts';
+import type { JobContext } from '../../../jobs/jobs.ts';
+import { AppError } from '../../../shared/errors.ts';
+import { pageCountOf, sniffContentType } from '../../files/file-content.ts';
+import { isPaged, PDF } from '../../files/files.rules.ts';
+import { readStoredFile } from '../../files/files.service.ts';
+import { embedVoucherText } from '../embedding.ts';
+import { embeddingText, extractDocumentDate, extractTotalAmount, guessDocumentType } from './pipeline.rules.ts';
+
+/** The most characters of a text layer kept (free_text searches it; the rules read it). */
+export const MAX_EXTRACTED_TEXT = 200_000;
+
+/** Workflow statuses after which the pipeline has nothing more to do. */
+const FINISHED: readonly WorkflowStatus[] = ['COMPLETED', 'WAITING_FOR_ANSWER', 'FAILED', 'CANCELLED'];
+
+/** A problem with the voucher's file that running again cannot mend. */
+class PipelineStop extends Error {}
+
+/** The text layer of a PDF, pages separated by blank lines (pdf.js through unpdf; no OCR: a scan has none). */
+export async function pdfText(bytes: Buffer): Promise<string> {
+  // pdf.js may take over (detach) the buffer it is given: give it a copy
+  const pdf = await getDocumentProxy(new Uint8Array(bytes));
+  try {
+    const { text } = await extractText(pdf, { mergePages: false });
+    return text.join('\n\n').replace(/\u0000/g, '').slice(0, MAX_EXTRACTED_TEXT);
+  } finally {
+    await pdf.destroy();
+  }
+}
+
+export type PipelineResult =
+  | { skipped: string }
+  | { voucherId: number; workflowStatus: 'COMPLETED' | 'WAITING_FOR_ANSWER'; type: string | null; duplicateOfId: number | null }
+  | { voucherId: number; workflowStatus: 'FAILED'; error: string };
+
+/**
+ * The voucher pipeline, one step after another, each step's workflow_status written when it starts
+ * so a client polling the voucher sees where it is:
+ *
+ *   IMAGE_PROCESSING   the file is read and sniffed again; its page count checked
+ *   STARTING_WORKFLOW
+ *   DATA_EXTRACTION    a PDF's text layer (unpdf); an image has none (no OCR here)
+ *   DUPLICATE_CHECK    an earlier voucher of the client account with the same bytes (SHA-256)
+ *   CLASSIFICATION     document type, total amount and document date from the text; the similarity embedding
+ *
+ * and at the end, in one transaction, the findings and status DRAFT with workflow_status COMPLETED,
+ * or WAITING_FOR_ANSWER with a DUPLICATE question when a duplicate was found. A failure marks the
+ * voucher FAILED with workflow_error and opens a VOUCHER_REVIEW task (on the last attempt, or at
+ * once when retrying cannot help); before that the error is thrown so the job is retried.
+ */
+export async function runVoucherPipeline(
+  job: Pick<JobContext, 'prisma' | 'service' | 'logger'>,
+  voucherId: number,
+  options: { lastAttempt: boolean },
+): Promise<PipelineResult> {
+  const { prisma } = job;
+  const voucher = await prisma.voucher.findUnique({
+    where: { id: voucherId },
+    include: { file: true, clientAccount: { select: { organizationNumber: true } } },
+  });
+  if (!voucher) return { skipped: `voucher ${voucherId} no longer exists` };
+  if (voucher.status === 'DELETED' || (voucher.workflowStatus && FINISHED.includes(voucher.workflowStatus))) {
+    return { skipped: `voucher ${voucherId} is ${voucher.status === 'DELETED' ? 'deleted' : voucher.workflowStatus}` };
+  }
+  const step = (workflowStatus: WorkflowStatus) => prisma.voucher.update({ where: { id: voucherId }, data: { workflowStatus }, select: { id: true } });
+  try {
+    await step('IMAGE_PROCESSING');
+    const { file } = voucher;
+    let bytes: Buffer;
+    try {
+      bytes = await readStoredFile(job.service, file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new PipelineStop(`the bytes of file ${file.id} are missing from the file store`);
+      throw e;
+    }
+    const contentType = await sniffContentType(bytes, file.fileName);
+    if (!contentType || !isPaged(contentType)) throw new PipelineStop(`file ${file.id} is ${contentType ?? 'of an unknown type'}, not a PDF or an image`);
+    const pageCount = await pageCountOf(bytes, contentType);
+    if (pageCount !== file.pageCount || contentType !== file.contentType) {
+      await prisma.storedFile.update({ where: { id: file.id }, data: { pageCount, contentType } });
+    }
+
+    await step('STARTING_WORKFLOW');
+
+    await step('DATA_EXTRACTION');
+    const text = contentType === PDF ? await pdfText(bytes) : null;
+
+    await step('DUPLICATE_CHECK');
+    const duplicate = await prisma.voucher.findFirst({
+      where: { clientAccountId: voucher.clientAccountId, id: { lt: voucherId }, status: { not: 'DELETED' }, file: { sha256: file.sha256 } },
+      orderBy: { id: 'asc' },
+      select: { id: true },
+    });
+
+    await step('CLASSIFICATION');
+    const type = text ? guessDocumentType(text, voucher.clientAccount.organizationNumber) : null;
+    const detectedAmount = text ? extractTotalAmount(text) : null;
+    const documentDate = text ? extractDocumentDate(text) : null;
+    const embedding = embedVoucherText(embeddingText(file.fileName, text));
+
+    const workflowStatus = duplicate ? 'WAITING_FOR_ANSWER' : 'COMPLETED';
+    await prisma.$transaction(async (tx) => {
+      await tx.voucher.update({
+        where: { id: voucherId },
+        data: {
+          type: voucher.type ?? type,
+          detectedAmount,
+          documentDate: voucher.documentDate ?? (documentDate ? new Date(`${documentDate}T00:00:00Z`) : null),
+          extractedText: text,
+          embedding: embedding.some((v) => v !== 0) ? embedding : [],
+          duplicateOfId: duplicate?.id ?? null,
+          status: voucher.status === 'PENDING' ? 'DRAFT' : voucher.status,
+          workflowStatus,
+          workflowError: null,
+        },
+      });
+      if (duplicate && !(await tx.voucherQuestion.findFirst({ where: { voucherId, questionType: 'DUPLICATE', status: 'OPEN' }, select: { id: true } }))) {
+        await tx.voucherQuestion.create({
+          data: {
+            clientAccountId: voucher.clientAccountId,
+            voucherId,
+            questionType: 'DUPLICATE',
+            text: `Bilaget ser ut til å være en kopi av bilag ${duplicate.id}: filen er identisk. Skal det beholdes som eget bilag?`,
+          },
+        });
+      }
+    });
+    return { voucherId, workflowStatus, type: voucher.type ?? type, duplicateOfId: duplicate?.id ?? null };
+  } catch (e) {
+    const permanent = e instanceof PipelineStop || (e instanceof AppError && e.status < 500);
+    if (!permanent && !options.lastAttempt) throw e;
+    const message = (e instanceof Error ? e.message : String(e)).slice(0, 1000);
+    job.logger.warn({ err: e, voucherId }, 'the voucher pipeline failed; the voucher needs manual handling');
+    await prisma.$transaction(async (tx) => {
+      await tx.voucher.update({ where: { id: voucherId }, data: { workflowStatus: 'FAILED', workflowError: message } });
+      const open = await tx.task.findFirst({
+        where: { clientAccountId: voucher.clientAccountId, relationType: 'voucher', relationId: voucherId, taskType: 'VOUCHER_REVIEW', status: { in: ['OPEN', 'IN_PROGRESS'] } },
+        select: { id: true },
+      });
+      if (!open) {
+        await tx.task.create({
+          data: {
+            clientAccountId: voucher.clientAccountId,
+            title: `Bilag ${voucherId} (${voucher.file.fileName.slice(0, 150)}) må behandles manuelt`,
+            description: `Den automatiske behandlingen av bilaget stoppet: ${message}`,
+            taskType: 'VOUCHER_REVIEW',
+            relationType: 'voucher',
+            relationId: voucherId,
+          },
+        });
+      }
+    });
+    return { voucherId, workflowStatus: 'FAILED', error: message };
+  }
+}

@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enqueue } from '../../src/jobs/jobs.ts';
+import { createFileServices } from '../../src/modules/files/file-services.ts';
+import { EMBEDDING_DIMENSIONS } from '../../src/modules/vouchers/embedding.ts';
+import { voucherPipelineJob } from '../../src/modules/vouchers/pipeline/pipeline.job.ts';
+import { runVoucherPipeline } from '../../src/modules/vouchers/pipeline/pipeline.service.ts';
+import { systemContext } from '../../src/shared/context.ts';
+import { createLogger } from '../../src/shared/logger.ts';
+import { eventually, startTestApp, targets, type TestApp } from '../support/harness.ts';
+import { randomOrganizationNumber, type Tenant } from '../support/seed.ts';
+import { makePdf, PNG, TEST_FILES_DIR, upload } from '../files/helpers.ts';
+
+// The voucher pipeline (job vouchers.process) end to end: an upload of type VOUCHER → the job reads
+// the file → status DRAFT with workflow_status COMPLETED and what the text told, or WAITING_FOR_ANSWER
+// with a DUPLICATE question, or FAILED with a review task (spec 001 "Workflow status values").
+describe.each(targets())('voucher pipeline (%s)', (target) => {
+  let app: TestApp;
+  let t: Tenant;
+  let receipt: Buffer;
+
+  beforeAll(async () => {
+    app = await startTestApp(target, { env: { DATA_DIR: TEST_FILES_DIR }, jobs: { queues: ['vouchers.process'] } });
+    t = await app.seed.tenant();
+    receipt = await makePdf([`Kaffebrenneriet Tromsø AS\nKvittering nr ${randomUUID().slice(0, 8)}\nDato 12.03.2026\nKaffe 2 stk 60,00\nSum 1 234,50\nBetalt med kort`]);
+  });
+  afterAll(() => app?.close());
+
+  const uploadVoucher = async (bytes: Buffer, name: string, tenant = t) => {
+    const res = await upload(app, { client_account_id: tenant.account.id, type: 'VOUCHER' }, { bytes, name }, tenant.user.token);
+    expect(res.status, res.text).toBe(201);
+    return res.body.created_voucher_id as number;
+  };
+  const finished = (id: number) =>
+    eventually(async () => {
+      const v = await app.db.prisma.voucher.findUniqueOrThrow({ where: { id } });
+      return v.workflowStatus && ['COMPLETED', 'WAITING_FOR_ANSWER', 'FAILED'].includes(v.workflowStatus) ? v : undefined;
+    }, `voucher ${id} through the pipeline`);
+
+  it('a receipt PDF: DRAFT, COMPLETED, type RECPT, the total, the date, the text and a 256-number embedding', async () => {
+    const id = await uploadVoucher(receipt, 'kvittering-kaffe.pdf');
+    const v = await finished(id);
+    expect(v).toMatchObject({ status: 'DRAFT', workflowStatus: 'COMPLETED', workflowError: null, type: 'RECPT', duplicateOfId: null });
+    expect(v.detectedAmount?.toFixed(2)).toBe('1234.50');
+    expect(v.documentDate?.toISOString().slice(0, 10)).toBe('2026-03-12');
+    expect(v.extractedText).toContain('Kvittering');
+    expect(v.embedding).toHaveLength(EMBEDDING_DIMENSIONS);
+    expect(Math.hypot(...v.embedding)).toBeCloseTo(1, 4);
+    expect(await app.db.prisma.voucherQuestion.count({ where: { voucherId: id } })).toBe(0);
+    // the file's GraphQL record shows where the voucher is
+    const file = await app.gql(t.user.token, 'query ($id: Int!) { file(id: $id) { createdVoucher { id status workflowStatus } } }', { id: v.fileId });
+    expect(file.data.file.createdVoucher).toEqual({ id, status: 'DRAFT', workflowStatus: 'COMPLETED' });
+  });
+
+  it('the same bytes again: a duplicate of the first, WAITING_FOR_ANSWER, one open DUPLICATE question', async () => {
+    const bytes = await makePdf([`Kvittering ${randomUUID()}\nSum 99,00`]);
+    const first = await finished(await uploadVoucher(bytes, 'a.pdf'));
+    expect(first.workflowStatus).toBe('COMPLETED');
+    const second = await finished(await uploadVoucher(bytes, 'a-igjen.pdf'));
+    expect(second).toMatchObject({ status: 'DRAFT', workflowStatus: 'WAITING_FOR_ANSWER', duplicateOfId: first.id, type: 'RECPT' });
+    const questions = await app.db.prisma.voucherQuestion.findMany({ where: { voucherId: second.id } });
+    expect(questions).toEqual([expect.objectContaining({ questionType: 'DUPLICATE', status: 'OPEN', clientAccountId: t.account.id, text: expect.stringContaining(`bilag ${first.id}`) })]);
+
+    // another client account with the same bytes has no duplicate
+    const elsewhere = await app.seed.tenant();
+    expect((await finished(await uploadVoucher(bytes, 'a.pdf', elsewhere))).workflowStatus).toBe('COMPLETED');
+
+    // a second run of the job (delivery is at least once) changes nothing: the voucher is finished
+    const files = await createFileServices(app.config, app.db.prisma);
+    const job = { prisma: app.db.prisma, service: systemContext(app.db.prisma, { files }), logger: createLogger('silent') };
+    expect(await runVoucherPipeline(job, second.id, { lastAttempt: false })).toEqual({ skipped: `voucher ${second.id} is WAITING_FOR_ANSWER` });
+    // a run that died half way starts over without asking twice
+    await app.db.prisma.voucher.update({ where: { id: second.id }, data: { workflowStatus: 'CLASSIFICATION' } });
+    expect(await runVoucherPipeline(job, second.id, { lastAttempt: false })).toMatchObject({ workflowStatus: 'WAITING_FOR_ANSWER', duplicateOfId: first.id });
+    expect(await app.db.prisma.voucherQuestion.count({ where: { voucherId: second.id } })).toBe(1);
+  });
+
+  it("a sales invoice: the client account's own organisation number as seller makes it ARINV", async () => {
+    const own = randomOrganizationNumber();
+    await app.db.prisma.clientAccount.update({ where: { id: t.account.id }, data: { organizationNumber: own } });
+    const invoice = await makePdf([`Faktura ${randomUUID().slice(0, 6)}\nOrg.nr. ${own.slice(0, 3)} ${own.slice(3, 6)} ${own.slice(6)} MVA\nFakturadato: 02.04.2026\nForfallsdato: 16.04.2026\nSum eks. mva 400,00\nÅ betale 500,00`]);
+    const v = await finished(await uploadVoucher(invoice, 'utgående-faktura.pdf'));
+    expect(v).toMatchObject({ workflowStatus: 'COMPLETED', type: 'ARINV' });
+    expect(v.detectedAmount?.toFixed(2)).toBe('500.00');
+    expect(v.documentDate?.toISOString().slice(0, 10)).toBe('2026-04-02');
+  });
+
+  it('an image: COMPLETED without text (no OCR), no type guessed, an embedding of its file name', async () => {
+    const v = await finished(await uploadVoucher(PNG, `foto-${randomUUID().slice(0, 6)}.png`));
+    expect(v).toMatchObject({ status: 'DRAFT', workflowStatus: 'COMPLETED', type: null, extractedText: null, detectedAmount: null });
+    expect(v.embedding).toHaveLength(EMBEDDING_DIMENSIONS);
+  });
+
+  it('a file the pipeline cannot read: FAILED with workflow_error and one VOUCHER_REVIEW task in Norwegian', async () => {
+    // a record whose bytes are not in the store (a lost disk): retrying cannot help
+    const file = await app.db.prisma.storedFile.create({
+      data: { clientAccountId: t.account.id, type: 'VOUCHER', fileName: 'borte.pdf', contentType: 'application/pdf', size: 10, sha256: '0'.repeat(64), storageKey: `${t.account.id}/${randomUUID()}`, pageCount: 1 },
+    });
+    const voucher = await app.db.prisma.voucher.create({ data: { clientAccountId: t.account.id, fileId: file.id, workflowStatus: 'IMAGE_PROCESSING' } });
+    await enqueue(app.db.prisma, voucherPipelineJob, { voucherId: voucher.id });
+    const v = await finished(voucher.id);
+    expect(v).toMatchObject({ workflowStatus: 'FAILED', status: 'PENDING', workflowError: expect.stringContaining('missing from the file store') });
+    const tasks = await app.db.prisma.task.findMany({ where: { relationType: 'voucher', relationId: voucher.id } });
+    expect(tasks).toEqual([
+      expect.objectContaining({ clientAccountId: t.account.id, taskType: 'VOUCHER_REVIEW', status: 'OPEN', title: `Bilag ${voucher.id} (borte.pdf) må behandles manuelt`, description: expect.stringContaining('missing') }),
+    ]);
+  });
+
+  it('workflow_status is written as each step starts, in the order of the steps', async () => {
+    const files = await createFileServices(app.config, app.db.prisma);
+    const bytes = await makePdf([`Faktura ${randomUUID()}\nÅ betale 10,00`]);
+    const file = await app.db.prisma.storedFile.create({
+      data: { clientAccountId: t.account.id, type: 'VOUCHER', fileName: 'steg.pdf', contentType: 'application/pdf', size: bytes.length, sha256: randomUUID().replace(/-/g, '').padEnd(64, '0'), storageKey: await files.store.put(t.account.id, bytes), pageCount: 1 },
+    });
+    // made here, not uploaded: no job runs it behind the test's back
+    const voucher = await app.db.prisma.voucher.create({ data: { clientAccountId: t.account.id, fileId: file.id, workflowStatus: 'IMAGE_PROCESSING' } });
+    const written: unknown[] = [];
+    const prisma = new Proxy(app.db.prisma, {
+      get(target, prop) {
+        if (prop !== 'voucher') return Reflect.get(target, prop);
+        return new Proxy(target.voucher, {
+          get(delegate, p) {
+            if (p !== 'update') return Reflect.get(delegate, p);
+            return (args: { data: { workflowStatus?: unknown } }) => {
+              written.push(args.data.workflowStatus);
+              return delegate.update(args as never);
+            };
+          },
+        });
+      },
+    });
+    const job = { prisma, service: systemContext(app.db.prisma, { files }), logger: createLogger('silent') };
+    expect(await runVoucherPipeline(job, voucher.id, { lastAttempt: false })).toMatchObject({ workflowStatus: 'COMPLETED', type: 'APINV' });
+    expect(written).toEqual(['IMAGE_PROCESSING', 'STARTING_WORKFLOW', 'DATA_EXTRACTION', 'DUPLICATE_CHECK', 'CLASSIFICATION']);
+    expect(await app.db.prisma.voucher.findUniqueOrThrow({ where: { id: voucher.id } })).toMatchObject({ status: 'DRAFT', workflowStatus: 'COMPLETED' });
+  });
+});
