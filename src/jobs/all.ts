@@ -6,3 +6,4 @@ import '../mail/mail.job.ts';
 import '../modules/oauth/cleanup.ts';
 import '../modules/reconciliations/matcher.job.ts';
 import '../modules/reports/saft/saft.job.ts';
+import '../modules/documents/documents.job.ts';
