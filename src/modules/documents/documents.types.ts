@@ -1,6 +1,6 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
-import { pageCost } from '../../shared/query-limits.ts';
+import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import {
@@ -237,11 +237,11 @@ export const Document = builder.prismaObject('Document', {
     payor: t.relation('payor', { nullable: true }),
     collector: t.relation('collector', { nullable: true }),
     bankAccount: t.relation('bankAccount', { nullable: true }),
-    files: t.relation('files', { description: 'Attached files (presigned URLs, one hour)', query: { orderBy: { id: 'asc' } } }),
+    files: t.relation('files', { description: 'Attached files (presigned URLs, one hour)', extensions: listCost(10), query: { orderBy: { id: 'asc' } } }),
     structuredData: t.expose('structuredData', { type: 'JSON', nullable: true }),
     itemLines: t.relation('lines', { query: { orderBy: { lineId: 'asc' } } }),
-    paymentLines: t.relation('paymentLines', { query: { orderBy: { id: 'asc' } } }),
-    documentReferences: t.relation('references', { query: { orderBy: { id: 'asc' } } }),
+    paymentLines: t.relation('paymentLines', { extensions: listCost(100), query: { orderBy: { id: 'asc' } } }),
+    documentReferences: t.relation('references', { extensions: listCost(100), query: { orderBy: { id: 'asc' } } }),
     paymentRequests: t.relation('paymentRequests', { query: { orderBy: { id: 'asc' } } }),
     reconciliationLines: t.field({ type: [DocumentReconciliationLine], resolve: (d, _a, ctx) => reconciliationLines(ctx, d.id) }),
   }),
