@@ -319,11 +319,11 @@ describe.each(targets())('documents REST (%s)', (target) => {
       expect(doc).toMatchObject({ currency_code: 'EUR', exchange_rate: '11.500000', net_amount: '102.97', gross_amount: '128.42' });
       const entry = (await api('GET', `/journal-entries/${doc.journal_entry_id}`)).body;
       expect(entry.lines.map((l: any) => [l.account_code, l.debit, l.credit, l.currency_code, l.debit_fc, l.credit_fc])).toEqual([
-        ['1500', '1476.84', '0.00', 'EUR', '128.420', '0.000'],
-        ['3000', '0.00', '1150.00', 'EUR', '0.000', '100.000'],
-        ['2700', '0.00', '287.50', 'EUR', '0.000', '25.000'],
-        ['3030', '0.00', '34.16', 'EUR', '0.000', '2.970'],
-        ['2701', '0.00', '5.18', 'EUR', '0.000', '0.450'],
+        ['1500', '1476.84', '0.00', 'EUR', '128.42', '0.00'],
+        ['3000', '0.00', '1150.00', 'EUR', '0.00', '100.00'],
+        ['2700', '0.00', '287.50', 'EUR', '0.00', '25.00'],
+        ['3030', '0.00', '34.16', 'EUR', '0.00', '2.97'],
+        ['2701', '0.00', '5.18', 'EUR', '0.00', '0.45'],
       ]);
       expect((await api('POST', '/documents', invoice({ currency_code: 'EUR' }))).body.error).toContain('exchange_rate: is required');
     });
