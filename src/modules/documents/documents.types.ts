@@ -2,6 +2,8 @@ import { builder, tenantScoped } from '../../builder.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull } from '../../shared/scalars.ts';
+import type { RequestContext } from '../../shared/context.ts';
+import { requestLoader } from '../../shared/loaders.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import {
   ARCHIVE_CATEGORIES,
@@ -170,6 +172,14 @@ export const DocumentReconciliationLine = builder.objectRef<ReconciliationLineRo
   }),
 });
 
+/** The id of a currency by code: one query for every document of a response. */
+const currencyIdOf = (ctx: RequestContext, code: string) =>
+  requestLoader<string, number | null>(ctx.loaders, 'currencyIdByCode', async (codes) => {
+    const rows = await ctx.db.currency.findMany({ where: { code: { in: [...codes] } }, select: { id: true, code: true } });
+    const byCode = new Map(rows.map((r) => [r.code.trim(), r.id]));
+    return codes.map((c) => byCode.get(c.trim()) ?? null);
+  }).load(code);
+
 const state = <K extends keyof Awaited<ReturnType<typeof documentState>>>(key: K) =>
   (d: { id: number }, _a: unknown, ctx: Parameters<typeof documentState>[0]) => documentState(ctx, d.id).then((s) => s[key]);
 
@@ -210,7 +220,7 @@ export const Document = builder.prismaObject('Document', {
     interestAmount: t.field({ type: 'Decimal', nullable: true, resolve: fixedOrNull('interestAmount', 2) }),
     bankAccountId: t.exposeInt('bankAccountId', { nullable: true }),
     voucherId: t.exposeInt('voucherId', { nullable: true, description: 'The primary voucher file' }),
-    currencyId: t.int({ nullable: true, resolve: async (d, _a, ctx) => (await ctx.db.currency.findUnique({ where: { code: d.currencyCode }, select: { id: true } }))?.id ?? null }),
+    currencyId: t.int({ nullable: true, resolve: (d, _a, ctx) => currencyIdOf(ctx, d.currencyCode) }),
     currencyCode: t.exposeString('currencyCode'),
     exchangeRate: t.field({ type: 'Decimal', resolve: fixed('exchangeRate', 6) }),
     journalEntryId: t.exposeInt('journalEntryId', { nullable: true, description: 'The entry a finalized sales or purchase document posted' }),
