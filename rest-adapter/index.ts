@@ -16,6 +16,7 @@ import { journalEntryOperations } from './routes/journal-entries.ts';
 import { reconciliationOperations } from './routes/reconciliations.ts';
 import { bankTransactionOperations } from './routes/bank-transactions.ts';
 import { reportOperations } from './routes/reports.ts';
+import { documentOperations } from './routes/documents.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -29,6 +30,7 @@ export const operations: readonly Operation[] = [
   ...bankTransactionOperations,
   ...reportOperations,
   ...fileOperations,
+  ...documentOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();

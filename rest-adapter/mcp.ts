@@ -13,6 +13,7 @@ import type { CompiledOperation } from './compile.ts';
 import { compiledOperations, runOperation } from './index.ts';
 import { inputSchema, type JsonSchema } from './json-schema.ts';
 import type { OperationRequest } from './variables.ts';
+import { withParameter } from './operation.ts';
 
 /**
  * POST /mcp: the Model Context Protocol tool endpoint (Streamable HTTP, stateless, JSON responses).
@@ -56,7 +57,7 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
   if (compiled.bodyVariable) {
     const body = inputSchema(compiled.bodyVariable.type, { omit: new Set(compiled.boundFields.map((b) => b.field)) });
     const fields = body.properties as Record<string, JsonSchema>;
-    nestedBody = Object.keys(fields).some((k) => k in properties || k === 'with');
+    nestedBody = Object.keys(fields).some((k) => k in properties || k === withParameter(op));
     if (nestedBody) {
       properties.body = body;
       required.push('body');
@@ -66,8 +67,9 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
       required.push(...((body.required as string[] | undefined) ?? []));
     }
   }
+  const relations = withParameter(op);
   if (op.with) {
-    properties.with = {
+    properties[relations] = {
       type: 'array',
       items: { type: 'string', enum: [...op.with.allowed] },
       description: `related records to embed${op.with.default?.length ? `; default: ${op.with.default.join(', ')}` : ''}`,
@@ -88,7 +90,7 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
       const request: OperationRequest = { params: {}, query: {}, body: nestedBody ? args.body : undefined };
       const body: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(args)) {
-        if (key === 'with') request.query.with = value;
+        if (op.with && key === relations) request.query[relations] = value;
         else if (place[key] === 'params') request.params[key] = value;
         else if (place[key] === 'query') request.query[key] = value;
         else if (place[key] === 'body') body[key] = value;

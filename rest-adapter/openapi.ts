@@ -4,7 +4,7 @@ import { PACKAGE_VERSION } from '../src/version.ts';
 import type { CompiledOperation } from './compile.ts';
 import { compiledOperations, operations } from './index.ts';
 import { parameterSchema, requestBodySchema, responseSchema, SchemaComponents, type JsonSchema } from './json-schema.ts';
-import type { MultipartOptions, Operation } from './operation.ts';
+import { withParameter, type MultipartOptions, type Operation } from './operation.ts';
 import { FILE_URL_PATH } from '../src/modules/files/file-serving.route.ts';
 import { FILE_VARIANTS } from '../src/modules/files/file-urls.ts';
 import { SERVABLE_TYPES } from '../src/modules/files/files.rules.ts';
@@ -253,10 +253,10 @@ function parameters(c: CompiledOperation, root: GraphQLObjectType): (OpenApiPara
   if (c.op.with) {
     const { allowed, default: byDefault } = c.op.with;
     add({
-      name: 'with',
+      name: withParameter(c.op),
       in: 'query',
       required: false,
-      description: `Related records to embed${byDefault?.length ? ` (without \`with\`: ${byDefault.join(', ')})` : ''}; naming a nested relation includes its parent. ${LIST_HINT}`,
+      description: `Related records to embed${byDefault?.length ? ` (without \`${withParameter(c.op)}\`: ${byDefault.join(', ')})` : ''}; naming a nested relation includes its parent. ${LIST_HINT}`,
       schema: { type: 'array', items: { type: 'string', enum: [...allowed] }, ...(byDefault?.length ? { default: [...byDefault] } : {}) },
       style: 'form',
       explode: false,

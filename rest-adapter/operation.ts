@@ -29,8 +29,11 @@ export interface Operation {
   status?: number;
   /** error body shape: {error, status} unless given */
   errorShape?: Extract<ErrorShape, 'simple' | 'envelope'>;
-  /** relations `with` may embed; `default` applies when the request has no `with` */
-  with?: { allowed: readonly string[]; default?: readonly string[] };
+  /**
+   * relations `with` may embed; `default` applies when the request has no `with`; `parameter` names
+   * the query parameter where the spec does not call it `with` (documents: `with_relations`)
+   */
+  with?: { allowed: readonly string[]; default?: readonly string[]; parameter?: string };
   /**
    * variable → wire name, only where it is not the variable's snake_case (e.g. itemIds: 'item_id').
    * A field of the body's input object may be bound to a path parameter (`'input.itemCollectionId':
@@ -117,4 +120,7 @@ export interface Representations {
 export const defineOperations = (operations: Operation[]): Operation[] => operations;
 
 /** The variable a `with` relation turns into: entries.item -> with_entries_item */
+/** The query parameter (and MCP argument) an operation's relations are named in: `with` unless the spec says otherwise. */
+export const withParameter = (op: Pick<Operation, 'with'>): string => op.with?.parameter ?? 'with';
+
 export const withVariable = (relation: string): string => `with_${relation.replace(/\./g, '_')}`;

@@ -12,6 +12,7 @@ import {
 import { ForbiddenError, ValidationError, type FieldIssue } from '../src/shared/errors.ts';
 import { toCamel, toSnake } from '../src/shared/naming.ts';
 import type { CompiledOperation, EchoIgnored, VariableSpec } from './compile.ts';
+import { withParameter } from './operation.ts';
 
 /**
  * The request of an operation, from any entry point: REST (strings from the path and query string,
@@ -141,7 +142,7 @@ export function operationVariables(compiled: CompiledOperation, request: Operati
     }
   }
   const issues = new Issues();
-  const out: Record<string, unknown> = { ...withValues(compiled, request.query.with, issues) };
+  const out: Record<string, unknown> = { ...withValues(compiled, request.query[withParameter(compiled.op)], issues) };
   if (compiled.op.bodyRequired && body === undefined) throw new ValidationError('The request body is required: send a JSON object ({} when no field is given)');
   if (bodyGiven && !isPlainObject(body)) throw new ValidationError('The request body must be a JSON object');
   const bodyFields = new Set<string>();
@@ -187,9 +188,10 @@ export function operationVariables(compiled: CompiledOperation, request: Operati
 /** `with=a,b.c` as the operation's boolean variables; naming b.c includes b. */
 function withValues(compiled: CompiledOperation, raw: unknown, issues: Issues): Record<string, boolean> {
   const allowed = compiled.op.with?.allowed ?? [];
+  const parameter = withParameter(compiled.op);
   if (raw === undefined) return Object.fromEntries((compiled.op.with?.default ?? []).map((r) => [compiled.withVariables.get(r)!, true]));
   if (!allowed.length) {
-    issues.add(['with'], 'this endpoint has no relations to include');
+    issues.add([parameter], 'this endpoint has no relations to include');
     return {};
   }
   const out: Record<string, boolean> = {};
@@ -197,7 +199,7 @@ function withValues(compiled: CompiledOperation, raw: unknown, issues: Issues): 
   for (const relation of requested) {
     const r = relation.toLowerCase();
     if (!compiled.withVariables.has(r)) {
-      issues.add(['with'], `unknown relation '${relation.slice(0, 60)}'; allowed: ${allowed.join(', ')}`);
+      issues.add([parameter], `unknown relation '${relation.slice(0, 60)}'; allowed: ${allowed.join(', ')}`);
       continue;
     }
     const parts = r.split('.');

@@ -7,3 +7,4 @@ import '../modules/oauth/cleanup.ts';
 import '../modules/reconciliations/matcher.job.ts';
 import '../modules/reports/saft/saft.job.ts';
 import '../modules/vouchers/pipeline/pipeline.job.ts';
+import '../modules/documents/documents.job.ts';

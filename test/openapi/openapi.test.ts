@@ -3,6 +3,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { compiledOperations } from '../../rest-adapter/index.ts';
 import { requestBodySchema } from '../../rest-adapter/json-schema.ts';
 import { buildOpenApiDocument, openApiPath, type OpenApiParameter } from '../../rest-adapter/openapi.ts';
+import { withParameter } from '../../rest-adapter/operation.ts';
 import { schema } from '../../src/schema.ts';
 import { PACKAGE_VERSION } from '../../src/version.ts';
 import { createResponseValidator, ResponseMismatchError, type ReceivedResponse } from '../support/openapi-validator.ts';
@@ -58,8 +59,8 @@ describe('the OpenAPI document', () => {
       }
     });
 
-    it('`with` is a comma-separated array of the allowed relations, with its default', () => {
-      const w = params.find((p) => p.name === 'with');
+    it('`with` (or the name the operation gives it, documents: with_relations) is a comma-separated array of the allowed relations, with its default', () => {
+      const w = params.find((p) => p.name === withParameter(c.op));
       if (!c.op.with) return expect(w).toBeUndefined();
       expect(w).toMatchObject({ in: 'query', style: 'form', explode: false, schema: { type: 'array', items: { enum: [...c.op.with.allowed] } } });
       expect(w!.schema.default).toEqual(c.op.with.default ? [...c.op.with.default] : undefined);

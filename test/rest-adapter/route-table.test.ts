@@ -25,7 +25,12 @@ const DOCUMENTED = [
   'GET /reports/accounts-payable', 'GET /reports/accounts-receivable', 'GET /reports/data-export',
   // the upload of vouchers and attachments (spec 001 "Voucher (an uploaded file …)"; spec 002's CHAT_ATTACHMENT)
   'POST /files',
+  'GET /documents', 'POST /documents', 'GET /documents/:id', 'PUT /documents/:id', 'PATCH /documents/:id', 'DELETE /documents/:id',
+  'POST /documents/preview',
 ];
+
+/** POSTs that write nothing (a preview): queries, so a read-only token may call them and their MCP tools are read-only. */
+const READ_ONLY_POSTS = new Set(['POST /documents/preview']);
 
 describe('operation table', () => {
   it('has exactly one entry for every documented method and path', () => {
@@ -41,11 +46,11 @@ describe('operation table', () => {
   it('tool names are unique snake_case verbs', () => {
     const names = compiledOperations(schema).map((c) => c.toolName);
     expect(new Set(names).size).toBe(names.length);
-    for (const n of names) expect(n).toMatch(/^(list|get|create|update|delete|deactivate|cancel|commit|import|book|upload)_[a-z_]+$/);
+    for (const n of names) expect(n).toMatch(/^(list|get|create|update|patch|delete|deactivate|cancel|commit|import|book|upload|preview)_[a-z_]+$/);
   });
 
-  it('a mutation is marked as one whatever its method', () => {
-    for (const c of compiledOperations(schema)) expect(c.isMutation).toBe(c.op.method !== 'GET');
+  it('a mutation is marked as one whatever its method (but a POST that writes nothing is a query)', () => {
+    for (const c of compiledOperations(schema)) expect(c.isMutation).toBe(c.op.method !== 'GET' && !READ_ONLY_POSTS.has(`${c.op.method} ${c.op.path}`));
   });
 });
 
