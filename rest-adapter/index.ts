@@ -14,6 +14,8 @@ import { journalEntryOperations } from './routes/journal-entries.ts';
 import { reconciliationOperations } from './routes/reconciliations.ts';
 import { bankTransactionOperations } from './routes/bank-transactions.ts';
 import { reportOperations } from './routes/reports.ts';
+import { voucherOperations } from './routes/vouchers.ts';
+import { voucherCollectionOperations } from './routes/voucher-collections.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -26,6 +28,8 @@ export const operations: readonly Operation[] = [
   ...reconciliationOperations,
   ...bankTransactionOperations,
   ...reportOperations,
+  ...voucherOperations,
+  ...voucherCollectionOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();

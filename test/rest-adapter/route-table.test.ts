@@ -23,6 +23,9 @@ const DOCUMENTED = [
   'GET /bank-transactions/:id/statements', 'POST /bank-transactions/:id/statements', 'POST /bank-statements',
   'GET /reports/balance-sheet', 'GET /reports/income-statement', 'GET /reports/trial-balance', 'GET /reports/general-ledger',
   'GET /reports/accounts-payable', 'GET /reports/accounts-receivable', 'GET /reports/data-export',
+  'GET /vouchers', 'GET /vouchers/:id', 'DELETE /vouchers/:id', 'POST /vouchers/merge', 'POST /vouchers/split',
+  'GET /vouchers/:id/statements', 'POST /vouchers/:id/statements',
+  'GET /voucher-collections', 'POST /voucher-collections', 'PUT /voucher-collections/:id',
 ];
 
 describe('operation table', () => {
@@ -39,7 +42,7 @@ describe('operation table', () => {
   it('tool names are unique snake_case verbs', () => {
     const names = compiledOperations(schema).map((c) => c.toolName);
     expect(new Set(names).size).toBe(names.length);
-    for (const n of names) expect(n).toMatch(/^(list|get|create|update|delete|deactivate|cancel|commit|import|book)_[a-z_]+$/);
+    for (const n of names) expect(n).toMatch(/^(list|get|create|update|delete|deactivate|cancel|commit|import|book|merge|split)_[a-z_]+$/);
   });
 
   it('a mutation is marked as one whatever its method', () => {

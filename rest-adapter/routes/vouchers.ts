@@ -1,0 +1,260 @@
+import { defineOperations, withVariable } from '../operation.ts';
+import { JOURNAL_ENTRY_SCALAR_FIELDS } from './journal-entries.ts';
+
+// spec 001, "Vouchers": GET /vouchers, GET /vouchers/{id}, DELETE /vouchers/{id} (v2 error envelope),
+// POST /vouchers/merge, POST /vouchers/split, GET/POST /vouchers/{id}/statements.
+
+const v = (relation: string) => `$${withVariable(relation)}`;
+
+/** A file as a voucher's `attachments` embed it. */
+export const VOUCHER_FILE_FIELDS = /* GraphQL */ `
+  fragment VoucherFileFields on File {
+    id
+    client_account_id: clientAccountId
+    type
+    file_name: fileName
+    content_type: contentType
+    size
+    page_count: pageCount
+    voucher_id: voucherId
+    document_id: documentId
+    created_at: createdAt
+    created_by_id: createdById
+    thumbnail_url: thumbnailUrl
+    preview_url: previewUrl
+    download_url: downloadUrl
+    original_url: originalUrl
+    page_images: pageImages { page_number: pageNumber preview_url: previewUrl }
+  }`;
+
+/** A voucher statement (fields designed here: spec 001 says "not shown"). */
+export const VOUCHER_STATEMENT_FIELDS = /* GraphQL */ `
+  fragment VoucherStatementFields on VoucherStatement {
+    id
+    created_at: createdAt
+    created_by_id: createdById
+    client_account_id: clientAccountId
+    voucher_id: voucherId
+    purpose
+    item_categories: itemCategories
+    payment_method: paymentMethod
+    payor_id: payorId
+    project_id: projectId
+    is_paid: isPaid
+    comment
+  }`;
+
+const TASK_FIELDS = /* GraphQL */ `
+  fragment VoucherTaskFields on Task {
+    id
+    client_account_id: clientAccountId
+    title
+    description
+    status
+    task_type: taskType
+    completed_at: completedAt
+    completion_summary: completionSummary
+    assigned_to_id: assignedToId
+    parent_task_id: parentTaskId
+    relation_type: relationType
+    relation_id: relationId
+    created_at: createdAt
+    created_by_id: createdById
+    updated_at: updatedAt
+    updated_by_id: updatedById
+  }`;
+
+/** The voucher's own fields (spec 001 "Voucher"), without relations: also embedded by voucher collections. */
+export const VOUCHER_SCALAR_FIELDS = /* GraphQL */ `
+  fragment VoucherScalarFields on Voucher {
+    id
+    created_at: createdAt
+    created_by_id: createdById
+    updated_at: updatedAt
+    updated_by_id: updatedById
+    client_account_id: clientAccountId
+    type
+    file_name: fileName
+    content_type: contentType
+    channel
+    processing_track: processingTrack
+    size
+    is_active: isActive
+    thumbnail_url: thumbnailUrl
+    preview_url: previewUrl
+    download_url: downloadUrl
+    original_url: originalUrl
+    page_images: pageImages { page_number: pageNumber preview_url: previewUrl }
+    document_date: documentDate
+    status
+    collection_id: collectionId
+    project_id: projectId
+    workflow_status: workflowStatus
+  }`;
+
+/**
+ * The voucher with its `with` relations (spec 001 "Voucher relations"). documents and document come
+ * with the documents module's Document type (src/modules/vouchers/voucher-documents.types.ts).
+ */
+const VOUCHER_FIELDS = /* GraphQL */ `
+  fragment VoucherFields on Voucher {
+    ...VoucherScalarFields
+    attachments @include(if: ${v('attachments')}) { ...VoucherFileFields }
+    journal_entries: journalEntries @include(if: ${v('journal_entries')}) { ...JournalEntryScalarFields }
+    journal_entry: journalEntry @include(if: ${v('journal_entry')}) { ...JournalEntryScalarFields }
+    statements @include(if: ${v('statements')}) { ...VoucherStatementFields }
+    statement @include(if: ${v('statement')}) { ...VoucherStatementFields }
+    tasks @include(if: ${v('tasks')}) { ...VoucherTaskFields }
+    questions @include(if: ${v('questions')}) {
+      id
+      voucher_id: voucherId
+      question_type: questionType
+      text
+      status
+      answer
+      created_at: createdAt
+      answered_at: answeredAt
+      answered_by_id: answeredById
+    }
+    collection @include(if: ${v('collection')}) {
+      id
+      client_account_id: clientAccountId
+      name
+      description
+      created_at: createdAt
+      created_by_id: createdById
+      updated_at: updatedAt
+      updated_by_id: updatedById
+    }
+    project @include(if: ${v('project')}) {
+      id
+      client_account_id: clientAccountId
+      sequence_number: sequenceNumber
+      name
+      description
+      is_active: isActive
+    }
+  }
+  ${VOUCHER_SCALAR_FIELDS}
+  ${VOUCHER_FILE_FIELDS}
+  ${JOURNAL_ENTRY_SCALAR_FIELDS}
+  ${VOUCHER_STATEMENT_FIELDS}
+  ${TASK_FIELDS}`;
+
+export const VOUCHER_RELATIONS = ['attachments', 'journal_entries', 'journal_entry', 'statements', 'statement', 'tasks', 'questions', 'collection', 'project'] as const;
+const WITH = { allowed: VOUCHER_RELATIONS } as const;
+
+export const voucherOperations = defineOperations([
+  {
+    method: 'GET',
+    path: '/vouchers',
+    summary:
+      "List vouchers (all of the caller's client accounts unless client_account_id names some), newest first: filters by status, document type and status, payment status, partner, collection, project, account and tax code, dates, free text; similar_to ranks by content similarity.",
+    document: /* GraphQL */ `
+      query ListVouchers($clientAccountIds: [Int!], $status: [VoucherStatus!], $documentTypes: [String!], $documentStatuses: [String!],
+                         $paymentStatuses: [String!], $businessPartnerIds: [Int!], $collectionIds: [Int!], $projectIds: [Int!],
+                         $accountCodes: [String!], $taxCodes: [String!], $documentDateFrom: Date, $documentDateTo: Date,
+                         $dueDateFrom: Date, $dueDateTo: Date, $postingDateFrom: Date, $postingDateTo: Date, $freeText: String,
+                         $similarTo: Int, $hasProject: Boolean, $hasCollection: Boolean, $hasJournalEntry: Boolean,
+                         $hasDocument: Boolean, $hasAttachment: Boolean, $orderBy: String, $page: Int, $perPage: Int) {
+        vouchers(clientAccountIds: $clientAccountIds, status: $status, documentTypes: $documentTypes, documentStatuses: $documentStatuses,
+                 paymentStatuses: $paymentStatuses, businessPartnerIds: $businessPartnerIds, collectionIds: $collectionIds,
+                 projectIds: $projectIds, accountCodes: $accountCodes, taxCodes: $taxCodes, documentDateFrom: $documentDateFrom,
+                 documentDateTo: $documentDateTo, dueDateFrom: $dueDateFrom, dueDateTo: $dueDateTo, postingDateFrom: $postingDateFrom,
+                 postingDateTo: $postingDateTo, freeText: $freeText, similarTo: $similarTo, hasProject: $hasProject,
+                 hasCollection: $hasCollection, hasJournalEntry: $hasJournalEntry, hasDocument: $hasDocument,
+                 hasAttachment: $hasAttachment, orderBy: $orderBy, page: $page, perPage: $perPage) {
+          data: nodes { ...VoucherFields }
+          meta { records per_page: perPage page pages }
+        }
+      }
+      ${VOUCHER_FIELDS}`,
+    names: {
+      clientAccountIds: 'client_account_id',
+      documentTypes: 'document_type',
+      documentStatuses: 'document_status',
+      paymentStatuses: 'payment_status',
+      businessPartnerIds: 'business_partner_id',
+      collectionIds: 'collection_id',
+      projectIds: 'project_id',
+      accountCodes: 'account_code',
+      taxCodes: 'tax_code',
+    },
+    with: WITH,
+  },
+  {
+    method: 'GET',
+    path: '/vouchers/:id',
+    summary: 'Get one voucher; `with` embeds its relations.',
+    document: /* GraphQL */ `
+      query GetVoucher($id: Int!) { voucher(id: $id) { ...VoucherFields } }
+      ${VOUCHER_FIELDS}`,
+    with: WITH,
+  },
+  {
+    method: 'DELETE',
+    path: '/vouchers/:id',
+    summary:
+      'Delete a voucher with its draft journal entries and draft documents (204). 400 while a posted, non-cancelled journal entry or document, or a receivable document created in the app, points at it. Errors in the v2 envelope.',
+    document: /* GraphQL */ `
+      mutation DeleteVoucher($id: Int!) { deleteVoucher(id: $id) }`,
+    status: 204,
+    errorShape: 'envelope',
+  },
+  {
+    method: 'POST',
+    path: '/vouchers/merge',
+    summary:
+      'Merge vouchers of one client account into one new PDF voucher: PDFs and images (JPEG, PNG) combined in voucher_ids order, other files attached; source_action NONE (default), ARCHIVE or DELETE. 201 with the merged voucher.',
+    document: /* GraphQL */ `
+      mutation MergeVouchers($input: MergeVouchersInput!) { mergeVouchers(input: $input) { ...VoucherFields } }
+      ${VOUCHER_FIELDS}`,
+    status: 201,
+    with: WITH,
+  },
+  {
+    method: 'POST',
+    path: '/vouchers/split',
+    summary:
+      "Split a PDF voucher into one new PDF voucher per page range ([start_page, end_page], 1-based, inclusive, at least 2, not overlapping); the source's statement is copied to each. 201 with the array of new vouchers.",
+    document: /* GraphQL */ `
+      mutation SplitVoucher($input: SplitVoucherInput!) { splitVoucher(input: $input) { ...VoucherFields } }
+      ${VOUCHER_FIELDS}`,
+    status: 201,
+    with: WITH,
+  },
+  {
+    method: 'GET',
+    path: '/vouchers/:id/statements',
+    summary: 'List the statements of a voucher, newest first (page, per_page).',
+    document: /* GraphQL */ `
+      query ListVoucherStatements($id: Int!, $page: Int, $perPage: Int) {
+        voucherStatements(voucherId: $id, page: $page, perPage: $perPage) {
+          data: nodes { ...VoucherStatementFields }
+          meta { records per_page: perPage page pages }
+        }
+      }
+      ${VOUCHER_STATEMENT_FIELDS}`,
+  },
+  {
+    method: 'POST',
+    path: '/vouchers/:id/statements',
+    summary:
+      "Create a statement about a voucher (purpose, item_categories, payment_method, payor_id, project_id, is_paid, comment; at least one). project_id is set on the voucher and on its draft journal entries' lines (posted entries are left unchanged); is_paid states its documents PAID. 201 with the statement and its effects.",
+    document: /* GraphQL */ `
+      mutation CreateVoucherStatement($id: Int!, $input: CreateVoucherStatementInput!) {
+        createVoucherStatement(voucherId: $id, input: $input) {
+          ...VoucherStatementFields
+          effects {
+            voucher_project_set: voucherProjectSet
+            draft_journal_entry_ids: draftJournalEntryIds
+            posted_journal_entry_ids_unchanged: postedJournalEntryIdsUnchanged
+            document_ids_payment_stated: documentIdsPaymentStated
+          }
+        }
+      }
+      ${VOUCHER_STATEMENT_FIELDS}`,
+    status: 201,
+    bodyRequired: true,
+  },
+]);
