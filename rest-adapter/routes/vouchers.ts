@@ -210,6 +210,7 @@ export const voucherOperations = defineOperations([
       mutation MergeVouchers($input: MergeVouchersInput!) { mergeVouchers(input: $input) { ...VoucherFields } }
       ${VOUCHER_FIELDS}`,
     status: 201,
+    bodyNamesRecords: true,
     with: WITH,
   },
   {
@@ -221,6 +222,7 @@ export const voucherOperations = defineOperations([
       mutation SplitVoucher($input: SplitVoucherInput!) { splitVoucher(input: $input) { ...VoucherFields } }
       ${VOUCHER_FIELDS}`,
     status: 201,
+    bodyNamesRecords: true,
     with: WITH,
   },
   {

@@ -74,7 +74,7 @@ export async function combine(parts: readonly PdfPart[]): Promise<{ bytes: Buffe
       }
     } catch (e) {
       if (e instanceof UnusableFileError) throw Object.assign(e, { partIndex: i });
-      throw Object.assign(new UnusableFileError('could not be combined'), { partIndex: i });
+      throw Object.assign(new UnusableFileError(part.contentType === PDF ? 'is not a readable PDF' : 'is not a readable image'), { partIndex: i });
     }
   }
   return { bytes: Buffer.from(await out.save()), pageCount: out.getPageCount() };

@@ -53,31 +53,29 @@ export const DEFAULT_VOUCHER_ORDER: VoucherOrder[] = [{ field: 'created_at', dir
 
 /**
  * `field asc|desc`, several separated by commas (`document_date desc, id asc`); the direction is
- * asc when omitted; `-field` is descending too. Each field at most once.
+ * asc when omitted; `-field` is descending too. Each field at most once. The problem in words, or the
+ * order (a pure function: the schema checks with it, the service orders by it).
  */
+export function parseVoucherOrder(raw: string): VoucherOrder[] | string {
+  const out: VoucherOrder[] = [];
+  for (const part of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^(-)?([a-z_]+)(?:\s+(asc|desc))?$/i.exec(part);
+    const field = m?.[2].toLowerCase();
+    if (!m || !field || !Object.hasOwn(VOUCHER_ORDER_FIELDS, field) || (m[1] && m[3])) {
+      return `cannot order by '${part.slice(0, 60)}': give a field and asc or desc, e.g. 'created_at desc'; fields: ${Object.keys(VOUCHER_ORDER_FIELDS).join(', ')}`;
+    }
+    if (out.some((o) => o.field === field)) return `names ${field} twice`;
+    out.push({ field: field as VoucherOrderField, direction: m[1] || m[3]?.toLowerCase() === 'desc' ? 'desc' : 'asc' });
+  }
+  return out;
+}
+
 export const voucherOrderBy = z
   .string()
   .max(200, 'must be at most 200 characters')
-  .transform((raw, ctx): VoucherOrder[] | typeof z.NEVER => {
-    const out: VoucherOrder[] = [];
-    for (const part of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
-      const m = /^(-)?([a-z_]+)(?:\s+(asc|desc))?$/i.exec(part);
-      const field = m?.[2].toLowerCase();
-      if (!m || !field || !Object.hasOwn(VOUCHER_ORDER_FIELDS, field) || (m[1] && m[3])) {
-        ctx.issues.push({
-          code: 'custom',
-          input: raw,
-          message: `cannot order by '${part.slice(0, 60)}': give a field and asc or desc, e.g. 'created_at desc'; fields: ${Object.keys(VOUCHER_ORDER_FIELDS).join(', ')}`,
-        });
-        return z.NEVER;
-      }
-      if (out.some((o) => o.field === field)) {
-        ctx.issues.push({ code: 'custom', input: raw, message: `names ${field} twice` });
-        return z.NEVER;
-      }
-      out.push({ field: field as VoucherOrderField, direction: m[1] || m[3]?.toLowerCase() === 'desc' ? 'desc' : 'asc' });
-    }
-    return out;
+  .superRefine((raw, ctx) => {
+    const order = parseVoucherOrder(raw);
+    if (typeof order === 'string') ctx.addIssue({ code: 'custom', message: order });
   })
   .nullish();
 

@@ -9,6 +9,7 @@ import { createStoredFile, readStoredFile } from '../files/files.service.ts';
 import { combine, cut, isPdfable, loadPdf, PDF, UnusableFileError, type PdfPart } from './voucher-pdf.ts';
 import {
   DEFAULT_VOUCHER_ORDER,
+  parseVoucherOrder,
   rangeIssues,
   VOUCHER_ORDER_FIELDS,
   VOUCHER_PAGE_LIMITS,
@@ -129,7 +130,8 @@ export async function listVouchers(ctx: RequestContext, args: Args<typeof rules.
     where.push(sql`v.id <> ${a.similarTo!} AND cardinality(v.embedding) = ${target.length}`);
   }
 
-  const order: VoucherOrder[] = a.orderBy?.length ? a.orderBy : DEFAULT_VOUCHER_ORDER;
+  const parsed = a.orderBy ? parseVoucherOrder(a.orderBy) : [];
+  const order: VoucherOrder[] = Array.isArray(parsed) && parsed.length ? parsed : DEFAULT_VOUCHER_ORDER;
   const orderSql = [
     ...(target ? [sql`similarity DESC NULLS LAST`] : []),
     ...order.map((o) => PrismaNS.raw(`${VOUCHER_ORDER_FIELDS[o.field]} ${o.direction === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`)),
@@ -368,12 +370,17 @@ export async function splitVoucher(ctx: RequestContext, args: Args<typeof rules.
     throw e;
   }
   const pageCount = pdf.getPageCount();
-  if (pageCount < 2) throw ValidationError.field('voucherId', `voucher ${source.id} has only one page; there is nothing to split`);
+  if (pageCount < 2) throw ValidationError.field('voucherId', pageCount ? `voucher ${source.id} has only one page; there is nothing to split` : `the file of voucher ${source.id} has no readable pages`);
   const ranges = input.pageRanges.map(([s, e]) => [s, e] as const);
   const issues = rangeIssues(ranges, pageCount);
   if (issues.length) throw ValidationError.of(issues.map((i) => ({ path: i.path.map(String), message: i.message })));
   await checkSourcesRemovable(ctx, [source], action, () => ['voucherId']);
-  const pieces = await cut(pdf, ranges);
+  let pieces;
+  try {
+    pieces = await cut(pdf, ranges);
+  } catch {
+    throw ValidationError.field('voucherId', `the file of voucher ${source.id} is not a readable PDF`);
+  }
 
   const ids = await inTransaction(ctx, async (tx) => {
     await relockSources(tx, [source], action, () => ['voucherId']);
