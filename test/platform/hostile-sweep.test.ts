@@ -7,6 +7,10 @@ import { toSnake } from '../../src/shared/naming.ts';
 import { ResponseMismatchError } from '../support/openapi-validator.ts';
 import { startTestApp, targets, type HttpResult, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
+import { pdfBytes, voucherFactory } from '../support/vouchers.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   baseline,
   HOSTILE_PARAMS,
@@ -161,10 +165,15 @@ const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protoc
 describe.each(targets())('hostile values on every route, field and tool (%s)', (target) => {
   let app: TestApp;
 
+  // uploaded files (the voucher fixture's PDF, what merge and split write) go to a directory of the run's own
+  const dataDir = mkdtempSync(join(tmpdir(), 'hostile-sweep-'));
   beforeAll(async () => {
-    app = await startTestApp(target);
+    app = await startTestApp(target, { env: { DATA_DIR: dataDir } });
   });
-  afterAll(() => app?.close());
+  afterAll(async () => {
+    await app?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   /** A tenant with one record of every kind an id can point at (the fixtures), and known-good text for checked fields. */
   async function world(): Promise<{ t: Tenant; ctx: (ownType?: string) => BaselineContext }> {
@@ -202,8 +211,12 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
     const bankTransaction = await prisma.bankTransaction.create({
       data: { clientAccountId, bankAccountId: bankAccount.id, bankStatementId: bankStatement.id, payeeBankAccountId: bankAccount.id, amount: '1', currencyCode: 'NOK', bookingDate: new Date('2026-01-02') },
     });
+    const voucherCollection = await prisma.voucherCollection.create({ data: { clientAccountId, name: 'Sweep' } });
+    const voucher = await voucherFactory(app).voucher(t, { bytes: await pdfBytes(3), data: { collectionId: voucherCollection.id } });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
+      voucher: voucher.id,
+      voucherCollection: voucherCollection.id,
       user: t.user.id,
       unit,
       taxCode,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 import { PDFDocument, StandardFonts } from '@pdfme/pdf-lib';
 import jpeg from 'jpeg-js';
@@ -169,4 +170,15 @@ export async function voucherDocument(app: TestApp, t: Tenant, data: Partial<Pri
   return app.db.prisma.document.create({
     data: { clientAccountId: t.account.id, documentType: 'APINV', documentDate: new Date('2026-02-01'), isDraft: true, createdInApp: false, ...data },
   });
+}
+
+/**
+ * A voucher whose file record names no stored bytes, for tests that only need a voucher id (journal
+ * entries naming it): no file store involved.
+ */
+export async function bareVoucher(prisma: TestApp['db']['prisma'], clientAccountId: number): Promise<number> {
+  const file = await prisma.storedFile.create({
+    data: { clientAccountId, type: 'VOUCHER', fileName: 'bare.pdf', contentType: 'application/pdf', size: 0, sha256: '0'.repeat(64), storageKey: `${clientAccountId}/${randomUUID()}`, pageCount: 1 },
+  });
+  return (await prisma.voucher.create({ data: { clientAccountId, fileId: file.id, status: 'DRAFT' } })).id;
 }
