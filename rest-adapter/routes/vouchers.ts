@@ -1,30 +1,40 @@
 import { defineOperations, withVariable } from '../operation.ts';
-import { JOURNAL_ENTRY_SCALAR_FIELDS } from './journal-entries.ts';
 
 // spec 001, "Vouchers": GET /vouchers, GET /vouchers/{id}, DELETE /vouchers/{id} (v2 error envelope),
 // POST /vouchers/merge, POST /vouchers/split, GET/POST /vouchers/{id}/statements.
 
 const v = (relation: string) => `$${withVariable(relation)}`;
 
-/** A file as a voucher's `attachments` embed it. */
+/** A file as a voucher's `attachments` embed it (its page images: GET the file). */
 export const VOUCHER_FILE_FIELDS = /* GraphQL */ `
   fragment VoucherFileFields on File {
     id
-    client_account_id: clientAccountId
     type
     file_name: fileName
     content_type: contentType
     size
     page_count: pageCount
     voucher_id: voucherId
-    document_id: documentId
     created_at: createdAt
-    created_by_id: createdById
     thumbnail_url: thumbnailUrl
     preview_url: previewUrl
     download_url: downloadUrl
     original_url: originalUrl
-    page_images: pageImages { page_number: pageNumber preview_url: previewUrl }
+  }`;
+
+/** A journal entry as a voucher embeds it: what says whether and how it books the voucher (the whole entry: GET /journal-entries/{id}). */
+const VOUCHER_ENTRY_FIELDS = /* GraphQL */ `
+  fragment VoucherJournalEntryFields on JournalEntry {
+    id
+    sequence_number: sequenceNumber
+    description
+    is_draft: isDraft
+    cancelled
+    cancellation_entry_id: cancellationEntryId
+    posted_at: postedAt
+    voucher_id: voucherId
+    relation_type: relationType
+    relation_id: relationId
   }`;
 
 /** A voucher statement (fields designed here: spec 001 says "not shown"). */
@@ -47,21 +57,15 @@ export const VOUCHER_STATEMENT_FIELDS = /* GraphQL */ `
 const TASK_FIELDS = /* GraphQL */ `
   fragment VoucherTaskFields on Task {
     id
-    client_account_id: clientAccountId
     title
     description
     status
     task_type: taskType
-    completed_at: completedAt
-    completion_summary: completionSummary
     assigned_to_id: assignedToId
-    parent_task_id: parentTaskId
     relation_type: relationType
     relation_id: relationId
+    completed_at: completedAt
     created_at: createdAt
-    created_by_id: createdById
-    updated_at: updatedAt
-    updated_by_id: updatedById
   }`;
 
 /** The voucher's own fields (spec 001 "Voucher"), without relations: also embedded by voucher collections. */
@@ -100,8 +104,8 @@ const VOUCHER_FIELDS = /* GraphQL */ `
   fragment VoucherFields on Voucher {
     ...VoucherScalarFields
     attachments @include(if: ${v('attachments')}) { ...VoucherFileFields }
-    journal_entries: journalEntries @include(if: ${v('journal_entries')}) { ...JournalEntryScalarFields }
-    journal_entry: journalEntry @include(if: ${v('journal_entry')}) { ...JournalEntryScalarFields }
+    journal_entries: journalEntries @include(if: ${v('journal_entries')}) { ...VoucherJournalEntryFields }
+    journal_entry: journalEntry @include(if: ${v('journal_entry')}) { ...VoucherJournalEntryFields }
     statements @include(if: ${v('statements')}) { ...VoucherStatementFields }
     statement @include(if: ${v('statement')}) { ...VoucherStatementFields }
     tasks @include(if: ${v('tasks')}) { ...VoucherTaskFields }
@@ -137,7 +141,7 @@ const VOUCHER_FIELDS = /* GraphQL */ `
   }
   ${VOUCHER_SCALAR_FIELDS}
   ${VOUCHER_FILE_FIELDS}
-  ${JOURNAL_ENTRY_SCALAR_FIELDS}
+  ${VOUCHER_ENTRY_FIELDS}
   ${VOUCHER_STATEMENT_FIELDS}
   ${TASK_FIELDS}`;
 

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { pageArgs, type PageLimits } from '../../shared/pagination.ts';
 import { id, immutable, optionalText } from '../../shared/validation.ts';
 
-/** GET /voucher-collections: page 1, per_page 100 (spec 001); at most 1000. */
-export const VOUCHER_COLLECTION_PAGE_LIMITS: PageLimits = { defaultPerPage: 100, maxPerPage: 1000 };
+/** GET /voucher-collections: page 1, per_page 100 (spec 001), also the most (each may embed its vouchers). */
+export const VOUCHER_COLLECTION_PAGE_LIMITS: PageLimits = { defaultPerPage: 100, maxPerPage: 100 };
 
 /** A collection's own fields (spec 001 "Voucher collection"): both optional; empty clears. */
 const collectionFields = {

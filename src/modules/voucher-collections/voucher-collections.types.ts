@@ -1,6 +1,6 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
-import { pageCost } from '../../shared/query-limits.ts';
+import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { VOUCHER_COLLECTION_PAGE_LIMITS, voucherCollectionRules as rules } from './voucher-collections.rules.ts';
 import { createVoucherCollection, getVoucherCollection, listVoucherCollections, updateVoucherCollection } from './voucher-collections.service.ts';
 
@@ -18,6 +18,7 @@ export const VoucherCollection = builder.prismaObject('VoucherCollection', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     updatedById: t.exposeInt('updatedById', { nullable: true }),
     vouchers: t.relation('vouchers', {
+      extensions: listCost(100),
       description: 'The vouchers in the collection (deleted ones left out), newest first',
       query: { where: { status: { not: 'DELETED' } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
     }),
@@ -47,7 +48,7 @@ builder.queryFields((t) => ({
   voucherCollections: t.field({
     type: VoucherCollectionPage,
     extensions: pageCost(VOUCHER_COLLECTION_PAGE_LIMITS),
-    description: 'Voucher collections of a client account, newest first (page-based; per_page 100 by default, at most 1000).',
+    description: 'Voucher collections of a client account, newest first (page-based; per_page 100 by default and at most).',
     args: { clientAccountId: t.arg.int({ required: true }), page: t.arg.int(), perPage: t.arg.int() },
     validate: rules.list,
     resolve: (_root, args, ctx, info) => listVoucherCollections(ctx, args, nodesQuery(ctx, info)),
