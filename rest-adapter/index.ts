@@ -17,6 +17,8 @@ import { reconciliationOperations } from './routes/reconciliations.ts';
 import { bankTransactionOperations } from './routes/bank-transactions.ts';
 import { reportOperations } from './routes/reports.ts';
 import { documentOperations } from './routes/documents.ts';
+import { voucherOperations } from './routes/vouchers.ts';
+import { voucherCollectionOperations } from './routes/voucher-collections.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -31,6 +33,8 @@ export const operations: readonly Operation[] = [
   ...reportOperations,
   ...fileOperations,
   ...documentOperations,
+  ...voucherOperations,
+  ...voucherCollectionOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();
@@ -68,17 +72,25 @@ export async function runOperation(schema: GraphQLSchema, compiled: CompiledOper
 
 /**
  * Mounted before the bearer middleware and the body parser: an operation whose errors use the v2
- * envelope gets that shape for their errors too (401, malformed JSON), not only for its own.
+ * envelope gets that shape for their errors too (401, malformed JSON), not only for its own. Paths
+ * are matched as sent, without decoding their parameters, so a parameter that is no valid
+ * percent-encoding (DELETE /vouchers/%) still gets the route's shape for its 400.
  */
 export function errorShapeRouter(table: readonly Operation[] = operations): Router {
+  const shaped = table
+    .filter((op) => op.errorShape && op.errorShape !== 'simple')
+    .map((op) => ({
+      method: op.method,
+      shape: op.errorShape,
+      pattern: new RegExp(`^${op.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`, 'i'),
+    }));
   const router = express.Router();
-  for (const op of table) {
-    if (!op.errorShape || op.errorShape === 'simple') continue;
-    router[op.method.toLowerCase() as 'get'](op.path, (_req: Request, res: Response, next: NextFunction) => {
-      res.locals.errorShape = op.errorShape;
-      next();
-    });
-  }
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const match = shaped.find((s) => s.method === method && s.pattern.test(req.path));
+    if (match) res.locals.errorShape = match.shape;
+    next();
+  });
   return router;
 }
 

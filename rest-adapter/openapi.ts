@@ -187,7 +187,7 @@ function errorStatuses(c: CompiledOperation, hasBody: boolean): number[] {
     400,
     401,
     403,
-    ...(c.op.path.includes(':') ? [404] : []),
+    ...(c.op.path.includes(':') || c.op.bodyNamesRecords ? [404] : []),
     ...(c.isMutation ? [409] : []),
     ...(hasBody ? [413] : []),
     ...(c.op.representations ? [406] : []),

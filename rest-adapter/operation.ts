@@ -61,6 +61,11 @@ export interface Operation {
    * is accepted (spec 001: "POST /bank-transactions/{id}/statements … 400 no body").
    */
   bodyRequired?: boolean;
+  /**
+   * The body names records by id, so a missing one is a 404 although the path has no id (spec 001:
+   * POST /vouchers/merge "404 voucher not found"); paths with an id answer 404 anyway.
+   */
+  bodyNamesRecords?: boolean;
   /** answers in other media types by Accept (reports: Excel, HTML, PDF; the SAF-T export) */
   representations?: Representations;
   /** the operation also takes a multipart/form-data body with one file (uploads: POST /files) */

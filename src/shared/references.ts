@@ -20,6 +20,7 @@ const MODELS = {
   asset: { what: 'asset', key: 'id', tenant: true },
   tag: { what: 'tag', key: 'id', tenant: true },
   journalEntry: { what: 'journal entry', key: 'id', tenant: true },
+  voucher: { what: 'voucher', key: 'id', tenant: true },
 } as const;
 
 export type ReferenceModel = keyof typeof MODELS;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
+import { bareVoucher } from '../support/vouchers.ts';
 import { osloToday } from '../../src/modules/journal-entries/journal-entries.rules.ts';
 
 // spec 001, "Journal entry" and "Journal entries": GET /journal-entries, GET /journal-entries/{id},
@@ -172,10 +173,21 @@ describe.each(targets())('journal entries REST (%s)', (target) => {
     });
 
     it('"voucher_id … a second non-cancelled entry for the same voucher is 409"', async () => {
-      await created(sale({ voucher_id: 424242 }));
-      const res = await post(sale({ voucher_id: 424242 }));
+      const voucher = await bareVoucher(app.db.prisma, t.account.id);
+      await created(sale({ voucher_id: voucher }));
+      const res = await post(sale({ voucher_id: voucher }));
       expect(res.status).toBe(409);
-      expect(res.body).toEqual({ error: expect.stringContaining('voucher 424242'), status: 409 });
+      expect(res.body).toEqual({ error: expect.stringContaining(`voucher ${voucher}`), status: 409 });
+    });
+
+    it('voucher_id must name a voucher of the client account that is not deleted (400)', async () => {
+      const missing = await post(sale({ voucher_id: 424242 }));
+      expect(missing).toMatchObject({ status: 400, body: { error: expect.stringContaining('voucher_id: voucher 424242 does not exist'), status: 400 } });
+      const theirs = await bareVoucher(app.db.prisma, other.account.id);
+      expect((await post(sale({ voucher_id: theirs }))).status).toBe(400);
+      const removed = await bareVoucher(app.db.prisma, t.account.id);
+      await app.db.prisma.voucher.update({ where: { id: removed }, data: { status: 'DELETED' } });
+      expect(await post(sale({ voucher_id: removed }))).toMatchObject({ status: 400, body: { error: expect.stringContaining('is deleted') } });
     });
 
     it('"403 (no access)" for a client account of someone else', async () => {

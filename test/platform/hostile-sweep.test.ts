@@ -7,6 +7,10 @@ import { toSnake } from '../../src/shared/naming.ts';
 import { ResponseMismatchError } from '../support/openapi-validator.ts';
 import { startTestApp, targets, type HttpResult, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
+import { pdfBytes, voucherFactory } from '../support/vouchers.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   baseline,
   HOSTILE_PARAMS,
@@ -161,10 +165,15 @@ const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protoc
 describe.each(targets())('hostile values on every route, field and tool (%s)', (target) => {
   let app: TestApp;
 
+  // uploaded files (the voucher fixture's PDF, what merge and split write) go to a directory of the run's own
+  const dataDir = mkdtempSync(join(tmpdir(), 'hostile-sweep-'));
   beforeAll(async () => {
-    app = await startTestApp(target);
+    app = await startTestApp(target, { env: { DATA_DIR: dataDir } });
   });
-  afterAll(() => app?.close());
+  afterAll(async () => {
+    await app?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   /** A tenant with one record of every kind an id can point at (the fixtures), and known-good text for checked fields. */
   async function world(): Promise<{ t: Tenant; ctx: (ownType?: string) => BaselineContext }> {
@@ -202,8 +211,12 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
     const bankTransaction = await prisma.bankTransaction.create({
       data: { clientAccountId, bankAccountId: bankAccount.id, bankStatementId: bankStatement.id, payeeBankAccountId: bankAccount.id, amount: '1', currencyCode: 'NOK', bookingDate: new Date('2026-01-02') },
     });
+    const voucherCollection = await prisma.voucherCollection.create({ data: { clientAccountId, name: 'Sweep' } });
+    const voucher = await voucherFactory(app).voucher(t, { bytes: await pdfBytes(3), data: { collectionId: voucherCollection.id } });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
+      voucher: voucher.id,
+      voucherCollection: voucherCollection.id,
       user: t.user.id,
       unit,
       taxCode,
@@ -281,15 +294,17 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
     }
 
     /** What is wrong with an answer: a 5xx, no JSON, not the route's error shape, an echo of the input, a 1 MB string taken. */
-    function problem(res: HttpResult, c: CompiledOperation, value: unknown): string | undefined {
+    function problem(res: HttpResult, c: CompiledOperation, value: unknown, elsewhere = false): string | undefined {
       if (res.status >= 500) return `${res.status} ${res.text.slice(0, 200)}`;
+      // a 204 route (DELETE /vouchers/{id}) answers its success with no body at all
+      if (res.status === 204 && c.op.status === 204) return res.text === '' ? undefined : `204 with a body: ${res.text.slice(0, 200)}`;
       // a success with no JSON by design: 204 No Content, or a file representation (the document preview's PDF)
       if (res.status < 400 && (c.op.status === 204 || c.op.representations?.json === false)) return value === MB ? `${res.status}: a 1 MB string was taken` : undefined;
       if (!/^application\/json/.test(res.headers.get('content-type') ?? '') || typeof res.body !== 'object' || res.body === null) return `${res.status} with no JSON body`;
       if (res.status < 400) return value === MB ? `${res.status}: a 1 MB string was taken` : undefined;
       if (res.text.length > MAX_ERROR_LENGTH) return `${res.status} with a ${res.text.length}-character error body`;
       const shaped =
-        c.op.errorShape === 'envelope'
+        c.op.errorShape === 'envelope' && !elsewhere
           ? typeof res.body.error?.code === 'string' && typeof res.body.error?.message === 'string'
           : typeof res.body.error === 'string' && res.body.status === res.status;
       return shaped ? undefined : `${res.status} not in the route's error shape: ${res.text.slice(0, 200)}`;
@@ -311,7 +326,9 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
           name,
           send: async () => {
             const res = await app.http(c.op.method, url.pathname + url.search, { token: t.user.token, body: b === undefined ? undefined : toJson(b) });
-            return problem(res, c, change.value);
+            // a dot segment took the request to another path ("/vouchers/.." is "/"): the answer is that path's, in its shape
+            const elsewhere = !new RegExp(`^/api/v2${c.op.path.replace(/:\w+/g, '[^/]+')}$`).test(url.pathname);
+            return problem(res, c, change.value, elsewhere);
           },
         });
       };

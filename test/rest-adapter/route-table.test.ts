@@ -27,6 +27,9 @@ const DOCUMENTED = [
   'POST /files',
   'GET /documents', 'POST /documents', 'GET /documents/:id', 'PUT /documents/:id', 'PATCH /documents/:id', 'DELETE /documents/:id',
   'POST /documents/preview',
+  'GET /vouchers', 'GET /vouchers/:id', 'DELETE /vouchers/:id', 'POST /vouchers/merge', 'POST /vouchers/split',
+  'GET /vouchers/:id/statements', 'POST /vouchers/:id/statements',
+  'GET /voucher-collections', 'POST /voucher-collections', 'PUT /voucher-collections/:id',
 ];
 
 /** POSTs that write nothing (a preview): queries, so a read-only token may call them and their MCP tools are read-only. */
@@ -46,7 +49,7 @@ describe('operation table', () => {
   it('tool names are unique snake_case verbs', () => {
     const names = compiledOperations(schema).map((c) => c.toolName);
     expect(new Set(names).size).toBe(names.length);
-    for (const n of names) expect(n).toMatch(/^(list|get|create|update|patch|delete|deactivate|cancel|commit|import|book|upload|preview)_[a-z_]+$/);
+    for (const n of names) expect(n).toMatch(/^(list|get|create|update|patch|delete|deactivate|cancel|commit|import|book|upload|preview|merge|split)_[a-z_]+$/);
   });
 
   it('a mutation is marked as one whatever its method (but a POST that writes nothing is a query)', () => {

@@ -338,8 +338,14 @@ async function checkedEntry<S extends typeof rules.create | typeof rules.update>
   const data = (await validate(tx, schema, args, {
     clientAccountId,
     immutable,
-    references: (d) => lineReferences((d as { input?: { lines?: Partial<LineInput>[] } }).input?.lines as Partial<LineInput>[] | undefined),
+    references: (d) => [
+      ...lineReferences((d as { input?: { lines?: Partial<LineInput>[] } }).input?.lines as Partial<LineInput>[] | undefined),
+      // voucher_id names a voucher of the client account (spec 001 "Voucher"); a removed one is refused in check
+      { path: ['voucherId'], model: 'voucher', id: (d as { input?: { voucherId?: number | null } }).input?.voucherId, select: { status: true } },
+    ],
     check: async (d, found, issues) => {
+      const voucherId = (d as { input: { voucherId?: number | null } }).input.voucherId;
+      if (found.get<{ status: string }>('voucher', voucherId)?.status === 'DELETED') issues.add(['voucherId'], `voucher ${voucherId} is deleted`);
       checked = await lineRows(tx, clientAccountId, (d as { input: { lines: LineInput[] } }).input.lines, found as never, issues);
     },
   })) as { input: EntryInput & { isDraft?: boolean } };
