@@ -91,6 +91,13 @@ const DERIVED = /* SQL */ `
        WHERE %WHERE%
     ) x`;
 
+/**
+ * The documents `where` selects (SQL over `documents d`), each with its derived payment fields
+ * (payment_status, open_amount, is_unpaid …) as DERIVED computes them: for other modules' queries
+ * (the vouchers list filters on its documents' payment_status).
+ */
+export const derivedDocumentsSql = (where: string): string => DERIVED.replace('%WHERE%', where);
+
 export interface DocumentState {
   openAmount: Decimal;
   pendingPaymentAmount: Decimal;

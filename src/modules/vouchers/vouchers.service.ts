@@ -6,6 +6,7 @@ import { canAccessAccount, isSystem, requireOwned } from '../../shared/tenancy.t
 import { formatDate } from '../../shared/scalars.ts';
 import { parse, validate, type Args } from '../../shared/validation.ts';
 import { createStoredFile, readStoredFile } from '../files/files.service.ts';
+import { derivedDocumentsSql } from '../documents/documents.service.ts';
 import { combine, cut, isPdfable, loadPdf, PDF, UnusableFileError, type PdfPart } from './voucher-pdf.ts';
 import {
   DEFAULT_VOUCHER_ORDER,
@@ -99,15 +100,14 @@ export async function listVouchers(ctx: RequestContext, args: Args<typeof rules.
   if (a.postingDateTo) line.push(sql`l.posting_date <= ${formatDate(a.postingDateTo)}::date`);
   if (line.length) where.push(sql`EXISTS (SELECT 1 FROM journal_entry_lines l WHERE l.journal_entry_id IN ${entriesOfVoucher} AND ${join(line, ' AND ')})`);
 
-  // one document of the voucher matches every document filter
+  // one document of the voucher matches every document filter, payment_status as the documents module derives it
   const doc: PrismaNS.Sql[] = [];
-  if (a.documentStatuses?.length) doc.push(sql`d.document_status = ANY(${a.documentStatuses}::text[])`);
-  // payment_status: the stated one (set by a statement's is_paid) until the documents module derives it from reconciliations
-  if (a.paymentStatuses?.length) doc.push(sql`d.stated_payment_status = ANY(${a.paymentStatuses}::text[])`);
-  if (a.businessPartnerIds?.length) doc.push(sql`d.business_partner_id = ANY(${a.businessPartnerIds}::int[])`);
-  if (a.dueDateFrom) doc.push(sql`d.due_date >= ${formatDate(a.dueDateFrom)}::date`);
-  if (a.dueDateTo) doc.push(sql`d.due_date <= ${formatDate(a.dueDateTo)}::date`);
-  if (doc.length) where.push(sql`EXISTS (SELECT 1 FROM documents d WHERE d.voucher_id = v.id AND ${join(doc, ' AND ')})`);
+  if (a.documentStatuses?.length) doc.push(sql`x.document_status = ANY(${a.documentStatuses}::text[])`);
+  if (a.paymentStatuses?.length) doc.push(sql`x.payment_status = ANY(${a.paymentStatuses}::text[])`);
+  if (a.businessPartnerIds?.length) doc.push(sql`x.business_partner_id = ANY(${a.businessPartnerIds}::int[])`);
+  if (a.dueDateFrom) doc.push(sql`x.due_date >= ${formatDate(a.dueDateFrom)}::date`);
+  if (a.dueDateTo) doc.push(sql`x.due_date <= ${formatDate(a.dueDateTo)}::date`);
+  if (doc.length) where.push(sql`EXISTS (SELECT 1 FROM (${PrismaNS.raw(derivedDocumentsSql('d.voucher_id = v.id'))}) x WHERE ${join(doc, ' AND ')})`);
   if (a.hasDocument != null) where.push(sql`${a.hasDocument ? sql`` : sql`NOT`} EXISTS (SELECT 1 FROM documents d WHERE d.voucher_id = v.id)`);
   if (a.hasAttachment != null) where.push(sql`${a.hasAttachment ? sql`` : sql`NOT`} EXISTS (SELECT 1 FROM files af WHERE af.voucher_id = v.id)`);
 

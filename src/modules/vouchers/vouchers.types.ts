@@ -243,7 +243,7 @@ builder.queryFields((t) => ({
       status: t.arg({ type: [VoucherStatusEnum], description: 'Default: every status but DELETED' }),
       documentTypes: t.arg.stringList({ description: "The voucher's type or a document's document_type" }),
       documentStatuses: t.arg.stringList({ description: 'document_status of a document of the voucher' }),
-      paymentStatuses: t.arg.stringList({ description: 'The stated payment status (PAID) of a document of the voucher' }),
+      paymentStatuses: t.arg.stringList({ description: 'A document of the voucher has this payment_status (NOT_APPLICABLE, UNPAID, PARTLY_PAID, PAID: derived from its reconciliations, as on GET /documents)' }),
       businessPartnerIds: t.arg.intList({ description: 'business_partner_id of a document of the voucher' }),
       collectionIds: t.arg.intList(),
       projectIds: t.arg.intList(),
