@@ -121,13 +121,6 @@ export function vatAccountFor(direction: 'INPUT' | 'OUTPUT', ratePercent: Decima
   return `${direction === 'OUTPUT' ? '270' : '271'}${band}`;
 }
 
-/** payment_status from the control line's amount and what of it is reconciled. */
-export function paymentStatus(hasEntry: boolean, amount: Decimal, reconciled: Decimal): (typeof PAYMENT_STATUSES)[number] {
-  if (!hasEntry || amount.isZero()) return 'NOT_APPLICABLE';
-  if (reconciled.isZero()) return 'UNPAID';
-  return reconciled.greaterThanOrEqualTo(amount) ? 'PAID' : 'PARTLY_PAID';
-}
-
 /** Norwegian KID (MOD10, Luhn): the digits plus their check digit. */
 export function kidMod10(digits: string): string {
   let sum = 0;

@@ -37,36 +37,37 @@ export const DocumentTypeEnum = builder.enumType('DocumentType', {
   values: DOCUMENT_TYPES,
 });
 
+/** An enum's values from the rules' list, each with its description (a value missing from either is a type error). */
+const described = <T extends string>(values: readonly T[], descriptions: Record<T, string>) =>
+  Object.fromEntries(values.map((v) => [v, { description: descriptions[v] }])) as Record<T, { description: string }>;
+
 export const DocumentStatusEnum = builder.enumType('DocumentStatus', {
-  values: {
-    DRAFT: { description: 'Being worked on: may change or be deleted; no number, nothing posted' },
-    FINALIZED: { description: 'Numbered and, for sales and purchase types, posted; amounts, lines, partner and dates are fixed' },
-    SENT: { description: 'Finalized and its PDF e-mailed to the business partner (send_document)' },
-    CREDITED: { description: 'Finalized, and a finalized credit note CREDITS it in full' },
-  },
+  values: described(DOCUMENT_STATUSES, {
+    DRAFT: 'Being worked on: may change or be deleted; no number, nothing posted',
+    FINALIZED: 'Numbered and, for sales and purchase types, posted; amounts, lines, partner and dates are fixed',
+    SENT: 'Finalized and its PDF e-mailed to the business partner (send_document)',
+    CREDITED: 'Finalized, and a finalized credit note CREDITS it in full',
+  }),
 });
-void DOCUMENT_STATUSES;
 
 export const PaymentStatusEnum = builder.enumType('DocumentPaymentStatus', {
   description: "Read-only, from the reconciliations of the document's receivable (1500) or payable (2400) line",
-  values: {
-    NOT_APPLICABLE: { description: 'No posted receivable/payable line: drafts, proforma and other types, cancelled entries' },
-    UNPAID: { description: 'Nothing of the line is reconciled' },
-    PARTLY_PAID: { description: 'Part of the line is reconciled (open_amount is the rest)' },
-    PAID: { description: 'The whole line is reconciled' },
-  },
+  values: described(PAYMENT_STATUSES, {
+    NOT_APPLICABLE: 'No posted receivable/payable line: drafts, proforma and other types, cancelled entries',
+    UNPAID: 'Nothing of the line is reconciled',
+    PARTLY_PAID: 'Part of the line is reconciled (open_amount is the rest)',
+    PAID: 'The whole line is reconciled',
+  }),
 });
-void PAYMENT_STATUSES;
 
 export const ReconciliationTypeEnum = builder.enumType('DocumentReconciliationType', {
-  values: {
-    BANK: { description: 'Settled by a bank payment (a bank transaction\'s entry or a line on a 19xx bank account)' },
-    CREDIT_NOTE: { description: 'Settled against a credit note (or, on a credit note, against the invoice it credits)' },
-    EXCHANGE: { description: 'An automatic exchange difference' },
-    MANUAL: { description: 'Reconciled by hand against any other line' },
-  },
+  values: described(RECONCILIATION_TYPES, {
+    BANK: 'Settled by a bank payment (a bank transaction\'s entry or a line on a 19xx bank account)',
+    CREDIT_NOTE: 'Settled against a credit note (or, on a credit note, against the invoice it credits)',
+    EXCHANGE: 'An automatic exchange difference',
+    MANUAL: 'Reconciled by hand against any other line',
+  }),
 });
-void RECONCILIATION_TYPES;
 
 export const ArchiveCategoryEnum = builder.enumType('ArchiveCategory', {
   description: 'Why an archived document is kept: ACCOUNTING (bookkeeping material), CONTRACT, CORRESPONDENCE, OTHER',
