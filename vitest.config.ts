@@ -7,6 +7,11 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'forks',
+    // One test file at a time unless TEST_WORKERS says otherwise (vitest's default: one fewer than the
+    // cores). Files are independent (own tenants, PGlite clones, named job queues), but on a 2-core
+    // machine two at once starve the admin CLI test's subprocesses (tsx compiling the app) past its
+    // time limit; a bigger machine may set TEST_WORKERS=4.
+    maxWorkers: Number(process.env.TEST_WORKERS ?? 1),
     testTimeout: 30_000,
     hookTimeout: 120_000,
     globalSetup: ['./test/global-setup.ts'],

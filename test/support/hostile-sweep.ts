@@ -162,7 +162,21 @@ const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protoc
 
 // ── The sweep ─────────────────────────────────────────────────────────────────────────────────
 
-describe.each(targets())('hostile values on every route, field and tool (%s)', (target) => {
+/** Which part of the sweep a test file runs: REST, GraphQL or MCP, and which share of its cases. */
+export interface SweepPart {
+  surface: 'rest' | 'graphql' | 'mcp';
+  /** the cases i with i % shards === shard (a part split over test files that run in parallel) */
+  shard?: number;
+  shards?: number;
+}
+
+/**
+ * The sweep, one part of it per test file (test/platform/hostile-sweep.*.test.ts): the files run in
+ * parallel, where one file took longer than the rest of the suite together.
+ */
+export function hostileSweep({ surface, shard = 0, shards = 1 }: SweepPart): void {
+const mine = <T>(cases: T[]): T[] => cases.filter((_, i) => i % shards === shard);
+describe.each(targets())(`hostile values on every route, field and tool: ${surface}${shards > 1 ? ` ${shard + 1}/${shards}` : ''} (%s)`, (target) => {
   let app: TestApp;
 
   // uploaded files (the voucher fixture's PDF, what merge and split write) go to a directory of the run's own
@@ -265,7 +279,7 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
     return problems.filter((p): p is string => !!p);
   }
 
-  describe('REST: every parameter of every operation of the table', () => {
+  if (surface === 'rest') describe('REST: every parameter of every operation of the table', () => {
     let t: Tenant;
     let ctx: (ownType?: string) => BaselineContext;
     beforeAll(async () => {
@@ -310,7 +324,7 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
       return shaped ? undefined : `${res.status} not in the route's error shape: ${res.text.slice(0, 200)}`;
     }
 
-    it.each(restCases())('%s: 4xx JSON in the route shape, never 5xx', async (_name, { c, where, wire, path }) => {
+    it.each(mine(restCases()))('%s: 4xx JSON in the route shape, never 5xx', async (_name, { c, where, wire, path }) => {
       const { params, query, body, bc } = validRequest(c);
       const bodyType = c.bodyVariable?.type;
       const onWire = (b: unknown) => (bodyType ? wireKeys(b, bodyType) : b);
@@ -368,7 +382,7 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
     });
   });
 
-  describe('GraphQL: every argument of every Query and Mutation field, as a variable and as a literal', () => {
+  if (surface === 'graphql') describe('GraphQL: every argument of every Query and Mutation field, as a variable and as a literal', () => {
     let t: Tenant;
     let ctx: (ownType?: string) => BaselineContext;
     beforeAll(async () => {
@@ -387,7 +401,7 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
       return undefined;
     }
 
-    it.each(graphqlCases())('%s: never a 5xx or an unexpected error', async (_name, { kind, field, arg, path }) => {
+    it.each(mine(graphqlCases()))('%s: never a 5xx or an unexpected error', async (_name, { kind, field, arg, path }) => {
       const bc = ctx(getNamedType(field.type).name);
       const args = field.args.filter((a) => a === arg || (isNonNullType(a.type) && a.defaultValue === undefined));
       const valid = Object.fromEntries(args.map((a) => [a.name, baseline(a.type, a.name, bc, field.name)]));
@@ -409,7 +423,7 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
     });
   });
 
-  describe('MCP: every argument of every tool', () => {
+  if (surface === 'mcp') describe('MCP: every argument of every tool', () => {
     let t: Tenant;
     let ctx: (ownType?: string) => BaselineContext;
     let properties: Map<string, Record<string, unknown>>;
@@ -452,7 +466,7 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
       return typeof error.status === 'number' && error.status < 500 ? undefined : `a tool error ${text.slice(0, 200)}`;
     }
 
-    it.each(mcpCases())('%s: a result or a 4xx tool error, never a 5xx', async (_name, target) => {
+    it.each(mine(mcpCases()))('%s: a result or a 4xx tool error, never a 5xx', async (_name, target) => {
       const tool = typeof target === 'string' ? `graphql_${target}` : target.toolName;
       const valid: Record<string, unknown> =
         target === 'query'
@@ -474,3 +488,4 @@ describe.each(targets())('hostile values on every route, field and tool (%s)', (
     });
   });
 });
+}

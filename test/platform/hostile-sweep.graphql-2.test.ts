@@ -1,0 +1,4 @@
+import { hostileSweep } from '../support/hostile-sweep.ts';
+
+// The hostile-input sweep (test/support/hostile-sweep.ts), the share of it this file runs.
+hostileSweep({ surface: 'graphql', shard: 1, shards: 2 });
