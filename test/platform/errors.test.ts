@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getIntrospectionQuery } from 'graphql';
 import { pino } from 'pino';
-import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import type { TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 
 // One error renderer for every entry point (issue "Platform v2", 3).
@@ -18,6 +18,11 @@ vi.mock('../../src/shared/pagination.ts', async (importOriginal) => {
     },
   };
 });
+
+// Test files share one module registry per worker (vitest.config.ts: isolate false), so the app may
+// already be loaded with the real pagination module: load it afresh, with the mock above.
+vi.resetModules();
+const { startTestApp, targets } = await import('../support/harness.ts');
 
 describe.each(targets())('errors on every entry point (%s)', (target) => {
   let app: TestApp;
