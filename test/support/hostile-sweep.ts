@@ -3,6 +3,7 @@ import { getNamedType, getNullableType, isInputObjectType, isListType, isNonNull
 import { schema } from '../../src/schema.ts';
 import { compiledOperations } from '../../rest-adapter/index.ts';
 import type { CompiledOperation } from '../../rest-adapter/compile.ts';
+import { restPath } from '../../rest-adapter/operation.ts';
 import { toSnake } from '../../src/shared/naming.ts';
 import { ResponseMismatchError } from '../support/openapi-validator.ts';
 import { startTestApp, targets, type HttpResult, type TestApp } from '../support/harness.ts';
@@ -93,7 +94,7 @@ const wirePath = (p: (string | number)[]) => p.map((s) => (typeof s === 'number'
 function restCases(): [string, RestCase][] {
   const out: [string, RestCase][] = [];
   for (const c of compiled) {
-    const add = (param: string, rc: Omit<RestCase, 'c'>) => out.push([`${c.op.method} /api/v2${c.op.path} ${param}`, { c, ...rc }]);
+    const add = (param: string, rc: Omit<RestCase, 'c'>) => out.push([`${c.op.method} ${restPath(c.op)} ${param}`, { c, ...rc }]);
     const bound = new Set(c.boundFields.map((b) => b.field));
     for (const v of c.variables) {
       if (v.source === 'path' || v.source === 'query') add(`${v.source} ${v.wire}`, { where: v.source, wire: v.wire });
@@ -335,13 +336,13 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
         const p = { ...params, ...change.params };
         const b = 'body' in change ? change.body : onWire(body);
         // as fetch sends it, dot segments resolved ("/items/.." is "/items"), so the OpenAPI check sees the path the app saw
-        const url = new URL(`/api/v2${c.op.path.replace(/:(\w+)/g, (_m, k: string) => p[k])}${q ? `?${q}` : ''}`, app.url);
+        const url = new URL(`${restPath(c.op).replace(/:(\w+)/g, (_m, k: string) => p[k])}${q ? `?${q}` : ''}`, app.url);
         requests.push({
           name,
           send: async () => {
             const res = await app.http(c.op.method, url.pathname + url.search, { token: t.user.token, body: b === undefined ? undefined : toJson(b) });
             // a dot segment took the request to another path ("/vouchers/.." is "/"): the answer is that path's, in its shape
-            const elsewhere = !new RegExp(`^/api/v2${c.op.path.replace(/:\w+/g, '[^/]+')}$`).test(url.pathname);
+            const elsewhere = !new RegExp(`^${restPath(c.op).replace(/:\w+/g, '[^/]+')}$`).test(url.pathname);
             return problem(res, c, change.value, elsewhere);
           },
         });
