@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { parse } from 'graphql';
+import { schema } from '../../src/schema.ts';
+import { measureQuery } from '../../src/shared/query-limits.ts';
 import { errorCode, startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 
@@ -8,6 +11,17 @@ import type { Tenant } from '../support/seed.ts';
 const uniq = () => Math.random().toString(36).slice(2, 10);
 
 const FIELDS = 'id invitedEmail clientAccountId roleId token status expiresAt invitedById acceptedById acceptedAt isExpired isPending canBeAccepted role { id name description } clientAccount { id displayName } invitedBy { id email } acceptedBy { id email }';
+
+describe('the list\'s query cost counts the invitations `limit` asks for (100 by default, at most 1000)', () => {
+  it.each([
+    ['', 100],
+    ['limit: 10', 10],
+    ['limit: 5000', 1000],
+  ])('invitations(%s) { nodes { id role { id } } }', (args, records) => {
+    const [measure] = measureQuery(schema, parse(`{ invitations${args ? `(${args})` : ''} { nodes { id role { id } } count } }`));
+    expect(measure.cost).toBe(1 + records * 2);
+  });
+});
 
 describe.each(targets())('invitations over GraphQL and MCP (%s)', (target) => {
   let app: TestApp;

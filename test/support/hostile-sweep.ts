@@ -9,6 +9,7 @@ import { ResponseMismatchError } from '../support/openapi-validator.ts';
 import { startTestApp, targets, type HttpResult, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 import { pdfBytes, voucherFactory } from '../support/vouchers.ts';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -228,6 +229,9 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     });
     const voucherCollection = await prisma.voucherCollection.create({ data: { clientAccountId, name: 'Sweep' } });
     const voucher = await voucherFactory(app).voucher(t, { bytes: await pdfBytes(3), data: { collectionId: voucherCollection.id } });
+    const invitation = await prisma.invitation.create({
+      data: { clientAccountId, invitedEmail: `sweep-${clientAccountId}@example.no`, role: 'EM', token: randomBytes(32).toString('hex'), expiresAt: new Date(Date.now() + 86_400_000) },
+    });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
       voucher: voucher.id,
@@ -248,6 +252,9 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       journalEntry: journalEntry.id,
       bankStatement: bankStatement.id,
       bankTransaction: bankTransaction.id,
+      invitation: invitation.id,
+      /** role_id: 5 EM, a role any account may give */
+      role: 5,
     };
     const strings = {
       email: t.user.email,
@@ -263,6 +270,11 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       'currency.code': 'NOK',
       currentPassword: 'correct horse battery staple',
       newPassword: 'correct horse battery staple 2',
+      // invitations: the token of the fixture (its first accept creates a user, every later one is 400), addresses of no user
+      token: invitation.token,
+      'CreateInvitationInput.email': `sweep-new-${clientAccountId}@example.no`,
+      'AcceptInvitationInput.email': `sweep-accepted-${clientAccountId}@example.no`,
+      password: 'correct horse battery staple',
     };
     return { t, ctx: (own) => ({ fixtures, strings, ownType: own }) };
   }
