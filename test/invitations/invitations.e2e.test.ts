@@ -127,6 +127,11 @@ describe.each(targets())('invitations end to end: the e-mail, acceptance, the to
     expect(replay.body).toEqual({ error: 'invalid_grant', error_description: 'Invalid refresh token' });
     const foreign = await app.http('POST', '/v2/oauth/token', form({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, client_id: 'graphiql' }));
     expect(foreign.status).toBe(400);
+
+    // and the app can sign out: revoking the refresh token (client_id alone) ends it
+    expect((await app.http('POST', '/v2/oauth/revoke', form({ token: refreshed.body.refresh_token, client_id: 'invitation' }))).body).toEqual({});
+    const revoked = await app.http('POST', '/v2/oauth/token', form({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, client_id: 'invitation' }));
+    expect(revoked.body).toEqual({ error: 'invalid_grant', error_description: 'Invalid refresh token' });
   });
 
   it('a refresh may bind the new access token to the tool endpoint (resource BASE_URL/mcp), which then answers tools', async () => {
