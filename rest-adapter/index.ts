@@ -19,6 +19,7 @@ import { reportOperations } from './routes/reports.ts';
 import { documentOperations } from './routes/documents.ts';
 import { voucherOperations } from './routes/vouchers.ts';
 import { voucherCollectionOperations } from './routes/voucher-collections.ts';
+import { invitationOperations } from './routes/invitations.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -35,6 +36,7 @@ export const operations: readonly Operation[] = [
   ...documentOperations,
   ...voucherOperations,
   ...voucherCollectionOperations,
+  ...invitationOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();
@@ -58,7 +60,8 @@ export interface OperationResult {
  * context as /graphql. Errors are thrown for the entry point's renderer.
  */
 export async function runOperation(schema: GraphQLSchema, compiled: CompiledOperation, ctx: RequestContext, request: OperationRequest): Promise<OperationResult> {
-  if (compiled.isMutation && !ctx.actor.scopes.has('write')) throw new InsufficientScopeError('write');
+  // a public operation needs no token at all (its fields skip the scopes too)
+  if (compiled.isMutation && !compiled.op.public && !ctx.actor.scopes.has('write')) throw new InsufficientScopeError('write');
   const variableValues = operationVariables(compiled, request);
   const result = await execute({ schema, document: compiled.document, variableValues, contextValue: ctx });
   if (result.errors?.length) throw result.errors[0];
@@ -78,7 +81,7 @@ export async function runOperation(schema: GraphQLSchema, compiled: CompiledOper
  */
 export function errorShapeRouter(table: readonly Operation[] = operations): Router {
   const shaped = table
-    .filter((op) => op.errorShape && op.errorShape !== 'simple')
+    .filter((op) => !op.public && op.errorShape && op.errorShape !== 'simple')
     .map((op) => ({
       method: op.method,
       shape: op.errorShape,
@@ -141,14 +144,15 @@ async function sendFile(ctx: RequestContext, res: Response, file: RenderedFile):
 }
 
 /**
- * express.Router serving the table under /api/v2 (the bearer middleware runs before it). Errors go
+ * express.Router serving the table's operations under /api/v2 (the bearer middleware runs before
+ * it), or with `public` its public ones under /public/v2 (an anonymous context before it). Errors go
  * to the app's error renderer in the route's shape; unknown paths are 404, known paths with another
  * method 405 with Allow.
  */
-export function createRestRouter(schema: GraphQLSchema, table: readonly Operation[] = operations): Router {
+export function createRestRouter(schema: GraphQLSchema, table: readonly Operation[] = operations, options: { public?: boolean } = {}): Router {
   const router = express.Router();
   const methodsByPath = new Map<string, string[]>();
-  for (const compiled of compiledOperations(schema, table)) {
+  for (const compiled of compiledOperations(schema, table).filter((c) => !!c.op.public === !!options.public)) {
     const { op } = compiled;
     methodsByPath.set(op.path, [...(methodsByPath.get(op.path) ?? []), op.method]);
     router[op.method.toLowerCase() as 'get'](op.path, async (req: Request, res: Response, next: NextFunction) => {

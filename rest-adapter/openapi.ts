@@ -4,7 +4,7 @@ import { PACKAGE_VERSION } from '../src/version.ts';
 import type { CompiledOperation } from './compile.ts';
 import { compiledOperations, operations } from './index.ts';
 import { parameterSchema, requestBodySchema, responseSchema, SchemaComponents, type JsonSchema } from './json-schema.ts';
-import { withParameter, type MultipartOptions, type Operation } from './operation.ts';
+import { restPath, withParameter, type MultipartOptions, type Operation } from './operation.ts';
 import { FILE_URL_PATH } from '../src/modules/files/file-serving.route.ts';
 import { FILE_VARIANTS } from '../src/modules/files/file-urls.ts';
 import { SERVABLE_TYPES } from '../src/modules/files/files.rules.ts';
@@ -42,6 +42,8 @@ export interface OpenApiOperation {
   responses: Record<string, OpenApiResponse | Ref>;
   security: Record<string, string[]>[];
   description?: string;
+  /** a public operation's own server (the base URL: its path key starts with /public/v2) */
+  servers?: { url: string }[];
 }
 
 export interface OpenApiDocument {
@@ -62,14 +64,22 @@ export interface OpenApiDocument {
 /** express `/items/:id` as an OpenAPI path template `/items/{id}`. */
 export const openApiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
 
-const DESCRIPTION = `The documented \`/api/v2\` paths. Each operation runs one GraphQL document on the schema
-served at \`/graphql\`, so REST, GraphQL and the MCP tools share validation, tenancy and scopes.
+/**
+ * The key of an operation in `paths`: its template relative to `servers` (/api/v2), or for a public
+ * operation the whole path from the base URL (`/public/v2/invitations/{token}`), which the operation's
+ * own `servers` entry (the base URL) makes absolute.
+ */
+export const openApiKey = (op: Pick<Operation, 'path' | 'public'>): string => openApiPath(op.public ? restPath(op) : op.path);
+
+const DESCRIPTION = `The documented \`/api/v2\` paths, and the public \`/public/v2\` ones. Each operation runs one GraphQL
+document on the schema served at \`/graphql\`, so REST, GraphQL and the MCP tools share validation, tenancy and scopes.
 
 ## Authentication
-Every operation needs \`Authorization: Bearer <token>\`: a session token from \`POST /v2/oauth/login\`
+Every \`/api/v2\` operation needs \`Authorization: Bearer <token>\`: a session token from \`POST /v2/oauth/login\`
 (\`{"email", "password"}\`) or an OAuth 2.0 access token (authorization code with PKCE, or client
 credentials; metadata at \`/.well-known/oauth-authorization-server\`). Reads need the \`read\` scope,
-writes (POST, PUT, PATCH, DELETE) \`write\`.
+writes (POST, PUT, PATCH, DELETE) \`write\`. The \`/public/v2\` operations (an invitation by its
+token, accepting it) need no token; they are not counted by the per-user rate limit.
 
 ## Wire conventions
 - Field and parameter names are snake_case; unknown body fields are a 400.
@@ -183,6 +193,8 @@ function responseContent(c: CompiledOperation, root: GraphQLObjectType, componen
 
 /** The error statuses a client can meet on one operation. */
 function errorStatuses(c: CompiledOperation, hasBody: boolean): number[] {
+  // no token, no per-user rate limit, no Idempotency-Key: a public operation's own errors, the body's, the server's
+  if (c.op.public) return [400, ...(c.op.path.includes(':') ? [404] : []), ...(hasBody ? [413] : []), 500, 503];
   return [
     400,
     401,
@@ -266,7 +278,7 @@ function parameters(c: CompiledOperation, root: GraphQLObjectType): (OpenApiPara
   const order = [...c.op.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
   const rank = (p: OpenApiParameter) => (p.in === 'path' ? order.indexOf(p.name) : order.length);
   out.sort((a, b) => rank(a) - rank(b));
-  return c.isMutation ? [...out, { $ref: '#/components/parameters/IdempotencyKey' }] : out;
+  return c.isMutation && !c.op.public ? [...out, { $ref: '#/components/parameters/IdempotencyKey' }] : out;
 }
 
 /**
@@ -370,6 +382,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
     if (!tags.includes(tag)) tags.push(tag);
     const body = requestBodySchema(c);
     const status = c.op.status ?? 200;
+    const counted = c.op.public ? {} : { ...rateLimitHeaders, ...(c.isMutation ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) };
     const operation: OpenApiOperation = {
       operationId: c.toolName,
       summary: c.op.summary,
@@ -378,11 +391,12 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
       responses: {
         [status]: {
           description: STATUS_CODES[status] ?? 'Success',
-          headers: { 'x-request-id': requestId, ...rateLimitHeaders, ...(c.isMutation ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) },
+          headers: { 'x-request-id': requestId, ...counted },
           ...(status === 204 ? {} : { content: responseContent(c, root, components) }),
         },
       },
-      security: [{ oauth2: [c.isMutation ? 'write' : 'read'] }, { bearer: [c.isMutation ? 'write' : 'read'] }],
+      security: c.op.public ? [] : [{ oauth2: [c.isMutation ? 'write' : 'read'] }, { bearer: [c.isMutation ? 'write' : 'read'] }],
+      ...(c.op.public ? { servers: [{ url: base }] } : {}),
     };
     for (const [other, r] of Object.entries(c.op.representations?.responses ?? {})) {
       operation.responses[other] = { description: r.description, headers: { 'x-request-id': requestId, ...rateLimitHeaders }, content: { 'application/json': { schema: r.schema as JsonSchema } } };
@@ -396,7 +410,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
       };
     }
     for (const s of errorStatuses(c, !!body)) operation.responses[s] = errorResponse(s, c.op.errorShape ?? 'simple');
-    (paths[openApiPath(c.op.path)] ??= {})[c.op.method.toLowerCase()] = operation;
+    (paths[openApiKey(c.op)] ??= {})[c.op.method.toLowerCase()] = operation;
   }
 
   paths[openApiPath(`${FILE_URL_PATH}`)] = { get: fileUrlOperation(errorResponse) };

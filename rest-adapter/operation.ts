@@ -70,7 +70,21 @@ export interface Operation {
   representations?: Representations;
   /** the operation also takes a multipart/form-data body with one file (uploads: POST /files) */
   multipart?: MultipartOptions;
+  /**
+   * A public resource (spec 000: "public (unauthenticated) resources at {base_url}/public/v2/..."):
+   * served under /public/v2 instead of /api/v2 (`path` is relative to it), without a token, and its
+   * document may only use public fields (`publicField`, src/builder.ts). As an MCP tool it is like
+   * any other (the tool endpoint always has a token).
+   */
+  public?: boolean;
 }
+
+/** Where operations are served: /api/v2 with a bearer token, /public/v2 without one. */
+export const API_PREFIX = '/api/v2';
+export const PUBLIC_PREFIX = '/public/v2';
+
+/** The path an operation is served at on the wire, its prefix included (`/api/v2/items/:id`). */
+export const restPath = (op: Pick<Operation, 'path' | 'public'>): string => `${op.public ? PUBLIC_PREFIX : API_PREFIX}${op.path}`;
 
 /**
  * How a multipart/form-data request becomes the operation's body (rest-adapter/multipart.ts): the

@@ -7,11 +7,12 @@ import type { Database } from './db/database.ts';
 import type { Logger } from './shared/logger.ts';
 import { schema } from './schema.ts';
 import { createRestRouter, errorShapeRouter, operations } from '../rest-adapter/index.ts';
+import { PUBLIC_PREFIX } from '../rest-adapter/operation.ts';
 import { multipartBodies } from '../rest-adapter/multipart.ts';
 import { fileUrlRoutes } from './modules/files/file-serving.route.ts';
 import { docsRoutes } from '../rest-adapter/docs-route.ts';
 import { ANONYMOUS, Authenticator } from './shared/authentication.ts';
-import { createRequestContext, type RequestContext } from './shared/context.ts';
+import { createRequestContext, type Actor, type RequestContext } from './shared/context.ts';
 import { ReferenceCache } from './shared/reference-cache.ts';
 import { boundValidationErrors, guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
 import { queryLimitsPlugin } from './shared/query-limits.ts';
@@ -26,6 +27,7 @@ import { sessionTokenVerifier } from './modules/auth/sessions.service.ts';
 import { loadOauthKeys } from './modules/oauth/keys.ts';
 import { apiResourceIdentifiers, createOauthProvider, mcpResourceIdentifiers, normalizeResource, type OauthProvider } from './modules/oauth/provider.ts';
 import { jwtTokenVerifier } from './modules/oauth/jwt-verifier.ts';
+import { userTokenIssuer } from './modules/oauth/user-tokens.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { createApiRateLimiter, createAttemptLimiter, createRateLimiters, OAUTH_RATE_LIMITS, PASSWORD_CHECK_LIMIT, type RateLimitRules } from './shared/rate-limit.ts';
 import { graphiqlDefaultQuery, graphiqlPage } from './graphiql.ts';
@@ -107,7 +109,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     exposedHeaders: ['X-Request-Id', 'WWW-Authenticate', 'Idempotent-Replayed', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Mcp-Session-Id', 'Allow'],
     maxAge: 600,
   });
-  app.use(['/api/v2', '/graphql', '/mcp'], crossOrigin);
+  app.use(['/api/v2', '/graphql', '/mcp', PUBLIC_PREFIX], crossOrigin);
 
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
@@ -123,6 +125,23 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   const reference = new ReferenceCache();
   const files = await createFileServices(config, db.prisma);
   const serviceLimits = { passwordCheck: createAttemptLimiter(db.prisma, `${namespace}password-check:user:`, rules.passwordCheck, 'password checks') };
+  /** the OAuth tokens of an accepted invitation */
+  const userTokens = userTokenIssuer(oauth, config.baseUrl);
+  /** a request's context: the actor, and what every entry point's services may use */
+  const contextFor = (req: Request, actor: Actor) => {
+    const r = req as ContextRequest;
+    return createRequestContext({
+      db: db.prisma,
+      actor,
+      requestId: r.requestId,
+      logger: () => logger.child({ requestId: r.requestId, userId: actor.userId }),
+      limits: serviceLimits,
+      reference,
+      files,
+      userTokens,
+      acceptLanguage: req.get('accept-language'),
+    });
+  };
 
   /**
    * Bearer middleware: token -> actor -> request context; 401 without a valid token. On /graphql a
@@ -150,15 +169,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
       if (!actor && !authorization && entry === 'graphql') actor = ANONYMOUS;
       if (!actor) throw new UnauthenticatedError('A valid bearer token is required', challenge(entry, authorization ? 'invalid_token' : undefined));
       if (actor !== ANONYMOUS && actor.scopes.size === 0) throw new UnauthenticatedError('The token grants no scope', challenge(entry, 'invalid_token'));
-      r.ctx = createRequestContext({
-        db: db.prisma,
-        actor,
-        requestId: r.requestId,
-        logger: () => logger.child({ requestId: r.requestId, userId: actor.userId }),
-        limits: serviceLimits,
-        reference,
-        files,
-      });
+      r.ctx = contextFor(req, actor);
       next();
     } catch (e) {
       next(e);
@@ -172,6 +183,13 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   // public too: a presigned file URL's signature is its authorisation
   app.use('/api/v2', fileUrlRoutes({ prisma: db.prisma, files }));
   app.use('/api/v2', bearer('api'), apiLimit, camt053Body, multipartBodies(operations), json, idempotency({ prisma: db.prisma, isWrite: isWriteMethod }), createRestRouter(schema));
+  // The public operations (spec 000: "public (unauthenticated) resources at {base_url}/public/v2/..."):
+  // no token, an anonymous caller; the OAuth paths under /public/v2/oauth are answered above.
+  const anonymous = (req: Request, _res: Response, next: NextFunction) => {
+    (req as ContextRequest).ctx = contextFor(req, ANONYMOUS);
+    next();
+  };
+  app.use(PUBLIC_PREFIX, anonymous, json, createRestRouter(schema, operations, { public: true }));
   // The MCP handler (its SDK and the tool list) is built for the first authenticated call of /mcp,
   // not at start-up, which it made about 0.1 s slower for a protocol many deployments never see.
   let mcp: ReturnType<typeof createMcpHandler> | undefined;

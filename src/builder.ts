@@ -85,6 +85,14 @@ builder.queryType({ authScopes: { read: true } });
 builder.mutationType({ authScopes: { write: true } });
 
 /**
+ * Options of a Query or Mutation field anyone may call, without a token (spec 002's `/public/v2`
+ * invitation operations): the root type's `read`/`write` requirement is skipped, and `requireToken`
+ * (src/shared/graphql-errors.ts) lets an operation through on /graphql when it selects only such
+ * fields. What the field returns must not be tenant-scoped.
+ */
+export const publicField = { skipTypeScopes: true, extensions: { publicField: true } } as const;
+
+/**
  * Options for a tenant-owned object type: each returned object is checked against the caller's
  * eligible accounts, whatever path reached it (the service checks first; this is the backstop).
  */

@@ -61,6 +61,14 @@ const schema = z.object({
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   /** Sender of outgoing mail; default "Accounting API" <no-reply@host of BASE_URL> */
   MAIL_FROM: z.string().min(3).optional(),
+  /**
+   * The link an invitation e-mail carries, with `{token}` where the invitation's token goes (the page
+   * of a front end that shows it and takes the new user's details); default BASE_URL/public/v2/invitations/{token}
+   */
+  INVITATION_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+    .refine((u) => u.includes('{token}'), 'must contain {token}, where the invitation token goes')
+    .optional(),
 });
 
 export interface Config {
@@ -91,6 +99,8 @@ export interface Config {
   /** DATA_DIR/outbox: where messages are written as .eml files when there is no SMTP server */
   mailOutbox: string;
   mailFrom: string;
+  /** the invitation link with `{token}` in it (INVITATION_URL) */
+  invitationUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -126,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlLimits: { maxTokens: e.GRAPHQL_MAX_TOKENS, maxDepth: e.GRAPHQL_MAX_DEPTH, maxAliases: e.GRAPHQL_MAX_ALIASES, maxFields: e.GRAPHQL_MAX_FIELDS, maxCost: e.GRAPHQL_MAX_COST },
     mailOutbox: join(e.DATA_DIR, 'outbox'),
     mailFrom: e.MAIL_FROM ?? `"Accounting API" <no-reply@${new URL(baseUrl).hostname}>`,
+    invitationUrl: e.INVITATION_URL ?? `${baseUrl}/public/v2/invitations/{token}`,
   };
 }
 

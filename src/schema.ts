@@ -28,6 +28,7 @@ import './modules/tasks/tasks.types.ts';
 import './modules/voucher-collections/voucher-collections.types.ts';
 import './modules/vouchers/vouchers.types.ts';
 import './modules/vouchers/voucher-documents.types.ts';
+import './modules/invitations/invitations.types.ts';
 
 export const schema = builder.toSchema();
 

@@ -12,12 +12,15 @@ import type { MailAddress, MailMessage } from './mailer.ts';
  */
 export const sendMailJob = defineJob<MailMessage>(
   'mail.send',
-  async (message, { mailer, config, job }) => {
-    const domain = /@([^\s<>@]+)>?\s*$/.exec(config.mailFrom)?.[1] ?? 'localhost';
-    return mailer.send(message, { messageId: `<${job.id}@${domain}>` });
-  },
+  async (message, { mailer, config, job }) => mailer.send(message, { messageId: jobMessageId(config.mailFrom, job.id) }),
   { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 5 * 60 },
 );
+
+/**
+ * The Message-ID of the message a job sends: the job id at the sender's domain, so a message a job
+ * sends twice (a process dying between the send and its bookkeeping) is shown once.
+ */
+export const jobMessageId = (mailFrom: string, jobId: string): string => `<${jobId}@${/@([^\s<>@]+)>?\s*$/.exec(mailFrom)?.[1] ?? 'localhost'}>`;
 
 const list = (value: MailAddress | MailAddress[] | undefined): MailAddress[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 const addressOf = (a: MailAddress) => (typeof a === 'string' ? a : a.address);

@@ -5,6 +5,7 @@ import { createLogger } from './logger.ts';
 import { eligibleAccountIds } from './tenancy.ts';
 import { ReferenceCache } from './reference-cache.ts';
 import type { FileServices } from '../modules/files/file-services.ts';
+import type { UserTokenIssuer } from '../modules/oauth/user-tokens.ts';
 
 export type Scope = 'read' | 'write';
 
@@ -60,6 +61,10 @@ export interface RequestContext {
   reference: ReferenceCache;
   /** the file store and URL signer (src/modules/files/file-services.ts); absent where no files are served */
   files?: FileServices;
+  /** issues OAuth tokens for a user (an accepted invitation, src/modules/oauth/user-tokens.ts); absent outside the app */
+  userTokens?: UserTokenIssuer;
+  /** the request's Accept-Language header, for what a service writes in a language (an invitation's e-mail) */
+  acceptLanguage?: string;
 }
 
 interface ContextArgs {
@@ -74,6 +79,10 @@ interface ContextArgs {
   reference?: ReferenceCache;
   /** default: the parent's (inside a transaction) */
   files?: FileServices;
+  /** default: the parent's (inside a transaction) */
+  userTokens?: UserTokenIssuer;
+  /** default: the parent's (inside a transaction) */
+  acceptLanguage?: string;
 }
 
 /** The memo behind a context's eligibleAccounts(): the pending or settled lookup, and its set once it has arrived. */
@@ -111,6 +120,8 @@ function buildContext(args: ContextArgs, parent?: RequestContext): RequestContex
     limits: args.limits ?? parent?.limits ?? UNLIMITED,
     reference: args.reference ?? parent?.reference ?? new ReferenceCache(),
     files: args.files ?? parent?.files,
+    userTokens: args.userTokens ?? parent?.userTokens,
+    acceptLanguage: args.acceptLanguage ?? parent?.acceptLanguage,
     // a transaction's context answers for its request: what it looks up, the request knows too
     eligibleAccounts: () => {
       if (!memo.value) {

@@ -1,4 +1,4 @@
-import { getOperationAST, GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import { getOperationAST, GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from './context.ts';
 import { guardDocument, guardInput } from './input-guard.ts';
@@ -32,16 +32,20 @@ function httpOf(app: AppError): { status: number; headers?: Record<string, strin
   return Object.keys(app.headers).length ? { status: app.status, headers: app.headers } : { status: app.status };
 }
 
-/** Does the operation select only introspection fields (__schema, __type, __typename)? */
-function introspectionOnly(document: DocumentNode, operationName: string | null | undefined): boolean {
+/**
+ * Does the operation select only fields anyone may use: introspection (__schema, __type, __typename)
+ * and the root fields marked public (`publicField` in src/builder.ts)?
+ */
+function anonymousAllowed(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): boolean {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const op = getOperationAST(document, operationName);
-  if (!op || op.operation !== 'query') return false;
+  if (!op || op.operation === 'subscription') return false;
+  const root = schema.getRootType(op.operation);
   const seen = new Set<string>();
   const only = (set: SelectionSetNode): boolean =>
     set.selections.every((s) => {
-      if (s.kind === Kind.FIELD) return s.name.value.startsWith('__');
+      if (s.kind === Kind.FIELD) return (op.operation === 'query' && s.name.value.startsWith('__')) || root?.getFields()[s.name.value]?.extensions.publicField === true;
       if (s.kind === Kind.INLINE_FRAGMENT) return only(s.selectionSet);
       if (seen.has(s.name.value)) return true;
       seen.add(s.name.value);
@@ -88,14 +92,15 @@ export const boundValidationErrors: Plugin<RequestContext> = {
 
 /**
  * /graphql without a token: the schema is public (schema.graphql ships in the repository), so
- * introspection runs and GraphiQL's docs load before sign-in; every other operation is answered 401
- * as a GraphQL response, with the bearer challenge.
+ * introspection runs and GraphiQL's docs load before sign-in, and so do the public fields (an
+ * invitation by its token, accepting it); every other operation is answered 401 as a GraphQL
+ * response, with the bearer challenge.
  */
 export function requireToken(challenge: string): Plugin<RequestContext> {
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const ctx = args.contextValue as RequestContext;
-      if (ctx.actor.tokenKind !== 'anonymous' || introspectionOnly(args.document, args.operationName)) return;
+      if (ctx.actor.tokenKind !== 'anonymous' || anonymousAllowed(args.schema, args.document, args.operationName)) return;
       const error = new UnauthenticatedError('A valid bearer token is required', challenge);
       setResultAndStopExecution({ errors: [new GraphQLError(error.message, { originalError: error, extensions: { code: error.code, http: httpOf(error) } })] });
     },

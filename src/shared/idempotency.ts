@@ -247,7 +247,8 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const key = req.get(IDEMPOTENCY_KEY_HEADER);
     const ctx = (req as Request & { ctx?: RequestContext }).ctx;
-    if (key === undefined || !ctx || !options.isWrite(req)) return next();
+    // keys belong to users: a caller without a token (a public mutation on /graphql) runs as usual
+    if (key === undefined || !ctx || ctx.actor.tokenKind === 'anonymous' || !options.isWrite(req)) return next();
     if (!VALID_KEY.test(key)) {
       return next(ValidationError.field(IDEMPOTENCY_KEY_HEADER, 'must be 1 to 255 printable ASCII characters'));
     }

@@ -3,7 +3,7 @@ import type { ObjectRef } from '@pothos/core';
 import type { GraphQLResolveInfo } from 'graphql';
 import { builder } from '../builder.ts';
 import type { RequestContext } from './context.ts';
-import type { Page } from './pagination.ts';
+import type { OffsetPage, Page } from './pagination.ts';
 
 /** GraphQL side of page-based lists (the plain window and ordering rules are in pagination.ts). */
 export const PageMeta = builder
@@ -28,6 +28,22 @@ export function pageType<T>(name: string, node: ObjectRef<any, T>) {
     fields: (t) => ({
       nodes: t.field({ type: [node], resolve: (page) => page.nodes }),
       meta: t.field({ type: PageMeta, resolve: (page) => page.meta }),
+    }),
+  });
+}
+
+/**
+ * An offset list type `<Name> { nodes, count, limit, offset }` over a list service's OffsetPage; the
+ * list field passes `nodesQuery(ctx, info)` as a page field does.
+ */
+export function offsetPageType<T>(name: string, node: ObjectRef<any, T>) {
+  return builder.objectRef<OffsetPage<T>>(name).implement({
+    description: 'An offset-based list: `limit` records from `offset` (0 is the first).',
+    fields: (t) => ({
+      nodes: t.field({ type: [node], resolve: (page) => page.nodes }),
+      count: t.exposeInt('count', { description: 'Total number of matching records' }),
+      limit: t.exposeInt('limit', { description: "Records asked for, capped at the list's maximum" }),
+      offset: t.exposeInt('offset'),
     }),
   });
 }

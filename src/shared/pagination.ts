@@ -50,6 +50,37 @@ export async function findPage<T>(
   return { nodes, meta: { ...window, records } };
 }
 
+/**
+ * Offset-based lists (spec 002 "GET /invitations": `limit`, `offset`, answered `{…, count, limit,
+ * offset}`): `limit` records from `offset` (counted from 0), `limit` capped at the list's maximum.
+ */
+export interface OffsetPage<T> {
+  nodes: T[];
+  /** total number of matching records */
+  count: number;
+  limit: number;
+  offset: number;
+}
+
+/** The `limit` (at least 1) and `offset` (at least 0) arguments of every offset-based list. */
+export const offsetArgs = {
+  limit: z.number().int('must be an integer of at least 1').min(1, 'must be an integer of at least 1').nullish(),
+  offset: z.number().int('must be an integer of at least 0').min(0, 'must be an integer of at least 0').nullish(),
+};
+
+/** The records of an offset list and the total, both at once (`find` spreads skip/take into findMany). */
+export async function findOffsetPage<T>(
+  args: { limit?: number | null; offset?: number | null },
+  limits: PageLimits,
+  find: (w: { skip: number; take: number }) => Promise<T[]>,
+  count: () => Promise<number>,
+): Promise<OffsetPage<T>> {
+  const limit = Math.min(args.limit ?? limits.defaultPerPage, limits.maxPerPage);
+  const offset = args.offset ?? 0;
+  const [nodes, total] = await Promise.all([find({ skip: offset, take: limit }), count()]);
+  return { nodes, count: total, limit, offset };
+}
+
 type SortOrder = 'asc' | 'desc';
 
 /** The model field an `orderBy` value names (`-created_at`, `createdAt`, `+name`), or undefined. */

@@ -87,12 +87,17 @@ export const ASSUMED_LIST_SIZE = 100;
 interface FieldCost {
   /** a page-based list field: its page's `nodes` hold `perPage` records, clamped by these limits */
   page?: PageLimits;
+  /** the argument that asks for the page size, where it is not `perPage` (an offset list's `limit`) */
+  sizeArgument?: string;
   /** an unpaginated list field whose length the domain bounds */
   listSize?: number;
 }
 
-/** `extensions` of a page-based list field (items, units, …): the same limits its service applies. */
-export const pageCost = (page: PageLimits) => ({ queryCost: { page } satisfies FieldCost });
+/**
+ * `extensions` of a page-based list field (items, units, …): the same limits its service applies;
+ * `sizeArgument` names the argument asking for the size where it is not `perPage` (`limit`).
+ */
+export const pageCost = (page: PageLimits, sizeArgument?: string) => ({ queryCost: { page, ...(sizeArgument ? { sizeArgument } : {}) } satisfies FieldCost });
 
 /** `extensions` of an unpaginated list field whose length the domain bounds (e.g. one address per type). */
 export const listCost = (listSize: number) => ({ queryCost: { listSize } satisfies FieldCost });
@@ -264,7 +269,8 @@ class Measurer {
   /** The records per page a page field asks for, as its service clamps them. */
   private pageSizeOf(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>): number | undefined {
     const page = costOf(field)?.page;
-    const asked = typeof args.perPage === 'number' ? args.perPage : undefined;
+    const size = args[costOf(field)?.sizeArgument ?? 'perPage'];
+    const asked = typeof size === 'number' ? size : undefined;
     if (page) return Math.max(1, Math.min(asked ?? page.defaultPerPage, page.maxPerPage));
     // a page field that declares no limits (a test keeps there being none): what it asks for
     return field.args.some((a) => a.name === 'perPage') ? Math.max(1, asked ?? ASSUMED_LIST_SIZE) : undefined;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { compiledOperations } from '../../rest-adapter/index.ts';
 import { requestBodySchema } from '../../rest-adapter/json-schema.ts';
-import { buildOpenApiDocument, openApiPath, type OpenApiParameter } from '../../rest-adapter/openapi.ts';
+import { buildOpenApiDocument, openApiKey, type OpenApiParameter } from '../../rest-adapter/openapi.ts';
 import { withParameter } from '../../rest-adapter/operation.ts';
 import { schema } from '../../src/schema.ts';
 import { PACKAGE_VERSION } from '../../src/version.ts';
@@ -32,11 +32,11 @@ describe('the OpenAPI document', () => {
   it('has exactly the operations of the table', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
     // besides the table: the presigned file URLs, public and served by their own route
-    expect(documented.sort()).toEqual([...compiled.map((c) => `${c.op.method} ${openApiPath(c.op.path)}`), 'GET /files/{id}/{variant}'].sort());
+    expect(documented.sort()).toEqual([...compiled.map((c) => `${c.op.method} ${openApiKey(c.op)}`), 'GET /files/{id}/{variant}'].sort());
   });
 
   describe.each(compiled.map((c) => [`${c.op.method} ${c.op.path}`, c] as const))('%s', (_name, c) => {
-    const operation = doc.paths[openApiPath(c.op.path)][c.op.method.toLowerCase()];
+    const operation = doc.paths[openApiKey(c.op)][c.op.method.toLowerCase()];
     const params = (operation.parameters ?? []).filter((p): p is OpenApiParameter => !('$ref' in p));
 
     it('operationId is the tool name; summary, tag (first path segment) and scope come from the entry', () => {
@@ -44,7 +44,9 @@ describe('the OpenAPI document', () => {
       expect(operation.summary).toBe(c.op.summary);
       expect(operation.tags).toEqual([c.op.path.split('/')[1]]);
       const scope = c.isMutation ? 'write' : 'read';
-      expect(operation.security).toEqual([{ oauth2: [scope] }, { bearer: [scope] }]);
+      // a public operation needs no token and names its own server (the base URL: its key is the whole path)
+      if (c.op.public) expect(operation).toMatchObject({ security: [], servers: [{ url: BASE }] });
+      else expect(operation.security).toEqual([{ oauth2: [scope] }, { bearer: [scope] }]);
     });
 
     it('every path parameter is required; every query variable is a query parameter typed by its GraphQL type', () => {
@@ -66,8 +68,8 @@ describe('the OpenAPI document', () => {
       expect(w!.schema.default).toEqual(c.op.with.default ? [...c.op.with.default] : undefined);
     });
 
-    it('writes take an Idempotency-Key header', () => {
-      expect(operation.parameters?.some((p) => '$ref' in p && p.$ref === '#/components/parameters/IdempotencyKey')).toBe(c.isMutation);
+    it('writes take an Idempotency-Key header (keys belong to users: not the public ones)', () => {
+      expect(operation.parameters?.some((p) => '$ref' in p && p.$ref === '#/components/parameters/IdempotencyKey')).toBe(c.isMutation && !c.op.public);
     });
 
     it('the request body is the derived JSON body schema', () => {
@@ -84,7 +86,9 @@ describe('the OpenAPI document', () => {
       // an operation answering files only (the SAF-T export) documents each file type instead of JSON
       else if (c.op.representations?.json === false) for (const type of Object.keys(c.op.representations.files)) expect(operation.responses[status]).toHaveProperty(['content', type, 'schema']);
       else expect(operation.responses[status]).toHaveProperty('content.application/json.schema');
-      for (const s of ['400', '401', '403', '429', '500']) expect(operation.responses[s]).toBeDefined();
+      for (const s of ['400', '500', '503']) expect(operation.responses[s]).toBeDefined();
+      // no token, no per-user limit on a public operation
+      for (const s of ['401', '403', '429']) expect(operation.responses[s] !== undefined).toBe(!c.op.public);
       expect(operation.responses['404'] !== undefined).toBe(c.op.path.includes(':') || c.op.bodyNamesRecords === true);
       for (const [s, r] of Object.entries(operation.responses)) {
         if (Number(s) < 400) continue;
@@ -97,8 +101,8 @@ describe('the OpenAPI document', () => {
 
   it('the per-user rate limit: every success carries RateLimit-*, every operation documents 429 with Retry-After', () => {
     const rateLimit = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'];
-    for (const c of compiled) {
-      const responses = doc.paths[openApiPath(c.op.path)][c.op.method.toLowerCase()].responses;
+    for (const c of compiled.filter((x) => !x.op.public)) {
+      const responses = doc.paths[openApiKey(c.op)][c.op.method.toLowerCase()].responses;
       const success = responses[String(c.op.status ?? 200)] as { headers: Record<string, unknown> };
       expect(Object.keys(success.headers)).toEqual(expect.arrayContaining(rateLimit));
       const tooMany = (responses['429'] as { $ref: string }).$ref.replace('#/components/responses/', '');
@@ -196,6 +200,17 @@ describe('the response check the harness runs on every /api/v2 answer', () => {
 
   it('leaves other entry points alone', () => {
     expect(() => check(res({ method: 'POST', path: '/graphql', status: 200 }, { data: {} }))).not.toThrow();
+    expect(() => check(res({ method: 'POST', path: '/public/v2/oauth/token', status: 200 }, { access_token: 'x' }))).not.toThrow();
+  });
+
+  it('checks the public operations at their whole path (their own server is the base URL)', () => {
+    const summary = { id: 1, invited_email: 'a@b.no', status: 'PENDING', expires_at: '2026-01-01T00:00:00.000Z', is_expired: false, can_be_accepted: true, client_account: { id: 1, display_name: 'A', unique_name: 'a' }, role: { id: 5, name: 'EM' } };
+    const token = 'f'.repeat(64);
+    expect(() => check(res({ method: 'GET', path: `/public/v2/invitations/${token}`, status: 200 }, summary))).not.toThrow();
+    expect(() => check(res({ method: 'GET', path: `/public/v2/invitations/${token}`, status: 404 }, { error: 'Invitation not found', status: 404 }))).not.toThrow();
+    expect(failure(res({ method: 'GET', path: `/public/v2/invitations/${token}`, status: 200 }, { ...summary, token }))).toMatch(/get_public_invitation.*\n.*additionalProperty":"token"/);
+    expect(failure(res({ method: 'GET', path: `/public/v2/invitations/${token}`, status: 401 }, { error: 'x', status: 401 }))).toMatch(/status 401 is not documented/);
+    expect(failure(res({ method: 'GET', path: `/public/v2/invitations/${token}/accept`, status: 200 }, {}))).toMatch(/no GET operation on \/public\/v2\/invitations\/\{token\}\/accept/);
   });
 });
 

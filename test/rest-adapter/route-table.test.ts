@@ -3,11 +3,11 @@ import { buildSchema } from 'graphql';
 import { compiledOperations, operations } from '../../rest-adapter/index.ts';
 import { compileOperation } from '../../rest-adapter/compile.ts';
 import { operationVariables } from '../../rest-adapter/variables.ts';
-import type { Operation } from '../../rest-adapter/operation.ts';
+import { restPath, type Operation } from '../../rest-adapter/operation.ts';
 import { ValidationError } from '../../src/shared/errors.ts';
 import { schema } from '../../src/schema.ts';
 
-/** Every documented method + path of the modules built so far (spec 001). */
+/** Every documented method + path of the modules built so far (spec 001, 002), relative to /api/v2 unless public. */
 const DOCUMENTED = [
   'GET /items', 'GET /items/:id', 'POST /items', 'PUT /items/:id', 'DELETE /items/:id',
   'GET /units', 'GET /units/:id',
@@ -30,6 +30,9 @@ const DOCUMENTED = [
   'GET /vouchers', 'GET /vouchers/:id', 'DELETE /vouchers/:id', 'POST /vouchers/merge', 'POST /vouchers/split',
   'GET /vouchers/:id/statements', 'POST /vouchers/:id/statements',
   'GET /voucher-collections', 'POST /voucher-collections', 'PUT /voucher-collections/:id',
+  // spec 002 "Invitations"; the two public paths are served under /public/v2 without a token
+  'POST /invitations', 'GET /invitations', 'GET /invitations/:id', 'DELETE /invitations/:id',
+  'GET /public/v2/invitations/:token', 'POST /public/v2/invitations/:token/accept',
 ];
 
 /** POSTs that write nothing (a preview): queries, so a read-only token may call them and their MCP tools are read-only. */
@@ -37,7 +40,7 @@ const READ_ONLY_POSTS = new Set(['POST /documents/preview']);
 
 describe('operation table', () => {
   it('has exactly one entry for every documented method and path', () => {
-    const table = operations.map((r) => `${r.method} ${r.path}`);
+    const table = operations.map((r) => `${r.method} ${r.public ? restPath(r) : r.path}`);
     expect(new Set(table).size).toBe(table.length);
     expect([...table].sort()).toEqual([...DOCUMENTED].sort());
   });
@@ -49,11 +52,21 @@ describe('operation table', () => {
   it('tool names are unique snake_case verbs', () => {
     const names = compiledOperations(schema).map((c) => c.toolName);
     expect(new Set(names).size).toBe(names.length);
-    for (const n of names) expect(n).toMatch(/^(list|get|create|update|patch|delete|deactivate|cancel|commit|import|book|upload|preview|merge|split)_[a-z_]+$/);
+    for (const n of names) expect(n).toMatch(/^(list|get|create|update|patch|delete|deactivate|cancel|commit|import|book|upload|preview|merge|split|accept)_[a-z_]+$/);
   });
 
   it('a mutation is marked as one whatever its method (but a POST that writes nothing is a query)', () => {
     for (const c of compiledOperations(schema)) expect(c.isMutation).toBe(c.op.method !== 'GET' && !READ_ONLY_POSTS.has(`${c.op.method} ${c.op.path}`));
+  });
+
+  it('a public operation (no token, under /public/v2) selects only public fields: an anonymous caller may run it on /graphql too', () => {
+    const publicOps = compiledOperations(schema).filter((c) => c.op.public);
+    expect(publicOps.map((c) => c.toolName).sort()).toEqual(['accept_invitation', 'get_public_invitation']);
+    for (const c of publicOps) {
+      const root = c.isMutation ? schema.getMutationType()! : schema.getQueryType()!;
+      const field = c.operation.selectionSet.selections[0];
+      expect(field.kind === 'Field' && root.getFields()[field.name.value].extensions.publicField, c.toolName).toBe(true);
+    }
   });
 });
 

@@ -3,11 +3,13 @@ import { getNamedType, getNullableType, isInputObjectType, isListType, isNonNull
 import { schema } from '../../src/schema.ts';
 import { compiledOperations } from '../../rest-adapter/index.ts';
 import type { CompiledOperation } from '../../rest-adapter/compile.ts';
+import { restPath } from '../../rest-adapter/operation.ts';
 import { toSnake } from '../../src/shared/naming.ts';
 import { ResponseMismatchError } from '../support/openapi-validator.ts';
 import { startTestApp, targets, type HttpResult, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 import { pdfBytes, voucherFactory } from '../support/vouchers.ts';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,7 +95,7 @@ const wirePath = (p: (string | number)[]) => p.map((s) => (typeof s === 'number'
 function restCases(): [string, RestCase][] {
   const out: [string, RestCase][] = [];
   for (const c of compiled) {
-    const add = (param: string, rc: Omit<RestCase, 'c'>) => out.push([`${c.op.method} /api/v2${c.op.path} ${param}`, { c, ...rc }]);
+    const add = (param: string, rc: Omit<RestCase, 'c'>) => out.push([`${c.op.method} ${restPath(c.op)} ${param}`, { c, ...rc }]);
     const bound = new Set(c.boundFields.map((b) => b.field));
     for (const v of c.variables) {
       if (v.source === 'path' || v.source === 'query') add(`${v.source} ${v.wire}`, { where: v.source, wire: v.wire });
@@ -227,6 +229,9 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     });
     const voucherCollection = await prisma.voucherCollection.create({ data: { clientAccountId, name: 'Sweep' } });
     const voucher = await voucherFactory(app).voucher(t, { bytes: await pdfBytes(3), data: { collectionId: voucherCollection.id } });
+    const invitation = await prisma.invitation.create({
+      data: { clientAccountId, invitedEmail: `sweep-${clientAccountId}@example.no`, role: 'EM', token: randomBytes(32).toString('hex'), expiresAt: new Date(Date.now() + 86_400_000) },
+    });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
       voucher: voucher.id,
@@ -247,6 +252,9 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       journalEntry: journalEntry.id,
       bankStatement: bankStatement.id,
       bankTransaction: bankTransaction.id,
+      invitation: invitation.id,
+      /** role_id: 5 EM, a role any account may give */
+      role: 5,
     };
     const strings = {
       email: t.user.email,
@@ -262,6 +270,11 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       'currency.code': 'NOK',
       currentPassword: 'correct horse battery staple',
       newPassword: 'correct horse battery staple 2',
+      // invitations: the token of the fixture (its first accept creates a user, every later one is 400), addresses of no user
+      token: invitation.token,
+      'CreateInvitationInput.email': `sweep-new-${clientAccountId}@example.no`,
+      'AcceptInvitationInput.email': `sweep-accepted-${clientAccountId}@example.no`,
+      password: 'correct horse battery staple',
     };
     return { t, ctx: (own) => ({ fixtures, strings, ownType: own }) };
   }
@@ -335,13 +348,13 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
         const p = { ...params, ...change.params };
         const b = 'body' in change ? change.body : onWire(body);
         // as fetch sends it, dot segments resolved ("/items/.." is "/items"), so the OpenAPI check sees the path the app saw
-        const url = new URL(`/api/v2${c.op.path.replace(/:(\w+)/g, (_m, k: string) => p[k])}${q ? `?${q}` : ''}`, app.url);
+        const url = new URL(`${restPath(c.op).replace(/:(\w+)/g, (_m, k: string) => p[k])}${q ? `?${q}` : ''}`, app.url);
         requests.push({
           name,
           send: async () => {
             const res = await app.http(c.op.method, url.pathname + url.search, { token: t.user.token, body: b === undefined ? undefined : toJson(b) });
             // a dot segment took the request to another path ("/vouchers/.." is "/"): the answer is that path's, in its shape
-            const elsewhere = !new RegExp(`^/api/v2${c.op.path.replace(/:\w+/g, '[^/]+')}$`).test(url.pathname);
+            const elsewhere = !new RegExp(`^${restPath(c.op).replace(/:\w+/g, '[^/]+')}$`).test(url.pathname);
             return problem(res, c, change.value, elsewhere);
           },
         });

@@ -38,7 +38,8 @@ interface Route {
 }
 
 /**
- * A checker of responses against an OpenAPI document (the harness runs it on every /api/v2 answer):
+ * A checker of responses against an OpenAPI document (the harness runs it on every /api/v2 answer,
+ * and on every answer of a public operation's path, which its own `servers` entry places):
  * the status must be documented for the operation and the body must validate against its schema.
  * A path or method with no operation must answer an error in the `{error, status}` shape. Schemas
  * are compiled on first use, once per operation and status. Throws ResponseMismatchError.
@@ -56,16 +57,22 @@ export function createResponseValidator(document: OpenApiDocument, options: { pr
     return fn;
   };
 
+  // express matches case-insensitively and with an optional trailing slash
+  const patternOf = (template: string) => new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i');
+  // an operation with servers of its own (the public /public/v2 ones) is matched on the whole path
+  const ownServer = (op: OpenApiOperation) => op.servers?.[0] && new URL(op.servers[0].url).pathname.replace(/\/$/, '');
+  const split = (own: boolean) =>
+    Object.entries(doc.paths)
+      .map(([template, item]): [string, Record<string, OpenApiOperation>] => [
+        own ? `${ownServer(Object.values(item)[0]) ?? ''}${template}` : template,
+        Object.fromEntries(Object.entries(item).filter(([, op]) => (ownServer(op) !== undefined) === own)),
+      ])
+      .filter(([, methods]) => Object.keys(methods).length);
   // concrete paths before templated ones, as OpenAPI matches them
-  const routes: Route[] = Object.entries(doc.paths)
-    .map(([template, methods]) => ({
-      template,
-      methods,
-      params: (template.match(/\{/g) ?? []).length,
-      // express matches case-insensitively and with an optional trailing slash
-      pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i'),
-    }))
-    .sort((a, b) => a.params - b.params);
+  const routesOf = (entries: [string, Record<string, OpenApiOperation>][]): Route[] =>
+    entries.map(([template, methods]) => ({ template, methods, params: (template.match(/\{/g) ?? []).length, pattern: patternOf(template) })).sort((a, b) => a.params - b.params);
+  const routes = routesOf(split(false));
+  const publicRoutes = routesOf(split(true));
 
   const resolveResponse = (r: OpenApiResponse | { $ref: string }): OpenApiResponse => {
     if (!('$ref' in r)) return r;
@@ -77,13 +84,15 @@ export function createResponseValidator(document: OpenApiDocument, options: { pr
 
   return (r) => {
     const path = r.path.split('?')[0];
-    if (!path.startsWith(prefix + '/') && path !== prefix) return;
-    const local = path.slice(prefix.length) || '/';
+    const ownRoutes = publicRoutes.filter((x) => x.pattern.test(path));
+    if (!ownRoutes.length && !path.startsWith(prefix + '/') && path !== prefix) return;
+    const local = ownRoutes.length ? path : path.slice(prefix.length) || '/';
+    const candidates = ownRoutes.length ? ownRoutes : routes;
     if (options.ignore?.test(local)) return;
     if (r.method.toUpperCase() === 'OPTIONS') return; // CORS preflights are the browser's, no operation
     const method = r.method.toLowerCase() === 'head' ? 'get' : r.method.toLowerCase();
     // a path may be documented with and without a trailing slash for different methods (GET /journal-entries, POST /journal-entries/)
-    const route = routes.find((x) => x.pattern.test(local) && x.methods[method]) ?? routes.find((x) => x.pattern.test(local));
+    const route = candidates.find((x) => x.pattern.test(local) && x.methods[method]) ?? candidates.find((x) => x.pattern.test(local));
     const operation = route?.methods[method];
     const where = `${r.method.toUpperCase()} ${r.path}`;
     const fail = (what: string, why: string): never => {

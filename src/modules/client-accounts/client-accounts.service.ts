@@ -70,7 +70,7 @@ export async function getClientAccount(ctx: RequestContext, { id }: { id: number
  * AA/BK staff of a provider serving it (the account must be eligible too). Employees (EM) and
  * read-only eligibility do not suffice. The system manages every account.
  */
-async function requireManager(ctx: RequestContext, clientAccountId: number): Promise<void> {
+export async function requireManager(ctx: RequestContext, clientAccountId: number): Promise<void> {
   await requireAccount(ctx, clientAccountId);
   if (isSystem(ctx)) return;
   const userId = ctx.actor.userId;
@@ -81,6 +81,23 @@ async function requireManager(ctx: RequestContext, clientAccountId: number): Pro
     select: { id: true },
   });
   if (!viaProvider) throw new ForbiddenError(`You cannot manage client account ${clientAccountId}`);
+}
+
+/**
+ * The client accounts the caller manages (requireManager's rule for each): where the caller holds CA,
+ * AA or BK, and those served by a provider where the caller holds AA or BK. The system: null (all).
+ */
+export async function managedAccountIds(ctx: RequestContext): Promise<ReadonlySet<number> | null> {
+  if (isSystem(ctx)) return null;
+  const userId = ctx.actor.userId;
+  const memberships = await ctx.db.membership.findMany({ where: { userId, role: { in: [...MANAGER_ROLES] } }, select: { clientAccountId: true, role: true } });
+  const ids = new Set(memberships.map((m) => m.clientAccountId));
+  const providers = memberships.filter((m) => PROVIDER_STAFF_ROLES.includes(m.role)).map((m) => m.clientAccountId);
+  if (providers.length) {
+    const served = await ctx.db.providerRelationship.findMany({ where: { providerAccountId: { in: providers } }, select: { clientAccountId: true } });
+    for (const s of served) ids.add(s.clientAccountId);
+  }
+  return ids;
 }
 
 /** A provider account (69.2xx) where the caller holds AA or BK (the system: any provider account). */

@@ -1,4 +1,5 @@
 import { defineJob } from '../../jobs/jobs.ts';
+import { jobMessageId } from '../../mail/mail.job.ts';
 import { systemContext } from '../../shared/context.ts';
 import { formatDate } from '../reports/render/format.ts';
 import { formatAmount, renderDocumentPdf } from './documents.pdf.ts';
@@ -31,7 +32,6 @@ export const sendDocumentJob = defineJob<SendDocumentJobData>(
     const model = await loadInvoiceModel(ctx, doc, doc.lines);
     const pdf = await renderDocumentPdf(model);
     const name = `${model.title} ${model.documentNumber ?? ''}`.trim();
-    const domain = /@([^\s<>@]+)>?\s*$/.exec(config.mailFrom)?.[1] ?? 'localhost';
     const sent = await mailer.send(
       {
         to: { name: doc.businessPartner!.name, address: email },
@@ -45,7 +45,7 @@ export const sendDocumentJob = defineJob<SendDocumentJobData>(
           '\n\nDette er en automatisk melding.\n',
         attachments: [{ filename: `${name.replace(/[^\wæøåÆØÅ.-]+/g, '-')}.pdf`, contentBase64: pdf.toString('base64'), contentType: 'application/pdf' }],
       },
-      { messageId: `<${job.id}@${domain}>` },
+      { messageId: jobMessageId(config.mailFrom, job.id) },
     );
     await prisma.document.update({
       where: { id: documentId },

@@ -10,6 +10,14 @@ import { mapRevocationError, mapTokenError } from './token-errors.ts';
 /** The first-party public client GraphiQL signs in with (authorization code + PKCE S256, no secret). */
 export const GRAPHIQL_CLIENT_ID = 'graphiql';
 
+/**
+ * The first-party public client of the tokens an accepted invitation answers with (spec 002, POST
+ * /public/v2/invitations/{token}/accept; src/modules/oauth/user-tokens.ts): no secret, no redirect
+ * URI, no authorization flow, only the refresh_token grant, so the new user's app refreshes them at
+ * the token endpoint with `client_id` alone.
+ */
+export const INVITATION_CLIENT_ID = 'invitation';
+
 /** Lifetimes (seconds). Access tokens: spec 000 (3600). The others are not given by the spec. */
 export const TTL = {
   accessToken: 3600,
@@ -49,6 +57,10 @@ export function apiResourceIdentifiers(baseUrl: string): string[] {
 }
 /** Resource indicators compare without a trailing slash ("https://x/" is "https://x"). */
 export const normalizeResource = (r: string) => r.replace(/\/+$/, '');
+
+/** What an access token for one of our resource indicators is: an RS256 JWT with that audience, read and write grantable. */
+export const resourceServerInfo = (indicator: string) =>
+  ({ scope: 'read write', audience: indicator, accessTokenFormat: 'jwt', accessTokenTTL: TTL.accessToken, jwt: { sign: { alg: 'RS256' } } }) as const;
 
 export interface OauthProvider {
   provider: Provider;
@@ -109,6 +121,15 @@ export function createOauthProvider(deps: { config: Config; prisma: Prisma; keys
         redirect_uris: [`${base}/graphql`],
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        scope: 'read write',
+      },
+      {
+        client_id: INVITATION_CLIENT_ID,
+        client_name: 'Invitation sign-up',
+        redirect_uris: [],
+        grant_types: ['refresh_token'],
+        response_types: [],
         token_endpoint_auth_method: 'none',
         scope: 'read write',
       },
@@ -179,7 +200,7 @@ export function createOauthProvider(deps: { config: Config; prisma: Prisma; keys
         useGrantedResource: async () => true,
         async getResourceServerInfo(_ctx, indicator) {
           if (!resources.has(normalizeResource(indicator))) throw new errors.InvalidTarget(`unknown resource ${indicator}`);
-          return { scope: 'read write', audience: indicator, accessTokenFormat: 'jwt', accessTokenTTL: TTL.accessToken, jwt: { sign: { alg: 'RS256' } } };
+          return resourceServerInfo(indicator);
         },
       },
     },

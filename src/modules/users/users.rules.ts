@@ -7,14 +7,16 @@ export const MIN_PASSWORD_LENGTH = 8;
 /** Emails are stored and looked up lower-cased and trimmed. */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
-const email = z.string(required).trim().toLowerCase().refine(isEmailAddress, 'must be a valid email address');
-const password = z.string(required).min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+/** An e-mail address as users are stored: trimmed, lower-cased, checked. */
+export const emailAddress = z.string(required).trim().toLowerCase().refine(isEmailAddress, 'must be a valid email address');
+/** A new password: at least MIN_PASSWORD_LENGTH characters. */
+export const password = z.string(required).min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
 /** a first or last name; empty or null clears it */
 const name = optionalText(100);
 
 /** The inputs of every user operation (the GraphQL fields' arguments; createUser is the admin CLI's). */
 export const userRules = {
-  create: z.object({ input: z.object({ email, password, firstName: name, lastName: name }) }),
+  create: z.object({ input: z.object({ email: emailAddress, password, firstName: name, lastName: name }) }),
   updateMe: z.object({ input: z.object({ firstName: name, lastName: name }) }),
   changePassword: z.object({
     input: z
