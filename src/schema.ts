@@ -28,6 +28,8 @@ import './modules/tasks/tasks.types.ts';
 import './modules/voucher-collections/voucher-collections.types.ts';
 import './modules/vouchers/vouchers.types.ts';
 import './modules/vouchers/voucher-documents.types.ts';
+import './modules/worker-tasks/worker-tasks.types.ts';
+import './modules/notification-settings/notification-settings.types.ts';
 
 export const schema = builder.toSchema();
 

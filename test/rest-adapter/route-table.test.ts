@@ -3,7 +3,7 @@ import { buildSchema } from 'graphql';
 import { compiledOperations, operations } from '../../rest-adapter/index.ts';
 import { compileOperation } from '../../rest-adapter/compile.ts';
 import { operationVariables } from '../../rest-adapter/variables.ts';
-import type { Operation } from '../../rest-adapter/operation.ts';
+import { operationPaths, type Operation } from '../../rest-adapter/operation.ts';
 import { ValidationError } from '../../src/shared/errors.ts';
 import { schema } from '../../src/schema.ts';
 
@@ -30,6 +30,12 @@ const DOCUMENTED = [
   'GET /vouchers', 'GET /vouchers/:id', 'DELETE /vouchers/:id', 'POST /vouchers/merge', 'POST /vouchers/split',
   'GET /vouchers/:id/statements', 'POST /vouchers/:id/statements',
   'GET /voucher-collections', 'POST /voucher-collections', 'PUT /voucher-collections/:id',
+  // spec 002 "Worker tasks": every path under both prefixes (aliases of one entry each)
+  'GET /contributor/tasks', 'GET /worker/tasks', 'POST /contributor/tasks', 'POST /worker/tasks',
+  'GET /contributor/tasks/:id', 'GET /worker/tasks/:id', 'PATCH /contributor/tasks/:id', 'PATCH /worker/tasks/:id',
+  'POST /contributor/tasks/:id/results', 'POST /worker/tasks/:id/results',
+  // spec 002 "Notification settings"
+  'GET /client-accounts/:client_account_id/notification-settings', 'PUT /client-accounts/:client_account_id/notification-settings/:notification_type',
 ];
 
 /** POSTs that write nothing (a preview): queries, so a read-only token may call them and their MCP tools are read-only. */
@@ -37,7 +43,7 @@ const READ_ONLY_POSTS = new Set(['POST /documents/preview']);
 
 describe('operation table', () => {
   it('has exactly one entry for every documented method and path', () => {
-    const table = operations.map((r) => `${r.method} ${r.path}`);
+    const table = operations.flatMap((r) => operationPaths(r).map((path) => `${r.method} ${path}`));
     expect(new Set(table).size).toBe(table.length);
     expect([...table].sort()).toEqual([...DOCUMENTED].sort());
   });
@@ -49,7 +55,7 @@ describe('operation table', () => {
   it('tool names are unique snake_case verbs', () => {
     const names = compiledOperations(schema).map((c) => c.toolName);
     expect(new Set(names).size).toBe(names.length);
-    for (const n of names) expect(n).toMatch(/^(list|get|create|update|patch|delete|deactivate|cancel|commit|import|book|upload|preview|merge|split)_[a-z_]+$/);
+    for (const n of names) expect(n).toMatch(/^(list|get|create|update|patch|delete|deactivate|cancel|commit|import|book|upload|preview|merge|split|submit)_[a-z_]+$/);
   });
 
   it('a mutation is marked as one whatever its method (but a POST that writes nothing is a query)', () => {
