@@ -100,6 +100,15 @@ function issuesOf(fn: () => unknown): string[] {
   throw new Error('expected a ValidationError');
 }
 
+describe('alias paths', () => {
+  it('an alias is served as the same operation, and must have the path’s parameters', () => {
+    const document = 'mutation ReplaceEntry($id: Int!, $input: EntryInput!) { replaceEntry(id: $id, input: $input) { id } }';
+    expect(compileOperation(testSchema, op({ method: 'PUT', path: '/entries/:id', aliases: ['/old-entries/:id'], document })).op.aliases).toEqual(['/old-entries/:id']);
+    expect(() => compileOperation(testSchema, op({ method: 'PUT', path: '/entries/:id', aliases: ['/old-entries/:entry_id'], document }))).toThrow(/alias \/old-entries\/:entry_id must have the path's parameters/);
+    expect(() => compileOperation(testSchema, op({ method: 'PUT', path: '/entries/:id', aliases: ['/entries'], document }))).toThrow(/must have the path's parameters/);
+  });
+});
+
 describe('variables derived from the operation', () => {
   it('query parameters are parsed by their GraphQL type: Int, Boolean, enum lists in the comma/semicolon/space form', () => {
     const v = operationVariables(list, { params: {}, query: { client_account_id: '7', kind: 'draft;POSTED posted', is_active: 'false', page: '2' }, body: undefined });
@@ -109,6 +118,7 @@ describe('variables derived from the operation', () => {
   it('an omitted parameter is left out so the schema default applies; null means null', () => {
     expect(operationVariables(list, { params: {}, query: { client_account_id: '7' }, body: undefined })).toEqual({ clientAccountId: 7 });
     expect(operationVariables(list, { params: {}, query: { client_account_id: '7', is_active: 'null' }, body: undefined })).toMatchObject({ isActive: null });
+    expect(operationVariables(list, { params: {}, query: { client_account_id: '7', kind: 'null' }, body: undefined })).toMatchObject({ kinds: null });
   });
 
   it('a required parameter that is missing, a bad integer and an unknown enum value are all reported at once', () => {
