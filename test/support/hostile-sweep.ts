@@ -227,6 +227,7 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     });
     const voucherCollection = await prisma.voucherCollection.create({ data: { clientAccountId, name: 'Sweep' } });
     const voucher = await voucherFactory(app).voucher(t, { bytes: await pdfBytes(3), data: { collectionId: voucherCollection.id } });
+    const workerTask = await prisma.workerTask.create({ data: { clientAccountId, taskType: 'MANUAL_REVIEW', relationType: 'voucher', relationId: voucher.id } });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
       voucher: voucher.id,
@@ -247,6 +248,11 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       journalEntry: journalEntry.id,
       bankStatement: bankStatement.id,
       bankTransaction: bankTransaction.id,
+      workerTask: workerTask.id,
+      // a result is submitted to its task: the submit operation's id is the task's
+      workerTaskResult: workerTask.id,
+      // a worker task's relation_id (with relation_type voucher)
+      relation: voucher.id,
     };
     const strings = {
       email: t.user.email,
@@ -258,6 +264,7 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       'CreateAccountInput.code': '1921',
       'CreateTaxCodeInput.code': 'SW1',
       'accountByCode.code': '1920',
+      'CreateWorkerTaskInput.relationType': 'voucher',
       accountCode: '1920',
       'currency.code': 'NOK',
       currentPassword: 'correct horse battery staple',

@@ -1,9 +1,9 @@
 import { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import type { WorkerTaskType } from '../../generated/prisma/enums.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
-import { ForbiddenError, ValidationError } from '../../shared/errors.ts';
-import { findPage, pageWindow, toOrderBy } from '../../shared/pagination.ts';
-import { canAccessAccount, isSystem, requireOwned } from '../../shared/tenancy.ts';
+import { ValidationError } from '../../shared/errors.ts';
+import { findPage, inIdOrder, pageWindow, toOrderBy } from '../../shared/pagination.ts';
+import { canAccessAccount, listedAccounts, requireOwned } from '../../shared/tenancy.ts';
 import { parse, validate, type Args } from '../../shared/validation.ts';
 import {
   agreedHash,
@@ -56,15 +56,6 @@ export async function getWorkerTask(ctx: RequestContext, { id }: { id: number },
   return requireOwned(ctx, `Worker task ${id}`, await ctx.db.workerTask.findUnique({ ...query, where: { id } }));
 }
 
-/** The client accounts the list covers: the one asked for (403 unless the caller's), or every eligible one; null: all (the system). */
-async function listAccounts(ctx: RequestContext, asked: number | null | undefined): Promise<number[] | null> {
-  if (asked != null) {
-    if (!(await canAccessAccount(ctx, asked))) throw new ForbiddenError(`You do not have access to client account ${asked}`);
-    return [asked];
-  }
-  return isSystem(ctx) ? null : [...(await ctx.eligibleAccounts())];
-}
-
 /**
  * GET /worker/tasks (spec 002): the tasks of the caller's client accounts, filtered in SQL on the
  * task (`t`) and its results; the page of ids is chosen in one query (downplay_results_from_id puts
@@ -72,7 +63,7 @@ async function listAccounts(ctx: RequestContext, asked: number | null | undefine
  */
 export async function listWorkerTasks(ctx: RequestContext, args: Args<typeof rules.list>, query: Query = {}) {
   const a = parse(rules.list, args);
-  const accounts = await listAccounts(ctx, a.clientAccountId);
+  const accounts = await listedAccounts(ctx, a.clientAccountId == null ? null : [a.clientAccountId]);
   const me = ctx.actor.userId;
   const where: PrismaNS.Sql[] = [];
   const resultsOf = (extra: PrismaNS.Sql = sql``) => sql`EXISTS (SELECT 1 FROM worker_task_results r WHERE r.task_id = t.id ${extra})`;
@@ -100,9 +91,7 @@ export async function listWorkerTasks(ctx: RequestContext, args: Args<typeof rul
     async ({ skip, take }) => {
       const rows = await ctx.db.$queryRaw<{ id: number }[]>`SELECT t.id ${from} ORDER BY ${join(order, ', ')} LIMIT ${take} OFFSET ${skip}`;
       if (!rows.length) return [];
-      const found = await ctx.db.workerTask.findMany({ ...query, where: { id: { in: rows.map((r) => r.id) } } });
-      const byId = new Map(found.map((t) => [t.id, t]));
-      return rows.map((r) => byId.get(r.id)).filter((t) => t !== undefined);
+      return inIdOrder(rows, await ctx.db.workerTask.findMany({ ...query, where: { id: { in: rows.map((r) => r.id) } } }));
     },
     async () => Number((await ctx.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n ${from}`)[0]?.n ?? 0),
   );
