@@ -147,6 +147,10 @@ export function compileOperation(schema: GraphQLSchema, op: Operation): Compiled
   const resultField = top[0];
 
   const pathParams = new Set([...op.path.matchAll(/:(\w+)/g)].map((m) => m[1]));
+  for (const alias of op.aliases ?? []) {
+    const params = [...alias.matchAll(/:(\w+)/g)].map((m) => m[1]);
+    if (params.length !== pathParams.size || params.some((p) => !pathParams.has(p))) throw new Error(`operation ${where}: alias ${alias} must have the path's parameters`);
+  }
   const isWrite = WRITES.has(op.method);
   const variables: VariableSpec[] = [];
   let bodyVariable: VariableSpec | undefined;

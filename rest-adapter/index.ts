@@ -3,7 +3,7 @@ import { execute, type GraphQLSchema } from 'graphql';
 import type { RequestContext } from '../src/shared/context.ts';
 import { InsufficientScopeError, MethodNotAllowedError, NoSuchEndpointError, NotAcceptableError } from '../src/shared/errors.ts';
 import { compileOperation, type CompiledOperation } from './compile.ts';
-import type { Operation, RenderedFile, Representations } from './operation.ts';
+import { operationPaths, type Operation, type RenderedFile, type Representations } from './operation.ts';
 import { operationVariables, type OperationRequest } from './variables.ts';
 import { isFormRequest } from './multipart.ts';
 import { fileOperations } from './routes/files.ts';
@@ -20,6 +20,8 @@ import { documentOperations } from './routes/documents.ts';
 import { voucherOperations } from './routes/vouchers.ts';
 import { voucherCollectionOperations } from './routes/voucher-collections.ts';
 import { invitationOperations } from './routes/invitations.ts';
+import { workerTaskOperations } from './routes/worker-tasks.ts';
+import { notificationSettingOperations } from './routes/notification-settings.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -37,6 +39,8 @@ export const operations: readonly Operation[] = [
   ...voucherOperations,
   ...voucherCollectionOperations,
   ...invitationOperations,
+  ...workerTaskOperations,
+  ...notificationSettingOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();
@@ -82,11 +86,13 @@ export async function runOperation(schema: GraphQLSchema, compiled: CompiledOper
 export function errorShapeRouter(table: readonly Operation[] = operations): Router {
   const shaped = table
     .filter((op) => !op.public && op.errorShape && op.errorShape !== 'simple')
-    .map((op) => ({
-      method: op.method,
-      shape: op.errorShape,
-      pattern: new RegExp(`^${op.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`, 'i'),
-    }));
+    .flatMap((op) =>
+      operationPaths(op).map((path) => ({
+        method: op.method,
+        shape: op.errorShape,
+        pattern: new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`, 'i'),
+      })),
+    );
   const router = express.Router();
   router.use((req: Request, res: Response, next: NextFunction) => {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
@@ -154,8 +160,8 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly Operatio
   const methodsByPath = new Map<string, string[]>();
   for (const compiled of compiledOperations(schema, table).filter((c) => !!c.op.public === !!options.public)) {
     const { op } = compiled;
-    methodsByPath.set(op.path, [...(methodsByPath.get(op.path) ?? []), op.method]);
-    router[op.method.toLowerCase() as 'get'](op.path, async (req: Request, res: Response, next: NextFunction) => {
+    for (const path of operationPaths(op)) methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), op.method]);
+    router[op.method.toLowerCase() as 'get'](operationPaths(op), async (req: Request, res: Response, next: NextFunction) => {
       res.locals.errorShape = op.errorShape ?? 'simple';
       try {
         const ctx = (req as Request & { ctx: RequestContext }).ctx;

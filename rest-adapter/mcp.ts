@@ -13,7 +13,7 @@ import type { CompiledOperation } from './compile.ts';
 import { compiledOperations, runOperation } from './index.ts';
 import { inputSchema, type JsonSchema } from './json-schema.ts';
 import type { OperationRequest } from './variables.ts';
-import { restPath, withParameter } from './operation.ts';
+import { operationPaths, restPath, withParameter } from './operation.ts';
 
 /**
  * POST /mcp: the Model Context Protocol tool endpoint (Streamable HTTP, stateless, JSON responses).
@@ -82,7 +82,7 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
     tool: {
       name: compiled.toolName,
       title: op.summary.split(/[.:]/)[0],
-      description: `${op.summary} (REST: ${op.method} ${restPath(op).replace(/:(\w+)/g, '{$1}')})`,
+      description: `${op.summary} (REST: ${op.method} ${operationPaths(op).map((p) => restPath({ ...op, path: p }).replace(/:(\w+)/g, '{$1}')).join(' or ')})`,
       inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false },
       annotations: { readOnlyHint: readOnly, destructiveHint: op.method === 'DELETE', idempotentHint: op.method !== 'POST', openWorldHint: false },
     },

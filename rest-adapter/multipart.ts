@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import multer from 'multer';
 import { ContentTooLargeError, ValidationError } from '../src/shared/errors.ts';
 import { keepRawBody } from '../src/shared/idempotency.ts';
-import type { MultipartOptions, Operation } from './operation.ts';
+import { operationPaths, type MultipartOptions, type Operation } from './operation.ts';
 
 /** Marks a request whose body came from a form: its text fields are parsed like query parameters. */
 const FORM = Symbol('rest-adapter.form');
@@ -45,7 +45,7 @@ export function multipartBodies(table: readonly Operation[]): Router {
       defParamCharset: 'utf8',
       limits: { fileSize: options.maxBytes, files: 1, fields: 20, fieldSize: 4096, parts: 21, fieldNameSize: 100 },
     } as multer.Options).single(options.fileField);
-    router[op.method.toLowerCase() as 'post'](op.path, (req: Request, res: Response, next: NextFunction) => {
+    router[op.method.toLowerCase() as 'post'](operationPaths(op), (req: Request, res: Response, next: NextFunction) => {
       if (!MULTIPART.test(String(req.headers['content-type'] ?? ''))) return next();
       upload(req, res, (err?: unknown) => {
         if (err) return next(formError(err, options));

@@ -1,10 +1,11 @@
 import { STATUS_CODES } from 'node:http';
 import { getNamedType, getNullableType, isListType, Kind, type GraphQLInputObjectType, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { PACKAGE_VERSION } from '../src/version.ts';
+import { toSnake } from '../src/shared/naming.ts';
 import type { CompiledOperation } from './compile.ts';
 import { compiledOperations, operations } from './index.ts';
 import { parameterSchema, requestBodySchema, responseSchema, SchemaComponents, type JsonSchema } from './json-schema.ts';
-import { restPath, withParameter, type MultipartOptions, type Operation } from './operation.ts';
+import { operationPaths, restPath, withParameter, type MultipartOptions, type Operation } from './operation.ts';
 import { FILE_URL_PATH } from '../src/modules/files/file-serving.route.ts';
 import { FILE_VARIANTS } from '../src/modules/files/file-urls.ts';
 import { SERVABLE_TYPES } from '../src/modules/files/files.rules.ts';
@@ -410,7 +411,10 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
       };
     }
     for (const s of errorStatuses(c, !!body)) operation.responses[s] = errorResponse(s, c.op.errorShape ?? 'simple');
-    (paths[openApiKey(c.op)] ??= {})[c.op.method.toLowerCase()] = operation;
+    // an alias path is the same operation; OpenAPI wants each operationId once
+    for (const [i, path] of operationPaths(c.op).entries()) {
+      (paths[openApiKey({ ...c.op, path })] ??= {})[c.op.method.toLowerCase()] = i === 0 ? operation : { ...operation, operationId: `${c.toolName}_at_${toSnake(path.split('/')[1])}` };
+    }
   }
 
   paths[openApiPath(`${FILE_URL_PATH}`)] = { get: fileUrlOperation(errorResponse) };

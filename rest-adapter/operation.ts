@@ -21,6 +21,12 @@ export interface Operation {
   method: HttpMethod;
   /** express path relative to /api/v2, e.g. /items/:id */
   path: string;
+  /**
+   * Other paths the same operation is served at, with the same path parameters (spec 002: worker
+   * tasks exist under both /contributor/tasks and /worker/tasks). One entry, so one MCP tool; each
+   * path is a route and an OpenAPI path of its own.
+   */
+  aliases?: readonly string[];
   /** a GraphQL document with exactly one operation, named verb-first (ListItems, CreateItem): the MCP tool is its snake_case */
   document: string;
   /** what the operation does, in the spec's words (MCP tool and OpenAPI summary) */
@@ -137,6 +143,9 @@ export interface Representations {
 }
 
 export const defineOperations = (operations: Operation[]): Operation[] => operations;
+
+/** Every path an operation is served at: its own, then its aliases. */
+export const operationPaths = (op: Pick<Operation, 'path' | 'aliases'>): string[] => [op.path, ...(op.aliases ?? [])];
 
 /** The variable a `with` relation turns into: entries.item -> with_entries_item */
 /** The query parameter (and MCP argument) an operation's relations are named in: `with` unless the spec says otherwise. */

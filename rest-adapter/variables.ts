@@ -50,6 +50,8 @@ class Issues {
 function fromParameter(raw: unknown, type: GraphQLInputType, wire: string, issues: Issues): unknown {
   const nullable = getNullableType(type) as GraphQLInputType;
   if (isListType(nullable)) {
+    // the literal null is the whole list's null (status=null: no status filter), as for other types
+    if (raw === 'null') return null;
     const items = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => (typeof v === 'string' ? splitList(v) : [v]));
     if (!items.length) return undefined;
     return items.map((v) => fromParameter(v, nullable.ofType, wire, issues));

@@ -29,6 +29,8 @@ import './modules/voucher-collections/voucher-collections.types.ts';
 import './modules/vouchers/vouchers.types.ts';
 import './modules/vouchers/voucher-documents.types.ts';
 import './modules/invitations/invitations.types.ts';
+import './modules/worker-tasks/worker-tasks.types.ts';
+import './modules/notification-settings/notification-settings.types.ts';
 
 export const schema = builder.toSchema();
 

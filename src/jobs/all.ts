@@ -9,3 +9,4 @@ import '../modules/reports/saft/saft.job.ts';
 import '../modules/vouchers/pipeline/pipeline.job.ts';
 import '../modules/documents/documents.job.ts';
 import '../modules/invitations/invitations.job.ts';
+import '../modules/notification-settings/summaries.job.ts';

@@ -81,6 +81,15 @@ export async function findOffsetPage<T>(
   return { nodes, count: total, limit, offset };
 }
 
+/**
+ * Rows read by id (`findMany({ where: { id: { in } } })`, which keeps no order) put in the order of
+ * the ids a page query chose; ids whose row is gone meanwhile are left out.
+ */
+export function inIdOrder<T extends { id: number }>(ids: readonly { id: number }[], rows: readonly T[]): T[] {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((r) => byId.get(r.id)).filter((r) => r !== undefined);
+}
+
 type SortOrder = 'asc' | 'desc';
 
 /** The model field an `orderBy` value names (`-created_at`, `createdAt`, `+name`), or undefined. */

@@ -69,3 +69,16 @@ export async function requireOwned<T extends { clientAccountId: number }>(
   }
   return row;
 }
+
+/**
+ * The client accounts a list covers: those asked for (each must be the caller's, else 403), or every
+ * eligible one; null means all (the system).
+ */
+export async function listedAccounts(ctx: RequestContext, asked: readonly number[] | null | undefined): Promise<number[] | null> {
+  if (asked?.length) {
+    for (const id of asked) if (!(await canAccessAccount(ctx, id))) throw new ForbiddenError(`You do not have access to client account ${id}`);
+    return [...new Set(asked)];
+  }
+  if (isSystem(ctx)) return null;
+  return [...(await ctx.eligibleAccounts())];
+}

@@ -3,7 +3,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { compiledOperations } from '../../rest-adapter/index.ts';
 import { requestBodySchema } from '../../rest-adapter/json-schema.ts';
 import { buildOpenApiDocument, openApiKey, type OpenApiParameter } from '../../rest-adapter/openapi.ts';
-import { withParameter } from '../../rest-adapter/operation.ts';
+import { operationPaths, withParameter } from '../../rest-adapter/operation.ts';
 import { schema } from '../../src/schema.ts';
 import { PACKAGE_VERSION } from '../../src/version.ts';
 import { createResponseValidator, ResponseMismatchError, type ReceivedResponse } from '../support/openapi-validator.ts';
@@ -32,7 +32,13 @@ describe('the OpenAPI document', () => {
   it('has exactly the operations of the table', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
     // besides the table: the presigned file URLs, public and served by their own route
-    expect(documented.sort()).toEqual([...compiled.map((c) => `${c.op.method} ${openApiKey(c.op)}`), 'GET /files/{id}/{variant}'].sort());
+    expect(documented.sort()).toEqual([...compiled.flatMap((c) => operationPaths(c.op).map((p) => `${c.op.method} ${openApiKey({ ...c.op, path: p })}`)), 'GET /files/{id}/{variant}'].sort());
+  });
+
+  it('an alias path is the same operation under an operationId of its own (worker tasks under /worker/tasks)', () => {
+    const [primary, alias] = [doc.paths['/contributor/tasks/{id}/results'].post, doc.paths['/worker/tasks/{id}/results'].post];
+    expect(primary.operationId).toBe('submit_worker_task_result');
+    expect(alias).toEqual({ ...primary, operationId: 'submit_worker_task_result_at_worker' });
   });
 
   describe.each(compiled.map((c) => [`${c.op.method} ${c.op.path}`, c] as const))('%s', (_name, c) => {

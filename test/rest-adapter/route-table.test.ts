@@ -3,7 +3,7 @@ import { buildSchema } from 'graphql';
 import { compiledOperations, operations } from '../../rest-adapter/index.ts';
 import { compileOperation } from '../../rest-adapter/compile.ts';
 import { operationVariables } from '../../rest-adapter/variables.ts';
-import { restPath, type Operation } from '../../rest-adapter/operation.ts';
+import { operationPaths, restPath, type Operation } from '../../rest-adapter/operation.ts';
 import { ValidationError } from '../../src/shared/errors.ts';
 import { schema } from '../../src/schema.ts';
 
@@ -33,6 +33,12 @@ const DOCUMENTED = [
   // spec 002 "Invitations"; the two public paths are served under /public/v2 without a token
   'POST /invitations', 'GET /invitations', 'GET /invitations/:id', 'DELETE /invitations/:id',
   'GET /public/v2/invitations/:token', 'POST /public/v2/invitations/:token/accept',
+  // spec 002 "Worker tasks": every path under both prefixes (aliases of one entry each)
+  'GET /contributor/tasks', 'GET /worker/tasks', 'POST /contributor/tasks', 'POST /worker/tasks',
+  'GET /contributor/tasks/:id', 'GET /worker/tasks/:id', 'PATCH /contributor/tasks/:id', 'PATCH /worker/tasks/:id',
+  'POST /contributor/tasks/:id/results', 'POST /worker/tasks/:id/results',
+  // spec 002 "Notification settings"
+  'GET /client-accounts/:client_account_id/notification-settings', 'PUT /client-accounts/:client_account_id/notification-settings/:notification_type',
 ];
 
 /** POSTs that write nothing (a preview): queries, so a read-only token may call them and their MCP tools are read-only. */
@@ -40,7 +46,7 @@ const READ_ONLY_POSTS = new Set(['POST /documents/preview']);
 
 describe('operation table', () => {
   it('has exactly one entry for every documented method and path', () => {
-    const table = operations.map((r) => `${r.method} ${r.public ? restPath(r) : r.path}`);
+    const table = operations.flatMap((r) => operationPaths(r).map((path) => `${r.method} ${r.public ? restPath({ ...r, path }) : path}`));
     expect(new Set(table).size).toBe(table.length);
     expect([...table].sort()).toEqual([...DOCUMENTED].sort());
   });
@@ -52,7 +58,7 @@ describe('operation table', () => {
   it('tool names are unique snake_case verbs', () => {
     const names = compiledOperations(schema).map((c) => c.toolName);
     expect(new Set(names).size).toBe(names.length);
-    for (const n of names) expect(n).toMatch(/^(list|get|create|update|patch|delete|deactivate|cancel|commit|import|book|upload|preview|merge|split|accept)_[a-z_]+$/);
+    for (const n of names) expect(n).toMatch(/^(list|get|create|update|patch|delete|deactivate|cancel|commit|import|book|upload|preview|merge|split|accept|submit)_[a-z_]+$/);
   });
 
   it('a mutation is marked as one whatever its method (but a POST that writes nothing is a query)', () => {
@@ -107,6 +113,15 @@ function issuesOf(fn: () => unknown): string[] {
   throw new Error('expected a ValidationError');
 }
 
+describe('alias paths', () => {
+  it('an alias is served as the same operation, and must have the path’s parameters', () => {
+    const document = 'mutation ReplaceEntry($id: Int!, $input: EntryInput!) { replaceEntry(id: $id, input: $input) { id } }';
+    expect(compileOperation(testSchema, op({ method: 'PUT', path: '/entries/:id', aliases: ['/old-entries/:id'], document })).op.aliases).toEqual(['/old-entries/:id']);
+    expect(() => compileOperation(testSchema, op({ method: 'PUT', path: '/entries/:id', aliases: ['/old-entries/:entry_id'], document }))).toThrow(/alias \/old-entries\/:entry_id must have the path's parameters/);
+    expect(() => compileOperation(testSchema, op({ method: 'PUT', path: '/entries/:id', aliases: ['/entries'], document }))).toThrow(/must have the path's parameters/);
+  });
+});
+
 describe('variables derived from the operation', () => {
   it('query parameters are parsed by their GraphQL type: Int, Boolean, enum lists in the comma/semicolon/space form', () => {
     const v = operationVariables(list, { params: {}, query: { client_account_id: '7', kind: 'draft;POSTED posted', is_active: 'false', page: '2' }, body: undefined });
@@ -116,6 +131,7 @@ describe('variables derived from the operation', () => {
   it('an omitted parameter is left out so the schema default applies; null means null', () => {
     expect(operationVariables(list, { params: {}, query: { client_account_id: '7' }, body: undefined })).toEqual({ clientAccountId: 7 });
     expect(operationVariables(list, { params: {}, query: { client_account_id: '7', is_active: 'null' }, body: undefined })).toMatchObject({ isActive: null });
+    expect(operationVariables(list, { params: {}, query: { client_account_id: '7', kind: 'null' }, body: undefined })).toMatchObject({ kinds: null });
   });
 
   it('a required parameter that is missing, a bad integer and an unknown enum value are all reported at once', () => {

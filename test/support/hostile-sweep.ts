@@ -232,6 +232,7 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     const invitation = await prisma.invitation.create({
       data: { clientAccountId, invitedEmail: `sweep-${clientAccountId}@example.no`, role: 'EM', token: randomBytes(32).toString('hex'), expiresAt: new Date(Date.now() + 86_400_000) },
     });
+    const workerTask = await prisma.workerTask.create({ data: { clientAccountId, taskType: 'MANUAL_REVIEW', relationType: 'voucher', relationId: voucher.id } });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
       voucher: voucher.id,
@@ -255,6 +256,11 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       invitation: invitation.id,
       /** role_id: 5 EM, a role any account may give */
       role: 5,
+      workerTask: workerTask.id,
+      // a result is submitted to its task: the submit operation's id is the task's
+      workerTaskResult: workerTask.id,
+      // a worker task's relation_id (with relation_type voucher)
+      relation: voucher.id,
     };
     const strings = {
       email: t.user.email,
@@ -266,6 +272,7 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       'CreateAccountInput.code': '1921',
       'CreateTaxCodeInput.code': 'SW1',
       'accountByCode.code': '1920',
+      'CreateWorkerTaskInput.relationType': 'voucher',
       accountCode: '1920',
       'currency.code': 'NOK',
       currentPassword: 'correct horse battery staple',

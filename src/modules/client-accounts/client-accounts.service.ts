@@ -8,6 +8,7 @@ import { parseDateString } from '../../shared/scalars.ts';
 import { isSystem, requireAccount } from '../../shared/tenancy.ts';
 import { parse, validate, type Args } from '../../shared/validation.ts';
 import { getUserByEmail } from '../users/users.service.ts';
+import { addMembership, removeMembership } from './memberships.ts';
 import {
   clientAccountRules as rules,
   isManageable,
@@ -172,7 +173,7 @@ export async function createClientAccount(ctx: RequestContext, args: Args<typeof
       data: { ...settings, uniqueName: uniqueName ?? (await freeUniqueName(tx, slugify(settings.displayName))), accountingCurrency: accountingCurrency ?? 'NOK' },
     });
     await insertDefaults(tx, account);
-    if (!isSystem(tx)) await tx.db.membership.create({ data: { userId: tx.actor.userId, clientAccountId: account.id, role: 'CA' } });
+    if (!isSystem(tx)) await addMembership(tx, { userId: tx.actor.userId, clientAccountId: account.id, role: 'CA' }, { select: { id: true } });
     if (providerAccountId != null) await tx.db.providerRelationship.create({ data: { providerAccountId, clientAccountId: account.id } });
     tx.invalidateEligibleAccounts();
     return tx.db.clientAccount.findUniqueOrThrow({ ...query, where: { id: account.id } });
@@ -261,8 +262,7 @@ export async function grantRole(ctx: RequestContext, args: Args<typeof rules.gra
     if (roleNeedsProvider(role) && !isProviderIndustryCode(account.industryCode)) {
       throw ValidationError.field('role', `${role} can only be held on a provider account (industry code 69.2xx)`);
     }
-    const key = { userId: user.id, clientAccountId, role };
-    const membership = await tx.db.membership.upsert({ ...query, where: { userId_clientAccountId_role: key }, create: key, update: {} });
+    const membership = await addMembership(tx, { userId: user.id, clientAccountId, role }, query);
     tx.invalidateEligibleAccounts();
     return membership;
   });
@@ -278,8 +278,8 @@ export async function revokeRole(ctx: RequestContext, args: Args<typeof rules.re
     await requireManager(tx, input.clientAccountId);
     const user = await getUserByEmail(tx, input);
     return removeManagement(tx, input.clientAccountId, `Revoking ${input.role} from ${input.email}`, async () => {
-      const { count } = await tx.db.membership.deleteMany({ where: { userId: user.id, clientAccountId: input.clientAccountId, role: input.role } });
-      if (!count) throw new NotFoundError(`Role ${input.role} of ${input.email} on client account ${input.clientAccountId}`);
+      const removed = await removeMembership(tx, { userId: user.id, clientAccountId: input.clientAccountId, role: input.role });
+      if (!removed) throw new NotFoundError(`Role ${input.role} of ${input.email} on client account ${input.clientAccountId}`);
     });
   });
 }

@@ -1,3 +1,4 @@
+import { addMembership } from '../client-accounts/memberships.ts';
 import { randomBytes } from 'node:crypto';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { InvitationStatus, type Role } from '../../generated/prisma/enums.ts';
@@ -212,7 +213,8 @@ export async function acceptInvitation(ctx: RequestContext, args: Args<typeof ru
       data: { email: input.email, firstName: input.firstName, lastName: input.lastName, passwordHash },
       select: { id: true, email: true, firstName: true, lastName: true },
     });
-    await tx.db.membership.create({ data: { userId: created.id, clientAccountId: invitation.clientAccountId, role: invitation.role } });
+    // through addMembership: the role change is recorded for the provider's daily summary
+    await addMembership(tx, { userId: created.id, clientAccountId: invitation.clientAccountId, role: invitation.role });
     await tx.db.invitation.update({ where: { id: invitation.id }, data: { status: InvitationStatus.ACCEPTED, acceptedById: created.id, acceptedAt: new Date() } });
     return { user: { ...created, emailVerified: created.email === invitation.invitedEmail }, invitationId: invitation.id };
   });

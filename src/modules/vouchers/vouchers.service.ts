@@ -1,8 +1,8 @@
 import { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { findPage, pageWindow } from '../../shared/pagination.ts';
-import { canAccessAccount, isSystem, requireOwned } from '../../shared/tenancy.ts';
+import { NotFoundError, ValidationError } from '../../shared/errors.ts';
+import { findPage, inIdOrder, pageWindow } from '../../shared/pagination.ts';
+import { canAccessAccount, listedAccounts, requireOwned } from '../../shared/tenancy.ts';
 import { formatDate } from '../../shared/scalars.ts';
 import { parse, validate, type Args } from '../../shared/validation.ts';
 import { createStoredFile, readStoredFile } from '../files/files.service.ts';
@@ -40,16 +40,6 @@ export async function getVoucher(ctx: RequestContext, { id }: { id: number }, qu
 /** `%text%` for ILIKE, the pattern characters of the text taken literally. */
 const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** The client accounts a list covers: those asked for (each must be the caller's: else 403), or every eligible one; null: all (the system). */
-async function listAccounts(ctx: RequestContext, asked: readonly number[] | null | undefined): Promise<number[] | null> {
-  if (asked?.length) {
-    for (const id of asked) if (!(await canAccessAccount(ctx, id))) throw new ForbiddenError(`You do not have access to client account ${id}`);
-    return [...new Set(asked)];
-  }
-  if (isSystem(ctx)) return null;
-  return [...(await ctx.eligibleAccounts())];
-}
-
 /**
  * The embedding similar_to compares with: the source must exist, be one of the caller's vouchers
  * and have an embedding, else 400 (it is a filter value, not the resource of the request).
@@ -69,7 +59,7 @@ async function similarityTarget(ctx: RequestContext, id: number): Promise<number
  */
 export async function listVouchers(ctx: RequestContext, args: Args<typeof rules.list>, query: Query = {}) {
   const a = parse(rules.list, args);
-  const accounts = await listAccounts(ctx, a.clientAccountIds);
+  const accounts = await listedAccounts(ctx, a.clientAccountIds);
   const target = a.similarTo != null ? await similarityTarget(ctx, a.similarTo) : null;
   const window = pageWindow(a, VOUCHER_PAGE_LIMITS);
   const where: PrismaNS.Sql[] = [];
@@ -144,9 +134,7 @@ export async function listVouchers(ctx: RequestContext, args: Args<typeof rules.
     async ({ skip, take }) => {
       const rows = await ctx.db.$queryRaw<{ id: number }[]>`SELECT v.id, ${similarity} AS similarity ${from} ORDER BY ${join(orderSql, ', ')} LIMIT ${take} OFFSET ${skip}`;
       if (!rows.length) return [];
-      const found = await ctx.db.voucher.findMany({ ...query, where: { id: { in: rows.map((r) => r.id) } } });
-      const byId = new Map(found.map((v) => [v.id, v]));
-      return rows.map((r) => byId.get(r.id)).filter((v) => v !== undefined);
+      return inIdOrder(rows, await ctx.db.voucher.findMany({ ...query, where: { id: { in: rows.map((r) => r.id) } } }));
     },
     async () => Number((await ctx.db.$queryRaw<{ n: number | bigint }[]>`SELECT count(*)::int AS n ${from}`)[0]?.n ?? 0),
   );
