@@ -370,6 +370,15 @@ describe.each(targets())('chat REST (%s)', (target) => {
       expect(await post(made.id, { approves_message_id: fresh.id, is_draft: true })).toMatchObject({ status: 400, body: { error: expect.stringContaining('cannot be a draft') } });
     });
 
+    it('two approvals of one preview at once: one is 201, the other 400 "already approved" (a preview is approved once)', async () => {
+      const made = await thread();
+      const p = await preview(made.id);
+      const results = await Promise.all([post(made.id, { approves_message_id: p.id }), post(made.id, { approves_message_id: p.id })]);
+      expect(results.map((r) => r.status).sort()).toEqual([201, 400]);
+      expect(results.find((r) => r.status === 400)!.body.error).toContain(`message ${p.id} is already approved`);
+      expect(await app.db.prisma.chatMessage.count({ where: { approvesMessageId: p.id } })).toBe(1);
+    });
+
     it('attachments: CHAT_ATTACHMENT images and PDFs uploaded by the sender render as file records with thumbnail_url, preview_url, download_url', async () => {
       const made = await thread();
       const pdf = await chatFile(t, await pdfBytes(2), 'kvittering.pdf');
@@ -411,6 +420,15 @@ describe.each(targets())('chat REST (%s)', (target) => {
         expect(await post(made.id, { message: 'se vedlegg', attachment_ids: [id] }), String(id)).toMatchObject({ status: 403, body: { error: expect.stringMatching(message), status: 403 } });
       }
       // nothing of a refused message is written
+      expect((await messages(made.id)).body.meta.records).toBe(1);
+    });
+
+    it('one file attached by two messages at once: one is 201, the other 403 "already attached"', async () => {
+      const made = await thread();
+      const file = await chatFile(t, await pdfBytes(1), 'samtidig.pdf');
+      const results = await Promise.all([post(made.id, { attachment_ids: [file.id] }), post(made.id, { attachment_ids: [file.id] })]);
+      expect(results.map((r) => r.status).sort()).toEqual([201, 403]);
+      expect(results.find((r) => r.status === 403)!.body.error).toMatch(new RegExp(`attachment_ids: file ${file.id} is already attached to message \\d+`));
       expect((await messages(made.id)).body.meta.records).toBe(1);
     });
 
