@@ -22,6 +22,8 @@ import { voucherCollectionOperations } from './routes/voucher-collections.ts';
 import { invitationOperations } from './routes/invitations.ts';
 import { workerTaskOperations } from './routes/worker-tasks.ts';
 import { notificationSettingOperations } from './routes/notification-settings.ts';
+import { taskOperations } from './routes/tasks.ts';
+import { chatOperations } from './routes/chat.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -41,6 +43,8 @@ export const operations: readonly Operation[] = [
   ...invitationOperations,
   ...workerTaskOperations,
   ...notificationSettingOperations,
+  ...taskOperations,
+  ...chatOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();

@@ -3,7 +3,7 @@ import { createClientAccount } from '../../src/modules/client-accounts/client-ac
 import { createItemCollection, createItemCollectionEntry } from '../../src/modules/item-collections/item-collections.service.ts';
 import { createItem } from '../../src/modules/items/items.service.ts';
 import { createTaxCode } from '../../src/modules/tax-codes/tax-codes.service.ts';
-import { inTransaction, type RequestContext } from '../../src/shared/context.ts';
+import { afterCommit, inTransaction, type RequestContext } from '../../src/shared/context.ts';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 
@@ -92,5 +92,32 @@ describe.each(targets())('services in one transaction (%s)', (target) => {
     await expect(failed).rejects.toThrow('rollback');
     expect(await app.db.prisma.clientAccount.count({ where: { id: rolledBackId } })).toBe(0);
     expect([...(await request.eligibleAccounts())]).toEqual([created.id]);
+  });
+  it('afterCommit runs once the outermost transaction commits, with the context outside it; a run that lost a race forgets its registrations; a rollback runs nothing', async () => {
+    const ran: string[] = [];
+    let attempts = 0;
+    const result = await inTransaction(ctx, async (tx) => {
+      attempts++;
+      await afterCommit(tx, (outside) => void ran.push(`attempt ${attempts}, in a transaction: ${outside.db !== tx.db && '$transaction' in outside.db}`));
+      await inTransaction(tx, async (inner) => afterCommit(inner, () => void ran.push(`nested, attempt ${attempts}`)));
+      expect(ran).toEqual([]); // nothing before the commit
+      // the first run "loses a race" (a unique violation): inTransaction runs the block again
+      if (attempts === 1) throw Object.assign(new Error('unique'), { code: 'P2002' });
+      return 'done';
+    });
+    expect(result).toBe('done');
+    expect(ran).toEqual(['attempt 2, in a transaction: true', 'nested, attempt 2']);
+
+    ran.length = 0;
+    await expect(inTransaction(ctx, async (tx) => {
+      await afterCommit(tx, () => void ran.push('never'));
+      throw new Error('rolled back');
+    })).rejects.toThrow('rolled back');
+    expect(ran).toEqual([]);
+
+    // outside a transaction it runs at once; a failure is logged, not thrown
+    await afterCommit(ctx, () => void ran.push('at once'));
+    await expect(afterCommit(ctx, () => { throw new Error('listener down'); })).resolves.toBeUndefined();
+    expect(ran).toEqual(['at once']);
   });
 });

@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { findPage, inIdOrder, pageWindow } from '../../shared/pagination.ts';
 import { canAccessAccount, listedAccounts, requireOwned } from '../../shared/tenancy.ts';
 import { formatDate } from '../../shared/scalars.ts';
+import { containsPattern } from '../../shared/text-search.ts';
 import { parse, validate, type Args } from '../../shared/validation.ts';
 import { createStoredFile, readStoredFile } from '../files/files.service.ts';
 import { derivedDocumentsSql } from '../documents/documents.service.ts';
@@ -38,7 +39,6 @@ export async function getVoucher(ctx: RequestContext, { id }: { id: number }, qu
 }
 
 /** `%text%` for ILIKE, the pattern characters of the text taken literally. */
-const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * The embedding similar_to compares with: the source must exist, be one of the caller's vouchers
