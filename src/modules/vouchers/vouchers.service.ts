@@ -38,7 +38,6 @@ export async function getVoucher(ctx: RequestContext, { id }: { id: number }, qu
   return requireOwned(ctx, `Voucher ${id}`, row);
 }
 
-/** `%text%` for ILIKE, the pattern characters of the text taken literally. */
 
 /**
  * The embedding similar_to compares with: the source must exist, be one of the caller's vouchers
