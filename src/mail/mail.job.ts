@@ -16,7 +16,7 @@ export const sendMailJob = defineJob<MailMessage>(
     const domain = /@([^\s<>@]+)>?\s*$/.exec(config.mailFrom)?.[1] ?? 'localhost';
     return mailer.send(message, { messageId: `<${job.id}@${domain}>` });
   },
-  { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 5 * 60 },
+  { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 5 * 60, external: true },
 );
 
 const list = (value: MailAddress | MailAddress[] | undefined): MailAddress[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);

@@ -169,16 +169,23 @@ export const isTransaction = (db: Db): boolean => typeof (db as { $connect?: unk
  * transaction the block joins it, so an operation may call other operations (a voucher booking that
  * posts a journal entry) and they commit or roll back together.
  */
-export async function inTransaction<T>(ctx: RequestContext, block: (tx: RequestContext) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(ctx: RequestContext, block: (tx: RequestContext) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   if (isTransaction(ctx.db)) return block(ctx);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await (ctx.db as Prisma).$transaction((tx) => block(buildContext({ db: tx, actor: ctx.actor, requestId: ctx.requestId, logger: ctx.logger }, ctx)));
+      return await (ctx.db as Prisma).$transaction((tx) => block(buildContext({ db: tx, actor: ctx.actor, requestId: ctx.requestId, logger: ctx.logger }, ctx)), {
+        ...(options.timeoutMs ? { timeout: options.timeoutMs, maxWait: options.timeoutMs } : {}),
+      });
     } catch (e) {
       if (attempt >= MAX_ATTEMPTS || !lostRace(e)) throw e;
       ctx.logger.debug({ code: (e as { code?: string }).code, attempt }, 'transaction lost a race; running it again');
     }
   }
+}
+
+export interface TransactionOptions {
+  /** how long the transaction may run (and wait for a connection) before Prisma rolls it back; default Prisma's 5 s */
+  timeoutMs?: number;
 }
 
 /** How often a transaction that lost a race runs (the first run included). */
