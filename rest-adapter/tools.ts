@@ -1,4 +1,4 @@
-import { execute, getOperationAST, GraphQLError, Kind, validate, type GraphQLSchema } from 'graphql';
+import { execute, getNamedType, getOperationAST, GraphQLError, isObjectType, Kind, validate, type GraphQLSchema } from 'graphql';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestContext } from '../src/shared/context.ts';
 import { errorBody, toWireError } from '../src/shared/error-renderer.ts';
@@ -24,6 +24,8 @@ export interface ToolEntry {
   tool: Tool;
   module: string;
   readOnly: boolean;
+  /** the GraphQL type of the record the operation answers with (Document for get_document, update_document …), if one */
+  recordType?: string;
   call(ctx: RequestContext, args: Record<string, unknown>): Promise<unknown>;
 }
 
@@ -71,8 +73,12 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
     };
   }
   const readOnly = !compiled.isMutation;
+  const top = compiled.operation.selectionSet.selections[0];
+  const returned = top.kind === Kind.FIELD ? (compiled.isMutation ? schema.getMutationType() : schema.getQueryType())?.getFields()[top.name.value]?.type : undefined;
+  const named = returned && getNamedType(returned);
   return {
     module: moduleOf(op.path),
+    recordType: named && isObjectType(named) ? named.name : undefined,
     readOnly,
     tool: {
       name: compiled.toolName,

@@ -172,19 +172,19 @@ class Recorder implements Execution {
 
   async step<T>(run: (ctx: RequestContext) => Promise<T>): Promise<StepOutcome<T>> {
     const from = this.changes.length;
+    const outer = this.jobs;
     this.jobs = [];
     try {
       const value = await this.savepoint(() => run(this.ctx));
-      // jobs a step enqueued outside any mutation field (a query that mails an export)
-      if (this.jobs.some((j) => j.options.external)) {
-        this.changes.push({ type: this.jobs.find((j) => j.options.external)!.name, id: null, operation: 'enqueue', needsApproval: true, reasons: ['external'] });
-      }
+      // a job a step enqueued outside any mutation field (a query that mails an export) is a change of its own
+      const external = this.jobs.find((j) => j.options.external);
+      if (external) this.changes.push({ type: external.name, id: null, operation: 'enqueue', needsApproval: true, reasons: ['external'] });
       return { ok: true, value, changes: this.changes.slice(from) };
     } catch (error) {
       this.changes.length = from;
       return { ok: false, error, changes: [] };
     } finally {
-      this.jobs = [];
+      this.jobs = outer;
     }
   }
 
