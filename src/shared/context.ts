@@ -15,8 +15,12 @@ export interface Actor {
   scopes: ReadonlySet<Scope>;
   /** OAuth client the token was issued to; null for session tokens */
   clientId: string | null;
-  /** 'system': trusted in-process callers, which every tenancy and manager check lets through */
-  tokenKind: 'session' | 'jwt' | 'system' | 'anonymous';
+  /**
+   * 'system': trusted in-process callers, which every tenancy and manager check lets through;
+   * 'delegated': a job acting for a user with the scopes of the request that started it (the chat
+   * assistant), checked as that user
+   */
+  tokenKind: 'session' | 'jwt' | 'system' | 'anonymous' | 'delegated';
   /** the session row behind a session token (null for other tokens) */
   sessionId: number | null;
   /** resource identifiers a JWT access token is bound to (normalised); session tokens have none */
