@@ -19,6 +19,8 @@ import { reportOperations } from './routes/reports.ts';
 import { documentOperations } from './routes/documents.ts';
 import { voucherOperations } from './routes/vouchers.ts';
 import { voucherCollectionOperations } from './routes/voucher-collections.ts';
+import { taskOperations } from './routes/tasks.ts';
+import { chatOperations } from './routes/chat.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -35,6 +37,8 @@ export const operations: readonly Operation[] = [
   ...documentOperations,
   ...voucherOperations,
   ...voucherCollectionOperations,
+  ...taskOperations,
+  ...chatOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();

@@ -24,6 +24,7 @@ import './modules/reconciliations/matcher.types.ts';
 import './modules/reports/reports.types.ts';
 import './modules/reports/saft/saft.types.ts';
 import './modules/files/files.types.ts';
+import './modules/chat/chat.types.ts';
 import './modules/tasks/tasks.types.ts';
 import './modules/voucher-collections/voucher-collections.types.ts';
 import './modules/vouchers/vouchers.types.ts';

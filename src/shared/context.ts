@@ -176,10 +176,18 @@ export const isTransaction = (db: Db): boolean => typeof (db as { $connect?: unk
 export async function inTransaction<T>(ctx: RequestContext, block: (tx: RequestContext) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   if (isTransaction(ctx.db)) return block(ctx);
   for (let attempt = 1; ; attempt++) {
+    const committed: AfterCommit[] = []; // this attempt's: a rolled-back attempt's are dropped
     try {
-      return await (ctx.db as Prisma).$transaction((tx) => block(buildContext({ db: tx, actor: ctx.actor, requestId: ctx.requestId, logger: ctx.logger }, ctx)), {
-        ...(options.timeoutMs ? { timeout: options.timeoutMs, maxWait: options.timeoutMs } : {}),
-      });
+      const result = await (ctx.db as Prisma).$transaction(
+        (tx) => {
+          const txCtx = buildContext({ db: tx, actor: ctx.actor, requestId: ctx.requestId, logger: ctx.logger }, ctx);
+          afterCommits.set(txCtx, committed);
+          return block(txCtx);
+        },
+        options.timeoutMs ? { timeout: options.timeoutMs, maxWait: options.timeoutMs } : undefined,
+      );
+      await runAfterCommit(ctx, committed);
+      return result;
     } catch (e) {
       if (attempt >= MAX_ATTEMPTS || !lostRace(e)) throw e;
       ctx.logger.debug({ code: (e as { code?: string }).code, attempt }, 'transaction lost a race; running it again');
@@ -190,6 +198,34 @@ export async function inTransaction<T>(ctx: RequestContext, block: (tx: RequestC
 export interface TransactionOptions {
   /** how long the transaction may run (and wait for a connection) before Prisma rolls it back; default Prisma's 5 s */
   timeoutMs?: number;
+}
+
+/** Work to do once a transaction's writes are visible to everyone, with the context outside it. */
+type AfterCommit = (ctx: RequestContext) => Promise<void> | void;
+const afterCommits = new WeakMap<RequestContext, AfterCommit[]>();
+
+/**
+ * Runs `fn` once the transaction `ctx` belongs to has committed (at once when `ctx` is in none),
+ * with the context outside the transaction: what must see the committed rows and must not run for a
+ * rollback (the chat's message listeners). Inside `inTransaction` it waits for the outermost block;
+ * a transaction that runs again forgets what its failed run registered. A failing `fn` is logged and
+ * never fails the operation: its writes are committed, and a client seeing an error would repeat them.
+ */
+export async function afterCommit(ctx: RequestContext, fn: AfterCommit): Promise<void> {
+  if (!isTransaction(ctx.db)) return runAfterCommit(ctx, [fn]);
+  const pending = afterCommits.get(ctx);
+  if (!pending) throw new Error('afterCommit: the transaction was not begun by inTransaction, so its commit cannot be awaited');
+  pending.push(fn);
+}
+
+async function runAfterCommit(ctx: RequestContext, fns: readonly AfterCommit[]): Promise<void> {
+  for (const fn of fns) {
+    try {
+      await fn(ctx);
+    } catch (e) {
+      ctx.logger.error({ err: e }, 'work after a commit failed; the committed writes stand');
+    }
+  }
 }
 
 /** How often a transaction that lost a race runs (the first run included). */

@@ -81,9 +81,14 @@ export const orderByNames = (allowed: Record<string, string>) =>
     })
     .nullish();
 
+/** Checked `orderBy` values (or the fallback) as what `allowed` maps them to, each with its direction. */
+export function orderTerms(values: readonly string[] | null | undefined, allowed: Record<string, string>, fallback: readonly string[]): { field: string; direction: SortOrder }[] {
+  return (values?.length ? values : fallback).map((raw) => ({ field: orderField(raw, allowed)!, direction: raw.startsWith('-') ? 'desc' : 'asc' }));
+}
+
 /** Prisma orderBy of checked `orderBy` values; the id is always the last key so pages are stable. */
 export function toOrderBy(values: readonly string[] | null | undefined, allowed: Record<string, string>, fallback: string[]): Record<string, SortOrder>[] {
-  const out = (values?.length ? values : fallback).map((raw) => ({ [orderField(raw, allowed)!]: raw.startsWith('-') ? ('desc' as const) : ('asc' as const) }));
+  const out = orderTerms(values, allowed, fallback).map((o) => ({ [o.field]: o.direction }));
   if (!out.some((o) => 'id' in o)) out.push({ id: 'asc' });
   return out;
 }

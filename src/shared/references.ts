@@ -21,6 +21,10 @@ const MODELS = {
   tag: { what: 'tag', key: 'id', tenant: true },
   journalEntry: { what: 'journal entry', key: 'id', tenant: true },
   voucher: { what: 'voucher', key: 'id', tenant: true },
+  document: { what: 'document', key: 'id', tenant: true },
+  bankTransaction: { what: 'bank transaction', key: 'id', tenant: true },
+  reconciliation: { what: 'reconciliation', key: 'id', tenant: true },
+  task: { what: 'task', key: 'id', tenant: true },
 } as const;
 
 export type ReferenceModel = keyof typeof MODELS;

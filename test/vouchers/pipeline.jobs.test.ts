@@ -104,6 +104,9 @@ describe.each(targets())('voucher pipeline (%s)', (target) => {
     expect(tasks).toEqual([
       expect.objectContaining({ clientAccountId: t.account.id, taskType: 'VOUCHER_REVIEW', status: 'OPEN', title: `Bilag ${voucher.id} (borte.pdf) må behandles manuelt`, description: expect.stringContaining('missing') }),
     ]);
+    // "Each task gets a chat thread automatically" (spec 002), the pipeline's too
+    const thread = await app.db.prisma.chatThread.findUniqueOrThrow({ where: { id: tasks[0].threadId! } });
+    expect(thread).toMatchObject({ clientAccountId: t.account.id, subject: tasks[0].title, relationType: 'task', relationId: tasks[0].id });
   });
 
   it('workflow_status is written as each step starts, in the order of the steps', async () => {

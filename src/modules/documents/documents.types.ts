@@ -1,3 +1,4 @@
+import { described } from '../../shared/enum-values.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
@@ -36,10 +37,6 @@ export const DocumentTypeEnum = builder.enumType('DocumentType', {
     'Document types (spec 001, voucher "Document types"). Receivables: ARINV invoice, ARCRN credit note, ARCIN cash invoice, ARPIN proforma invoice, ARDEB debt collection. Payables: APINV, APCRN, RECPT receipt, APCIN, APPIN, APDEB. Settlement: PAYSR, SALSM, VATST, VATRP. Payroll: PRRUN, PRPAY, PRTAX.',
   values: DOCUMENT_TYPES,
 });
-
-/** An enum's values from the rules' list, each with its description (a value missing from either is a type error). */
-const described = <T extends string>(values: readonly T[], descriptions: Record<T, string>) =>
-  Object.fromEntries(values.map((v) => [v, { description: descriptions[v] }])) as Record<T, { description: string }>;
 
 export const DocumentStatusEnum = builder.enumType('DocumentStatus', {
   values: described(DOCUMENT_STATUSES, {

@@ -1,4 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
+import type PrismaTypes from '../../generated/pothos-types.ts';
 import { fileServices } from './file-services.ts';
 import type { FileVariant } from './file-urls.ts';
 import { MAX_UPLOAD_BYTES } from './files.rules.ts';
@@ -42,36 +43,49 @@ export const VoucherProcessing = builder.objectRef<{ id: number; status: string;
   }),
 });
 
+/** The field builder of a stored file's object types (File, and a chat message's attachments). */
+type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+type StoredFileFieldBuilder = Pick<
+  PothosSchemaTypes.PrismaObjectFieldBuilder<BuilderTypes, PrismaTypes['StoredFile']>,
+  'exposeInt' | 'exposeString' | 'expose' | 'string' | 'field'
+>;
+
+/** What every view of a stored file shows: its record and its presigned URLs. */
+export const storedFileFields = (t: StoredFileFieldBuilder) => ({
+  id: t.exposeInt('id'),
+  clientAccountId: t.exposeInt('clientAccountId'),
+  type: t.expose('type', { type: FileTypeEnum }),
+  fileName: t.exposeString('fileName'),
+  contentType: t.exposeString('contentType', { description: 'Sniffed from the bytes when uploaded' }),
+  size: t.exposeInt('size', { description: 'Bytes' }),
+  pageCount: t.exposeInt('pageCount', { nullable: true, description: 'Pages of a PDF, 1 for an image, null for other files' }),
+  createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  createdById: t.exposeInt('createdById', { nullable: true }),
+  downloadUrl: t.string({ description: 'The file as uploaded, as an attachment (presigned, one hour)', resolve: (f, _a, ctx) => signedUrl(ctx, f.id, 'download') }),
+  originalUrl: t.string({ description: 'The file as uploaded, inline (presigned, one hour)', resolve: (f, _a, ctx) => signedUrl(ctx, f.id, 'original') }),
+  previewUrl: t.string({
+    nullable: true,
+    description: 'The first page: of a PDF as a one-page PDF, of an image the image (presigned, one hour); null for a file without pages',
+    resolve: (f, _a, ctx) => (f.pageCount ? signedUrl(ctx, f.id, 'preview', 1) : null),
+  }),
+  thumbnailUrl: t.string({
+    nullable: true,
+    description: 'The first page small: of a PDF the first page as a one-page PDF, of an image the image itself (no image scaling here); null for a file without pages (presigned, one hour)',
+    resolve: (f, _a, ctx) => (f.pageCount ? signedUrl(ctx, f.id, 'thumbnail') : null),
+  }),
+  pageImages: t.field({ type: [PageImage], description: 'Each page of a PDF (a one-page PDF each), or the one page of an image', resolve: (f, _a, ctx) => pageImages(ctx, f) }),
+});
+
 /** An uploaded file (spec 001: file records with thumbnail_url, preview_url, download_url). */
 export const FileRecord = builder.prismaObject('StoredFile', {
   ...tenantScoped,
   name: 'File',
   description: 'An uploaded file. Its URLs are presigned and expire one hour after the response.',
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    clientAccountId: t.exposeInt('clientAccountId'),
-    type: t.expose('type', { type: FileTypeEnum }),
-    fileName: t.exposeString('fileName'),
-    contentType: t.exposeString('contentType', { description: 'Sniffed from the bytes when uploaded' }),
-    size: t.exposeInt('size', { description: 'Bytes' }),
-    pageCount: t.exposeInt('pageCount', { nullable: true, description: 'Pages of a PDF, 1 for an image, null for other files' }),
+    ...storedFileFields(t),
     voucherId: t.exposeInt('voucherId', { nullable: true, description: 'The voucher this file is attached to' }),
     documentId: t.exposeInt('documentId', { nullable: true, description: 'The document this file is attached to' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    createdById: t.exposeInt('createdById', { nullable: true }),
-    downloadUrl: t.string({ description: 'The file as uploaded, as an attachment (presigned, one hour)', resolve: (f, _a, ctx) => signedUrl(ctx, f.id, 'download') }),
-    originalUrl: t.string({ description: 'The file as uploaded, inline (presigned, one hour)', resolve: (f, _a, ctx) => signedUrl(ctx, f.id, 'original') }),
-    previewUrl: t.string({
-      nullable: true,
-      description: 'The first page: of a PDF as a one-page PDF, of an image the image (presigned, one hour); null for a file without pages',
-      resolve: (f, _a, ctx) => (f.pageCount ? signedUrl(ctx, f.id, 'preview', 1) : null),
-    }),
-    thumbnailUrl: t.string({
-      nullable: true,
-      description: 'The first page small: of a PDF the first page as a one-page PDF, of an image the image itself (no image scaling here); null for a file without pages (presigned, one hour)',
-      resolve: (f, _a, ctx) => (f.pageCount ? signedUrl(ctx, f.id, 'thumbnail') : null),
-    }),
-    pageImages: t.field({ type: [PageImage], description: 'Each page of a PDF (a one-page PDF each), or the one page of an image', resolve: (f, _a, ctx) => pageImages(ctx, f) }),
+    chatMessageId: t.exposeInt('chatMessageId', { nullable: true, description: 'The chat message this file is attached to' }),
     createdVoucherId: t.int({
       nullable: true,
       description: 'The voucher made from this file (uploaded with type VOUCHER): the file is its own file, not an attachment (that is voucherId)',

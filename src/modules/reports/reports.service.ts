@@ -6,6 +6,7 @@ import { parse } from '../../shared/validation.ts';
 import { pageWindow, type Page } from '../../shared/pagination.ts';
 import { DIMENSION_KIND_NAMES, DIMENSION_KINDS, type DimensionKind } from '../journal-entries/dimensions.ts';
 import { toSnake } from '../../shared/naming.ts';
+import { containsPattern } from '../../shared/text-search.ts';
 import { BALANCE_ACCOUNT_PATTERN, groupingOf, isBalanceAccount, UNCLOSED_RESULT, type Grouping } from './grouping.ts';
 import {
   LEDGER_PAGE_LIMITS,
@@ -83,7 +84,7 @@ function scopeWhere(s: Scope): PrismaNS.Sql {
     parts.push(sql`l.tax_code_id IN (SELECT t.id FROM tax_codes t WHERE t.client_account_id = ${s.clientAccountId} AND t.code IN (${join([...s.taxCodes])}))`);
   }
   if (s.freeText) {
-    const pattern = `%${s.freeText.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const pattern = containsPattern(s.freeText);
     const number = /^\d{1,9}$/.test(s.freeText) ? Number(s.freeText) : null;
     parts.push(sql`(l.description ILIKE ${pattern} OR l.journal_entry_id IN (
       SELECT f.id FROM journal_entries f WHERE f.client_account_id = ${s.clientAccountId} AND (f.description ILIKE ${pattern} OR f.sequence_number = ${number}::int)))`);

@@ -1,40 +1,137 @@
 import { builder, tenantScoped } from '../../builder.ts';
+import { described } from '../../shared/enum-values.ts';
+import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import { listCost, pageCost } from '../../shared/query-limits.ts';
+import { createTask, deleteTask, getTask, listTasks, updateTask } from './tasks.service.ts';
+import { TASK_PAGE_LIMITS, TASK_STATUS_DESCRIPTIONS, TASK_STATUSES, TASK_TYPE_DESCRIPTIONS, TASK_TYPES, taskRules as rules } from './tasks.rules.ts';
 
-/**
- * Tasks (spec 002 "Task"): the object only, as records point at it (a voucher's `tasks`). The tasks
- * module adds its queries, mutations and endpoints.
- */
+/** Tasks (spec 002 "Task", "Tasks"); the values of status and type are defined in tasks.rules.ts. */
 export const TaskStatusEnum = builder.enumType('TaskStatus', {
-  description: 'OPEN → IN_PROGRESS → COMPLETED, or CANCELLED',
-  values: ['OPEN', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED'] as const,
+  description: 'Where a task is (values defined by this API): any status may follow any other',
+  values: described(TASK_STATUSES, TASK_STATUS_DESCRIPTIONS),
 });
 
 export const TaskTypeEnum = builder.enumType('TaskType', {
-  description: 'What kind of work a task is',
-  values: ['GENERAL', 'VOUCHER_REVIEW', 'DOCUMENT_REVIEW', 'BANK_RECONCILIATION', 'PAYROLL', 'VAT_REPORT', 'YEAR_END', 'TAX_RETURN'] as const,
+  description: 'What kind of work a task is (values defined by this API)',
+  values: described(TASK_TYPES, TASK_TYPE_DESCRIPTIONS),
 });
 
 export const Task = builder.prismaObject('Task', {
   ...tenantScoped,
-  description: 'A piece of work for a person, optionally about a record (relationType + relationId, e.g. voucher 12).',
+  description: 'A piece of work for a person, optionally about a record (relationType + relationId, e.g. voucher 12), with its chat thread.',
   fields: (t) => ({
     id: t.exposeInt('id'),
-    clientAccountId: t.exposeInt('clientAccountId'),
-    providerClientAccountId: t.exposeInt('providerClientAccountId', { nullable: true }),
+    clientAccountId: t.exposeInt('clientAccountId', { description: 'Immutable after creation' }),
+    providerClientAccountId: t.exposeInt('providerClientAccountId', { nullable: true, description: 'A provider account serving the client account' }),
     title: t.exposeString('title'),
     description: t.exposeString('description', { nullable: true }),
     status: t.expose('status', { type: TaskStatusEnum }),
     taskType: t.expose('taskType', { type: TaskTypeEnum }),
-    completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true }),
+    completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true, description: 'Set when the task becomes COMPLETED, cleared when it is reopened' }),
     completionSummary: t.exposeString('completionSummary', { nullable: true }),
-    assignedToId: t.exposeInt('assignedToId', { nullable: true }),
+    assignedToId: t.exposeInt('assignedToId', { nullable: true, description: 'A user with access to the client account' }),
     parentTaskId: t.exposeInt('parentTaskId', { nullable: true }),
     relationType: t.exposeString('relationType', { nullable: true, description: 'What the task is about: voucher, document, businesspartner …' }),
     relationId: t.exposeInt('relationId', { nullable: true }),
-    threadId: t.exposeInt('threadId', { nullable: true }),
+    threadId: t.exposeInt('threadId', { nullable: true, description: 'The task’s chat thread (made with the task, deleted with it)' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     updatedById: t.exposeInt('updatedById', { nullable: true }),
+    subtasks: t.relation('subtasks', { extensions: listCost(100), description: 'The tasks whose parent this is, oldest first', query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
+    parentTask: t.relation('parentTask', { nullable: true }),
+    thread: t.relation('thread', { nullable: true }),
   }),
 });
+
+const TaskPage = pageType('TaskPage', Task);
+
+const taskFields = {
+  description: 'At most 5000 characters; empty clears it',
+  assignedToId: 'A user with access to the client account; null: nobody',
+  providerClientAccountId: 'A provider account serving the client account (its thread follows)',
+  parentTaskId: 'Another task of the client account (not one of this task’s subtasks)',
+  relationType: 'A word such as voucher, document, businesspartner; with relationId',
+  relationId: 'Of a record of this API the relation type names: it must exist in the client account',
+};
+
+const CreateTaskInput = builder.inputType('CreateTaskInput', {
+  fields: (t) => ({
+    clientAccountId: t.int({ required: true }),
+    title: t.string({ required: true, description: 'At most 250 characters' }),
+    description: t.string({ description: taskFields.description }),
+    status: t.field({ type: TaskStatusEnum, description: 'Default OPEN' }),
+    taskType: t.field({ type: TaskTypeEnum, description: 'Default GENERAL' }),
+    completionSummary: t.string({ description: taskFields.description }),
+    assignedToId: t.int({ description: taskFields.assignedToId }),
+    providerClientAccountId: t.int({ description: taskFields.providerClientAccountId }),
+    parentTaskId: t.int({ description: taskFields.parentTaskId }),
+    relationType: t.string({ description: taskFields.relationType }),
+    relationId: t.int({ description: taskFields.relationId }),
+  }),
+});
+
+const UpdateTaskInput = builder.inputType('UpdateTaskInput', {
+  description: 'Fields to change; omitted fields keep their value. clientAccountId may be sent but not changed.',
+  fields: (t) => ({
+    clientAccountId: t.int({ description: 'Immutable: a different value is rejected' }),
+    title: t.string({ description: 'At most 250 characters' }),
+    description: t.string({ description: taskFields.description }),
+    status: t.field({ type: TaskStatusEnum, description: 'COMPLETED sets completedAt; another status clears it' }),
+    taskType: t.field({ type: TaskTypeEnum }),
+    completionSummary: t.string({ description: taskFields.description }),
+    assignedToId: t.int({ description: taskFields.assignedToId }),
+    providerClientAccountId: t.int({ description: taskFields.providerClientAccountId }),
+    parentTaskId: t.int({ description: `${taskFields.parentTaskId}; null makes it top-level` }),
+    relationType: t.string({ description: taskFields.relationType }),
+    relationId: t.int({ description: taskFields.relationId }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  tasks: t.field({
+    type: TaskPage,
+    extensions: pageCost(TASK_PAGE_LIMITS),
+    description: 'Tasks of a client account, newest first unless orderBy says otherwise (page-based; 100 per page by default, at most 1000).',
+    args: {
+      clientAccountId: t.arg.int({ required: true }),
+      assignedToId: t.arg.int({ description: 'null: unassigned tasks' }),
+      parentTaskId: t.arg.int({ description: 'null: top-level tasks only' }),
+      status: t.arg({ type: [TaskStatusEnum] }),
+      taskType: t.arg({ type: [TaskTypeEnum] }),
+      relationType: t.arg.string(),
+      relationId: t.arg.int(),
+      orderBy: t.arg.stringList({ description: 'Fields id, created_at, updated_at, completed_at, title, status; - for descending. Default -created_at' }),
+      page: t.arg.int(),
+      perPage: t.arg.int(),
+    },
+    validate: rules.list,
+    resolve: (_root, args, ctx, info) => listTasks(ctx, args, nodesQuery(ctx, info)),
+  }),
+  task: t.prismaField({
+    type: 'Task',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (query, _root, args, ctx) => getTask(ctx, args, query),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createTask: t.prismaField({
+    type: 'Task',
+    description: 'Creates a task and its chat thread (you and the assignee its participants), in one transaction.',
+    args: { input: t.arg({ type: CreateTaskInput, required: true }) },
+    validate: rules.create,
+    resolve: (query, _root, args, ctx) => createTask(ctx, args, query),
+  }),
+  updateTask: t.prismaField({
+    type: 'Task',
+    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateTaskInput, required: true }) },
+    validate: rules.update,
+    resolve: (query, _root, args, ctx) => updateTask(ctx, args, query),
+  }),
+  deleteTask: t.boolean({
+    description: 'Deletes the task, its subtasks and their chat threads (REST: 204).',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (_root, args, ctx) => deleteTask(ctx, args),
+  }),
+}));

@@ -4,6 +4,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/err
 import { findPage, pageWindow } from '../../shared/pagination.ts';
 import { canAccessAccount, isSystem, requireOwned } from '../../shared/tenancy.ts';
 import { formatDate } from '../../shared/scalars.ts';
+import { containsPattern } from '../../shared/text-search.ts';
 import { parse, validate, type Args } from '../../shared/validation.ts';
 import { createStoredFile, readStoredFile } from '../files/files.service.ts';
 import { derivedDocumentsSql } from '../documents/documents.service.ts';
@@ -36,9 +37,6 @@ export async function getVoucher(ctx: RequestContext, { id }: { id: number }, qu
   const row = await ctx.db.voucher.findFirst({ ...query, where: { id, status: { not: 'DELETED' } } });
   return requireOwned(ctx, `Voucher ${id}`, row);
 }
-
-/** `%text%` for ILIKE, the pattern characters of the text taken literally. */
-const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** The client accounts a list covers: those asked for (each must be the caller's: else 403), or every eligible one; null: all (the system). */
 async function listAccounts(ctx: RequestContext, asked: readonly number[] | null | undefined): Promise<number[] | null> {

@@ -1,7 +1,9 @@
 import { extractText, getDocumentProxy } from 'unpdf';
 import type { WorkflowStatus } from '../../../generated/prisma/client.ts';
 import type { JobContext } from '../../../jobs/jobs.ts';
+import { systemContext } from '../../../shared/context.ts';
 import { AppError } from '../../../shared/errors.ts';
+import { createTask } from '../../tasks/tasks.service.ts';
 import { pageCountOf, sniffContentType } from '../../files/file-content.ts';
 import { isPaged, PDF } from '../../files/files.rules.ts';
 import { readStoredFile } from '../../files/files.service.ts';
@@ -139,11 +141,12 @@ export async function runVoucherPipeline(
         select: { id: true },
       });
       if (!open) {
-        await tx.task.create({
-          data: {
+        // through the tasks service: the task gets its chat thread in this transaction
+        await createTask(systemContext(tx, { logger: job.logger }), {
+          input: {
             clientAccountId: voucher.clientAccountId,
             title: `Bilag ${voucherId} (${voucher.file.fileName.slice(0, 150)}) må behandles manuelt`,
-            description: `Den automatiske behandlingen av bilaget stoppet: ${message}`,
+            description: `Den automatiske behandlingen av bilaget stoppet: ${message}`.slice(0, 5000),
             taskType: 'VOUCHER_REVIEW',
             relationType: 'voucher',
             relationId: voucherId,
