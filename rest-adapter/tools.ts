@@ -26,6 +26,12 @@ export interface ToolEntry {
   readOnly: boolean;
   /** the GraphQL type of the record the operation answers with (Document for get_document, update_document …), if one */
   recordType?: string;
+  /**
+   * The GraphQL argument (or input field) a top-level argument of the tool is passed to, where its
+   * name differs: `id` of create_voucher_statement is the field's `voucherId`, `id` of
+   * create_item_collection_entry the input's `itemCollectionId`.
+   */
+  argumentNames?: Readonly<Record<string, string>>;
   call(ctx: RequestContext, args: Record<string, unknown>): Promise<unknown>;
 }
 
@@ -76,9 +82,15 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
   const top = compiled.operation.selectionSet.selections[0];
   const returned = top.kind === Kind.FIELD ? (compiled.isMutation ? schema.getMutationType() : schema.getQueryType())?.getFields()[top.name.value]?.type : undefined;
   const named = returned && getNamedType(returned);
+  const argumentOf = new Map<string, string>();
+  if (top.kind === Kind.FIELD) for (const a of top.arguments ?? []) if (a.value.kind === Kind.VARIABLE) argumentOf.set(a.value.name.value, a.name.value);
+  const argumentNames: Record<string, string> = {};
+  for (const v of compiled.variables) if (v.source !== 'body' && argumentOf.has(v.name) && argumentOf.get(v.name) !== v.wire) argumentNames[v.wire] = argumentOf.get(v.name)!;
+  for (const b of compiled.boundFields) argumentNames[b.wire] = b.field;
   return {
     module: moduleOf(op.path),
     recordType: named && isObjectType(named) ? named.name : undefined,
+    argumentNames,
     readOnly,
     tool: {
       name: compiled.toolName,

@@ -12,6 +12,11 @@ import type { ApprovalReason, Change, Execution } from './preview-execution.ts';
  * reads them at once, and how a list of tool calls runs in an execution.
  */
 
+/** Most tool calls one reply makes (all rounds together): the assistant stops there. */
+export const MAX_TOOL_CALLS = 20;
+/** The changes a message's previews or action items are assumed to list, for the cost of a query that selects them. */
+export const ASSUMED_CHANGES = 40;
+
 /** One call the assistant made: OpenAI's `tool_calls` element (arguments as the JSON text the model wrote). */
 export interface ToolCall {
   id: string;
@@ -28,7 +33,7 @@ export interface ToolResult {
 }
 
 /** One change a call makes (PREVIEW) or made (WRITE). */
-export interface ToolPreview {
+export type ToolPreview = {
   tool_call_id: string;
   /** GraphQL type of the record (Document, Project …) */
   type: string;
@@ -39,7 +44,7 @@ export interface ToolPreview {
   need_approval: boolean;
   /** why it needs approval: destructive, final, external (empty when it does not) */
   reasons: ApprovalReason[];
-}
+};
 
 export const toPreview = (toolCallId: string, change: Change, mode: 'PREVIEW' | 'WRITE'): ToolPreview => ({
   tool_call_id: toolCallId,
@@ -91,18 +96,25 @@ export class IdRemap {
     return this.byType.size === 0;
   }
 
-  /** The arguments with every remapped id replaced (a new object; the given one is left as it is). */
-  rewrite(args: unknown, recordType: string | undefined): unknown {
+  /**
+   * The arguments with every remapped id replaced (a new object; the given one is left as it is). A
+   * top-level argument is judged by the GraphQL argument it is passed to (`tool.argumentNames`): `id`
+   * names the tool's own record, `voucherId` a voucher. A nested `id` (a line's) is left alone.
+   */
+  rewrite(args: Record<string, unknown>, tool: Pick<ToolEntry, 'recordType' | 'argumentNames'>): Record<string, unknown> {
     if (this.empty) return args;
+    const typesOf = (key: string, top: boolean): readonly string[] | undefined | null => {
+      const name = top ? (tool.argumentNames?.[key] ?? key) : key;
+      if (name === 'id') return top ? (tool.recordType ? [tool.recordType] : undefined) : null;
+      return this.references.typesOf(name);
+    };
     const walk = (value: unknown, key: string, top: boolean): unknown => {
-      if (Array.isArray(value)) return value.map((v) => walk(v, key, false));
+      if (Array.isArray(value)) return value.map((v) => walk(v, key, top));
       if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, k, false)]));
       if (typeof value !== 'number') return value;
-      // the top-level `id` names the tool's record; a nested one (a line's) is not known
-      const types = key === 'id' ? (top ? (recordType ? [recordType] : undefined) : null) : this.references.typesOf(key);
+      const types = typesOf(key, top);
       return types === null ? value : this.replace(value, types);
     };
-    if (!args || typeof args !== 'object' || Array.isArray(args)) return args;
     return Object.fromEntries(Object.entries(args).map(([k, v]) => [k, walk(v, k, true)]));
   }
 
@@ -174,7 +186,7 @@ export async function runToolCall(execution: Execution, tools: ReadonlyMap<strin
   const outcome = await execution.step(async (ctx) => {
     if (!entry) throw ValidationError.field('name', `no tool '${call.function.name}'`);
     if (!entry.readOnly && !ctx.actor.scopes.has('write')) throw new InsufficientScopeError('write');
-    const args = remap.rewrite(parseArguments(call), entry.recordType) as Record<string, unknown>;
+    const args = remap.rewrite(parseArguments(call), entry);
     return entry.call(ctx, args);
   });
   const body = outcome.ok ? outcome.value : toolErrorBody(execution.ctx, outcome.error);
