@@ -29,6 +29,7 @@ import './modules/tasks/tasks.types.ts';
 import './modules/voucher-collections/voucher-collections.types.ts';
 import './modules/vouchers/vouchers.types.ts';
 import './modules/vouchers/voucher-documents.types.ts';
+import './modules/assistant/assistant.types.ts';
 
 export const schema = builder.toSchema();
 

@@ -8,3 +8,4 @@ import '../modules/reconciliations/matcher.job.ts';
 import '../modules/reports/saft/saft.job.ts';
 import '../modules/vouchers/pipeline/pipeline.job.ts';
 import '../modules/documents/documents.job.ts';
+import '../modules/assistant/assistant.job.ts';
