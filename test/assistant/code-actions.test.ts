@@ -145,6 +145,17 @@ describe.each(targets())('chat code actions (%s)', (target) => {
     expect((await storedResult(bad.id)).errors[0]).toMatchObject({ status: 400, error: expect.stringContaining('Syntax Error') });
   });
 
+  it('a message holding a codeaction and an approvecodeaction block writes its own code action at once, even one needing approval', async () => {
+    const thread = await newThread();
+    const before = await counts();
+    await say(thread, { message: `${block('codeaction', invoice())}\n${block('approvecodeaction', '')}` });
+    const all = await messages(thread);
+    expect(all).toHaveLength(2);
+    expect(all[1]).toMatchObject({ action_mode: 'write', action_error: false, action_items: [{ type: 'Document', needs_approval: false }] });
+    expect(await app.db.prisma.document.findUniqueOrThrow({ where: { id: all[1].action_items[0].id } })).toMatchObject({ isDraft: false });
+    expect(await counts()).toEqual({ ...before, documents: before.documents + 1, entries: before.entries + 1 });
+  });
+
   it('approvecodeaction without any codeaction in the thread answers with an error result', async () => {
     const thread = await newThread();
     await say(thread, { message: block('approvecodeaction', '') });

@@ -154,7 +154,8 @@ export async function runCodeAction(ctx: RequestContext, schema: GraphQLSchema, 
 /** A published message with an approvecodeaction block: write the thread's last codeaction block as the approver. */
 export async function approveCodeAction(ctx: RequestContext, schema: GraphQLSchema, thread: ChatThread, message: ChatMessage): Promise<void> {
   const candidates = await ctx.db.chatMessage.findMany({
-    where: { threadId: thread.id, isDraft: false, id: { lt: message.id }, message: { contains: '```' } },
+    // this message's own codeaction block counts: "run this, approved" writes it without a preview
+    where: { threadId: thread.id, isDraft: false, id: { lte: message.id }, message: { contains: '```' } },
     orderBy: { id: 'desc' },
     select: { id: true, message: true },
     take: 200,
