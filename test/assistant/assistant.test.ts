@@ -76,6 +76,24 @@ describe.each(targets())('chat assistant with a scripted model (%s)', (target) =
     // an automatic write approved the preview itself: a user cannot approve it again
     const again = await say(thread, { approves_message_id: preview.id });
     expect(again.status).toBe(400);
+
+    // the same shapes over GraphQL (ChatToolCall, ChatToolResult, ChatToolPreview)
+    const gql = await app.gql(
+      t.user.token,
+      `query($id: Int!) { chatMessages(threadId: $id) { nodes { id toolMode approvesMessageId approvedByMessageId
+         toolCalls { id type function { name arguments } } toolResults { toolCallId name isError } previews { toolCallId type id operation needApproval reasons } } } }`,
+      { id: thread },
+    );
+    expect(gql.errors).toBeUndefined();
+    const [, p, w] = gql.data.chatMessages.nodes.sort((a: any, b: any) => a.id - b.id);
+    expect(p).toMatchObject({
+      toolMode: 'PREVIEW',
+      approvedByMessageId: write.id,
+      toolCalls: [{ id: 'call_p1', type: 'function', function: { name: 'create_project' } }],
+      toolResults: [{ toolCallId: 'call_p1', name: 'create_project', isError: false }],
+      previews: [{ toolCallId: 'call_p1', type: 'Project', id: previewProject.id, operation: 'createProject', needApproval: false, reasons: [] }],
+    });
+    expect(w).toMatchObject({ toolMode: 'WRITE', approvesMessageId: preview.id, previews: [{ id: written[0].id, needApproval: false }] });
   });
 
   it('the model gets the MCP tools (names, descriptions, input schemas as tools/list on /mcp, the chat’s own left out), the thread as its conversation and the API key', async () => {
