@@ -1,3 +1,4 @@
+import { isSystem } from '../../shared/tenancy.ts';
 import { onMessagePublished } from '../chat/message-events.ts';
 import { codeBlocksOfKind } from '../chat/code-blocks.ts';
 import { approveCodeAction, runCodeAction } from './code-actions.ts';

@@ -112,27 +112,33 @@ export async function runInMode<T>(ctx: RequestContext, schema: GraphQLSchema, m
 /** The recorder of the execution a context belongs to (the context object given to GraphQL's execute). */
 const recorders = new WeakMap<object, Recorder>();
 
-interface Models {
-  /** GraphQL object type → Prisma model (plugin-prisma's extension) */
+/** The GraphQL object types of the Prisma models (plugin-prisma's extension), and the models with drafts. */
+export interface Models {
+  /** GraphQL object type → Prisma model */
   modelOf(type: string): string | undefined;
+  /** Prisma model → its GraphQL object types */
+  typesOf(model: string): readonly string[];
   /** models with an isDraft field */
   draftable: ReadonlySet<string>;
 }
 
 const modelsBySchema = new WeakMap<GraphQLSchema, Models>();
-function datamodel(schema: GraphQLSchema): Models {
+export function datamodel(schema: GraphQLSchema): Models {
   const known = modelsBySchema.get(schema);
   if (known) return known;
   const byType = new Map<string, string>();
+  const byModel = new Map<string, string[]>();
   for (const type of Object.values(schema.getTypeMap())) {
     const model = isObjectType(type) ? (type.extensions as { pothosPrismaModel?: string }).pothosPrismaModel : undefined;
-    if (model) byType.set(type.name, model);
+    if (!model) continue;
+    byType.set(type.name, model);
+    byModel.set(model, [...(byModel.get(model) ?? []), type.name]);
   }
   const draftable = new Set<string>();
   for (const [name, model] of Object.entries(getDatamodel().datamodel.models)) {
     if (model.fields.some((f) => f.name === 'isDraft' && f.type === 'Boolean')) draftable.add(name);
   }
-  const models: Models = { modelOf: (type) => byType.get(type), draftable };
+  const models: Models = { modelOf: (type) => byType.get(type), typesOf: (model) => byModel.get(model) ?? [], draftable };
   modelsBySchema.set(schema, models);
   return models;
 }

@@ -1,10 +1,10 @@
-import { isObjectType, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { getDatamodel } from '../../generated/pothos-types.ts';
 import { InsufficientScopeError, ValidationError } from '../../shared/errors.ts';
 import { toCamel } from '../../shared/naming.ts';
 import type { Toolbox, ToolEntry } from '../../../rest-adapter/tools.ts';
 import { toolErrorBody } from '../../../rest-adapter/tools.ts';
-import type { ApprovalReason, Change, Execution } from './preview-execution.ts';
+import { datamodel, type ApprovalReason, type Change, type Execution } from './preview-execution.ts';
 
 /**
  * The element shapes of a tool-calling chat message's tool_calls, tool_results and previews (spec
@@ -135,18 +135,14 @@ const referencesBySchema = new WeakMap<GraphQLSchema, ReferenceTypes>();
 export function referenceTypes(schema: GraphQLSchema): ReferenceTypes {
   const known = referencesBySchema.get(schema);
   if (known) return known;
-  const typesOfModel = new Map<string, string[]>();
-  for (const type of Object.values(schema.getTypeMap())) {
-    const model = isObjectType(type) ? (type.extensions as { pothosPrismaModel?: string }).pothosPrismaModel : undefined;
-    if (model) typesOfModel.set(model, [...(typesOfModel.get(model) ?? []), type.name]);
-  }
+  const models = datamodel(schema);
   // scalar foreign key (camelCase) → the GraphQL types of the models it points at
   const byField = new Map<string, Set<string>>();
   for (const model of Object.values(getDatamodel().datamodel.models)) {
     for (const field of model.fields) {
       for (const from of field.relationFromFields ?? []) {
         const set = byField.get(from) ?? new Set<string>();
-        for (const t of typesOfModel.get(field.type) ?? [field.type]) set.add(t);
+        for (const t of models.typesOf(field.type).length ? models.typesOf(field.type) : [field.type]) set.add(t);
         byField.set(from, set);
       }
     }
