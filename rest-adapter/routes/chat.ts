@@ -8,15 +8,22 @@ import { defineOperations } from '../operation.ts';
 const USER_FIELDS = /* GraphQL */ `
   fragment ChatUserFields on User { id first_name: firstName last_name: lastName email }`;
 
-const PARTICIPANT_FIELDS = /* GraphQL */ `
-  fragment ChatParticipantFields on ChatParticipant {
+/** A participant's own fields (the participants route and a thread's `participants` add the user by their own `with`). */
+const PARTICIPANT_SCALAR_FIELDS = /* GraphQL */ `
+  fragment ChatParticipantScalarFields on ChatParticipant {
     id
     thread_id: threadId
     user_id: userId
     created_by_id: createdById
     created_at: createdAt
+  }`;
+
+const PARTICIPANT_FIELDS = /* GraphQL */ `
+  fragment ChatParticipantFields on ChatParticipant {
+    ...ChatParticipantScalarFields
     user @include(if: $with_user) { ...ChatUserFields }
   }
+  ${PARTICIPANT_SCALAR_FIELDS}
   ${USER_FIELDS}`;
 
 const THREAD_FIELDS = /* GraphQL */ `
@@ -34,14 +41,11 @@ const THREAD_FIELDS = /* GraphQL */ `
     is_completed: isCompleted
     is_archived: isArchived
     participants @include(if: $with_participants) {
-      id
-      thread_id: threadId
-      user_id: userId
-      created_by_id: createdById
-      created_at: createdAt
+      ...ChatParticipantScalarFields
       user @include(if: $with_participants_user) { ...ChatUserFields }
     }
   }
+  ${PARTICIPANT_SCALAR_FIELDS}
   ${USER_FIELDS}`;
 
 const MESSAGE_FIELDS = /* GraphQL */ `

@@ -160,6 +160,11 @@ describe.each(targets())('chat REST (%s)', (target) => {
     it('GET /chat/threads/{id}: 200; 403 for another account\'s thread; 404 for none', async () => {
       const mine = await thread();
       expect((await getThread(mine.id)).body).toEqual(mine);
+      const withPeople = await getThread(mine.id, t.user.token, '?with=participants.user');
+      expect(withPeople.body.participants).toEqual([
+        { id: expect.any(Number), thread_id: mine.id, user_id: t.user.id, created_by_id: t.user.id, created_at: expect.any(String), user: { id: t.user.id, first_name: 'Test', last_name: 'User', email: t.user.email } },
+      ]);
+      expect((await getThread(mine.id, t.user.token, '?with=participants')).body.participants[0]).not.toHaveProperty('user');
       const theirs = await thread(other);
       expect(await getThread(theirs.id)).toMatchObject({ status: 403, body: { error: expect.any(String), status: 403 } });
       expect(await getThread(2147483647)).toMatchObject({ status: 404, body: { error: expect.stringContaining('not found'), status: 404 } });

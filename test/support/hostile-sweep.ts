@@ -227,8 +227,17 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     });
     const voucherCollection = await prisma.voucherCollection.create({ data: { clientAccountId, name: 'Sweep' } });
     const voucher = await voucherFactory(app).voucher(t, { bytes: await pdfBytes(3), data: { collectionId: voucherCollection.id } });
+    const chatThread = await prisma.chatThread.create({ data: { clientAccountId, subject: 'Sweep', createdById: t.user.id } });
+    const chatMessage = await prisma.chatMessage.create({ data: { threadId: chatThread.id, message: 'Sweep', fromUserId: t.user.id, createdById: t.user.id } });
+    const taskThread = await prisma.chatThread.create({ data: { clientAccountId, subject: 'Sweep task' } });
+    const task = await prisma.task.create({ data: { clientAccountId, title: 'Sweep', threadId: taskThread.id } });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
+      task: task.id,
+      chatThread: chatThread.id,
+      thread: chatThread.id,
+      chatMessage: chatMessage.id,
+      message: chatMessage.id,
       voucher: voucher.id,
       voucherCollection: voucherCollection.id,
       user: t.user.id,

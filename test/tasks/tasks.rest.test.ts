@@ -1,0 +1,257 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import type { Tenant } from '../support/seed.ts';
+
+// spec 002 "Task": id, title, description, status, task_type, completed_at (read-only),
+// completion_summary, client_account_id, assigned_to_id, provider_client_account_id, parent_task_id,
+// relation_type, relation_id, thread_id (read-only chat thread), created_at, updated_at,
+// created_by_id, updated_by_id. Relations: subtasks, parent_task. "Tasks": GET (client_account_id
+// required …), POST (title, client_account_id required; 201), GET/PUT/DELETE /tasks/{id} (DELETE
+// "Deletes task and its chat channel; 204"). "Each task gets a chat thread automatically. Errors 400, 403, 404."
+describe.each(targets())('tasks REST (%s)', (target) => {
+  let app: TestApp;
+  let t: Tenant;
+  let other: Tenant;
+
+  beforeAll(async () => {
+    app = await startTestApp(target);
+    [t, other] = [await app.seed.tenant(), await app.seed.tenant()];
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const create = (body: unknown, token = t.user.token) => app.http('POST', '/api/v2/tasks', { token, body });
+  const update = (id: number, body: unknown, token = t.user.token) => app.http('PUT', `/api/v2/tasks/${id}`, { token, body });
+  const get = (id: number, qs = '', token = t.user.token) => app.http('GET', `/api/v2/tasks/${id}${qs}`, { token });
+  const remove = (id: number, token = t.user.token) => app.http('DELETE', `/api/v2/tasks/${id}`, { token });
+  const list = (qs: string, token = t.user.token) => app.http('GET', `/api/v2/tasks?${qs}`, { token });
+
+  async function task(body: Record<string, unknown> = {}, tenant = t): Promise<any> {
+    const res = await create({ client_account_id: tenant.account.id, title: `Oppgave ${Math.random()}`, ...body }, tenant.user.token);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body;
+  }
+
+  it('POST: 201 with every field; status OPEN and task_type GENERAL by default; created_by_id and updated_by_id are the caller', async () => {
+    const res = await create({ client_account_id: t.account.id, title: 'Avstem bank for mars' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      title: 'Avstem bank for mars',
+      description: null,
+      status: 'OPEN',
+      task_type: 'GENERAL',
+      completed_at: null,
+      completion_summary: null,
+      client_account_id: t.account.id,
+      assigned_to_id: null,
+      provider_client_account_id: null,
+      parent_task_id: null,
+      relation_type: null,
+      relation_id: null,
+      thread_id: expect.any(Number),
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      created_by_id: t.user.id,
+      updated_by_id: t.user.id,
+    });
+  });
+
+  it('"Each task gets a chat thread automatically": about the task, with its title as subject; the creator and the assignee take part', async () => {
+    const assignee = await app.seed.user();
+    await app.seed.grantRole({ userId: assignee.id, clientAccountId: t.account.id, role: 'EM' });
+    const made = await task({ title: 'Lønnskjøring', assigned_to_id: assignee.id, task_type: 'PAYROLL' });
+    const thread = await app.http('GET', `/api/v2/chat/threads/${made.thread_id}`, { token: t.user.token });
+    expect(thread.body).toMatchObject({ id: made.thread_id, client_account_id: t.account.id, subject: 'Lønnskjøring', relation_type: 'task', relation_id: made.id, created_by_id: t.user.id });
+    const people = await app.http('GET', `/api/v2/chat/threads/${made.thread_id}/participants`, { token: t.user.token });
+    expect(people.body.map((p: any) => p.user_id)).toEqual([t.user.id, assignee.id]);
+    // the assignee can talk in it
+    expect((await app.http('POST', `/api/v2/chat/threads/${made.thread_id}/messages`, { token: assignee.token, body: { message: 'Jeg tar den' } })).status).toBe(201);
+    // GET /chat/threads finds a task's thread by relation
+    const found = await app.http('GET', `/api/v2/chat/threads?client_account_id=${t.account.id}&relation_type=task&relation_id=${made.id}`, { token: t.user.token });
+    expect(found.body.data.map((x: any) => x.id)).toEqual([made.thread_id]);
+  });
+
+  it('DELETE: 204 "Deletes task and its chat channel" — with its subtasks and theirs, their threads, messages and participants', async () => {
+    const parent = await task();
+    const child = await task({ parent_task_id: parent.id });
+    const grandchild = await task({ parent_task_id: child.id });
+    const sibling = await task();
+    await app.http('POST', `/api/v2/chat/threads/${child.thread_id}/messages`, { token: t.user.token, body: { message: 'hei' } });
+    const res = await remove(parent.id);
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    expect(await app.db.prisma.task.count({ where: { id: { in: [parent.id, child.id, grandchild.id] } } })).toBe(0);
+    expect(await app.db.prisma.chatThread.count({ where: { id: { in: [parent.thread_id, child.thread_id, grandchild.thread_id] } } })).toBe(0);
+    expect(await app.db.prisma.chatMessage.count({ where: { threadId: child.thread_id } })).toBe(0);
+    expect(await app.db.prisma.chatParticipant.count({ where: { threadId: parent.thread_id } })).toBe(0);
+    expect((await get(parent.id)).status).toBe(404);
+    expect((await app.http('GET', `/api/v2/chat/threads/${parent.thread_id}`, { token: t.user.token })).status).toBe(404);
+    expect((await get(sibling.id)).status).toBe(200);
+    expect((await app.http('GET', `/api/v2/chat/threads/${sibling.thread_id}`, { token: t.user.token })).status).toBe(200);
+  });
+
+  it('DELETE: 404 for none, 403 for another account\'s task, 403 for a read-only token', async () => {
+    expect(await remove(2147483647)).toMatchObject({ status: 404, body: { error: expect.stringContaining('not found'), status: 404 } });
+    const theirs = await task({}, other);
+    expect(await remove(theirs.id)).toMatchObject({ status: 403, body: { status: 403 } });
+    expect((await remove((await task()).id, t.user.readToken)).status).toBe(403);
+    expect((await get(theirs.id, '', other.user.token)).status).toBe(200);
+  });
+
+  it.each<[string, Record<string, unknown>, RegExp]>([
+    ['title missing', { title: undefined }, /title/],
+    ['an empty title', { title: '  ' }, /title: must not be empty/],
+    ['a title over 250 characters', { title: 'x'.repeat(251) }, /title: must be at most 250 characters/],
+    ['a description over 5000 characters', { description: 'x'.repeat(5001) }, /description/],
+    ['an unknown status', { status: 'DONE' }, /status/],
+    ['an unknown task_type', { task_type: 'CHORE' }, /task_type/],
+    ['relation_id without relation_type', { relation_id: 3 }, /relation_type: is required with relation_id/],
+    ['a relation to a voucher the account does not have', { relation_type: 'voucher', relation_id: 2147483647 }, /relation_id: voucher 2147483647 does not exist in client account/],
+    ['a parent task that does not exist', { parent_task_id: 2147483647 }, /parent_task_id: task 2147483647 does not exist in client account/],
+    ['an assignee who does not exist', { assigned_to_id: 2147483647 }, /assigned_to_id: user 2147483647 does not exist or has no access to client account/],
+    ['an unknown field', { priority: 1 }, /priority: is not a known field/],
+  ])('POST: %s is 400', async (_rule, body, message) => {
+    const res = await create({ client_account_id: t.account.id, title: 'x', ...body });
+    expect(res).toMatchObject({ status: 400, body: { error: expect.stringMatching(message), status: 400 } });
+  });
+
+  it('POST: the assignee must have access to the account, the parent be a task of the same account, the provider serve it (400)', async () => {
+    const theirTask = await task({}, other);
+    const stranger = await app.seed.tenant({ industryCode: '69.201' });
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ assigned_to_id: other.user.id }, new RegExp(`assigned_to_id: user ${other.user.id} does not exist or has no access to client account ${t.account.id}`)],
+      [{ parent_task_id: theirTask.id }, new RegExp(`parent_task_id: task ${theirTask.id} does not exist in client account ${t.account.id}`)],
+      [{ provider_client_account_id: stranger.account.id }, /provider_client_account_id: client account \d+ is not a provider account serving/],
+    ];
+    for (const [body, message] of cases) {
+      expect(await create({ client_account_id: t.account.id, title: 'x', ...body }), JSON.stringify(body)).toMatchObject({ status: 400, body: { error: expect.stringMatching(message), status: 400 } });
+    }
+  });
+
+  it('POST: 403 for another client account (and a missing client_account_id is 400)', async () => {
+    expect(await create({ client_account_id: other.account.id, title: 'x' })).toMatchObject({ status: 403, body: { status: 403 } });
+    expect(await create({ title: 'x' })).toMatchObject({ status: 400, body: { error: expect.stringContaining('client_account_id') } });
+  });
+
+  it('a provider serving the account: accepted, and its thread is the provider\'s too; changing it moves the thread\'s provider', async () => {
+    const client = await app.seed.tenant();
+    const provider = await app.seed.tenant({ industryCode: '69.201' });
+    await app.seed.linkProvider(provider.account.id, client.account.id);
+    const made = await task({ provider_client_account_id: provider.account.id, task_type: 'YEAR_END' }, client);
+    expect(made.provider_client_account_id).toBe(provider.account.id);
+    expect((await app.db.prisma.chatThread.findUniqueOrThrow({ where: { id: made.thread_id } })).providerClientAccountId).toBe(provider.account.id);
+    // the firm's own user (no AA/BK role) may use the thread through the provider account
+    const res = await app.http('GET', `/api/v2/chat/threads/${made.thread_id}`, { token: provider.user.token });
+    expect(res.status).toBe(200);
+    const cleared = await update(made.id, { provider_client_account_id: null }, client.user.token);
+    expect(cleared.body.provider_client_account_id).toBeNull();
+    expect((await app.db.prisma.chatThread.findUniqueOrThrow({ where: { id: made.thread_id } })).providerClientAccountId).toBeNull();
+    expect((await app.http('GET', `/api/v2/chat/threads/${made.thread_id}`, { token: provider.user.token })).status).toBe(403);
+  });
+
+  it('completed_at: set when status becomes COMPLETED, kept while it stays, cleared when reopened', async () => {
+    const made = await task();
+    const done = await update(made.id, { status: 'COMPLETED', completion_summary: 'Avstemt' });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body).toMatchObject({ status: 'COMPLETED', completion_summary: 'Avstemt', completed_at: expect.any(String) });
+    const again = await update(made.id, { status: 'COMPLETED', title: 'Nytt navn' });
+    expect(again.body.completed_at).toBe(done.body.completed_at);
+    const reopened = await update(made.id, { status: 'IN_PROGRESS' });
+    expect(reopened.body).toMatchObject({ status: 'IN_PROGRESS', completed_at: null });
+    expect((await task({ status: 'COMPLETED' })).completed_at).toEqual(expect.any(String));
+    expect((await task({ status: 'CANCELLED' })).completed_at).toBeNull();
+  });
+
+  it('PUT: only the fields sent change; updated_by_id is the caller; client_account_id may be sent back, not changed; read-only fields echoed back are ignored', async () => {
+    const made = await task({ description: 'Første', task_type: 'VAT_REPORT' });
+    const editor = await app.seed.user();
+    await app.seed.grantRole({ userId: editor.id, clientAccountId: t.account.id, role: 'CA' });
+    const res = await update(made.id, { ...made, description: '', assigned_to_id: editor.id }, editor.token);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ id: made.id, title: made.title, description: null, task_type: 'VAT_REPORT', assigned_to_id: editor.id, created_by_id: t.user.id, updated_by_id: editor.id, thread_id: made.thread_id });
+    expect(await update(made.id, { client_account_id: other.account.id })).toMatchObject({ status: 400, body: { error: expect.stringContaining('client_account_id: cannot be changed') } });
+    expect(await update(made.id, { title: null })).toMatchObject({ status: 400, body: { error: expect.stringContaining('title: is required') } });
+    const unassigned = await update(made.id, { assigned_to_id: null });
+    expect(unassigned.body.assigned_to_id).toBeNull();
+    // the new assignee joined the thread
+    expect((await app.db.prisma.chatParticipant.findMany({ where: { threadId: made.thread_id } })).map((p) => p.userId)).toContain(editor.id);
+  });
+
+  it('PUT: the thread\'s subject follows the title while it still is the old title', async () => {
+    const made = await task({ title: 'Gammel' });
+    await update(made.id, { title: 'Ny' });
+    expect((await app.db.prisma.chatThread.findUniqueOrThrow({ where: { id: made.thread_id } })).subject).toBe('Ny');
+    await app.http('PATCH', `/api/v2/chat/threads/${made.thread_id}`, { token: t.user.token, body: { subject: 'Egen tråd' } });
+    await update(made.id, { title: 'Nyere' });
+    expect((await app.db.prisma.chatThread.findUniqueOrThrow({ where: { id: made.thread_id } })).subject).toBe('Egen tråd');
+  });
+
+  it('PUT: a parent may be neither the task itself nor one of its subtasks (400); null makes it top-level; relation_id alone keeps the type', async () => {
+    const top = await task();
+    const child = await task({ parent_task_id: top.id });
+    const grandchild = await task({ parent_task_id: child.id });
+    expect(await update(top.id, { parent_task_id: top.id })).toMatchObject({ status: 400, body: { error: expect.stringContaining('parent_task_id: a task cannot be its own parent') } });
+    expect(await update(top.id, { parent_task_id: grandchild.id })).toMatchObject({ status: 400, body: { error: expect.stringContaining(`task ${grandchild.id} is a subtask of task ${top.id}`) } });
+    expect((await update(grandchild.id, { parent_task_id: null })).body.parent_task_id).toBeNull();
+    const partner = await app.db.prisma.businessPartner.create({ data: { clientAccountId: t.account.id, name: 'P AS', isCustomer: true } });
+    const partner2 = await app.db.prisma.businessPartner.create({ data: { clientAccountId: t.account.id, name: 'Q AS', isCustomer: true } });
+    const about = await task({ relation_type: 'businesspartner', relation_id: partner.id });
+    expect((await update(about.id, { relation_id: partner2.id })).body).toMatchObject({ relation_type: 'businesspartner', relation_id: partner2.id });
+    expect(await update(about.id, { relation_type: null })).toMatchObject({ status: 400, body: { error: expect.stringContaining('relation_type: is required with relation_id') } });
+    expect(await update(about.id, { relation_id: 2147483647 })).toMatchObject({ status: 400, body: { error: expect.stringContaining('relation_id: business partner 2147483647 does not exist') } });
+  });
+
+  it('PUT: 404 for none, 403 for another account\'s task', async () => {
+    expect((await update(2147483647, { title: 'x' })).status).toBe(404);
+    expect((await update((await task({}, other)).id, { title: 'x' })).status).toBe(403);
+  });
+
+  it('GET /tasks/{id}: with=subtasks,parent_task; 403; 404', async () => {
+    const parent = await task({ title: 'Forelder' });
+    const a = await task({ parent_task_id: parent.id, title: 'A' });
+    const b = await task({ parent_task_id: parent.id, title: 'B' });
+    const res = await get(parent.id, '?with=subtasks,parent_task');
+    expect(res.status).toBe(200);
+    expect(res.body.subtasks.map((s: any) => s.id)).toEqual([a.id, b.id]);
+    expect(res.body.parent_task).toBeNull();
+    expect((await get(a.id, '?with=parent_task')).body.parent_task).toMatchObject({ id: parent.id, title: 'Forelder' });
+    expect((await get(a.id)).body).not.toHaveProperty('subtasks');
+    expect((await get((await task({}, other)).id)).status).toBe(403);
+    expect((await get(2147483647)).status).toBe(404);
+    expect((await get(parent.id, '?with=owner')).status).toBe(400);
+  });
+
+  it('GET /tasks: client_account_id required (400), another account 403; the page envelope, newest first', async () => {
+    expect(await list('')).toMatchObject({ status: 400, body: { error: expect.stringContaining('client_account_id'), status: 400 } });
+    expect((await list(`client_account_id=${other.account.id}`)).status).toBe(403);
+    const tenant = await app.seed.tenant();
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await task({ title: `T${i}` }, tenant)).id);
+    const res = await list(`client_account_id=${tenant.account.id}&per_page=2`, tenant.user.token);
+    expect(res.status).toBe(200);
+    expect(res.body.meta).toEqual({ page: 1, pages: 2, per_page: 2, records: 3 });
+    expect(res.body.data.map((x: any) => x.id)).toEqual([ids[2], ids[1]]);
+    expect((await list(`client_account_id=${tenant.account.id}&order_by=title`, tenant.user.token)).body.data.map((x: any) => x.title)).toEqual(['T0', 'T1', 'T2']);
+  });
+
+  it('GET /tasks filters: assigned_to_id (null: unassigned), parent_task_id=null for top level, status, task_type, relation_type, relation_id', async () => {
+    const tenant = await app.seed.tenant();
+    const mk = (body: Record<string, unknown>) => task(body, tenant);
+    const partner = await app.db.prisma.businessPartner.create({ data: { clientAccountId: tenant.account.id, name: 'R AS', isCustomer: true } });
+    const top = await mk({ assigned_to_id: tenant.user.id, task_type: 'VAT_REPORT' });
+    const sub = await mk({ parent_task_id: top.id, status: 'COMPLETED' });
+    const about = await mk({ relation_type: 'businesspartner', relation_id: partner.id, status: 'IN_PROGRESS' });
+    const ids = async (qs: string) => (await list(`client_account_id=${tenant.account.id}&${qs}`, tenant.user.token)).body.data.map((x: any) => x.id).sort((a: number, b: number) => a - b);
+    expect(await ids(`assigned_to_id=${tenant.user.id}`)).toEqual([top.id]);
+    expect(await ids('assigned_to_id=null')).toEqual([sub.id, about.id]);
+    expect(await ids('parent_task_id=null')).toEqual([top.id, about.id]);
+    expect(await ids(`parent_task_id=${top.id}`)).toEqual([sub.id]);
+    expect(await ids('status=COMPLETED,IN_PROGRESS')).toEqual([sub.id, about.id]);
+    expect(await ids('task_type=vat_report')).toEqual([top.id]);
+    expect(await ids(`relation_type=businesspartner&relation_id=${partner.id}`)).toEqual([about.id]);
+    expect((await list(`client_account_id=${tenant.account.id}&status=DONE`, tenant.user.token)).status).toBe(400);
+    expect((await list(`client_account_id=${tenant.account.id}&with=subtasks`, tenant.user.token)).body.data.find((x: any) => x.id === top.id).subtasks.map((s: any) => s.id)).toEqual([sub.id]);
+  });
+});
