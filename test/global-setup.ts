@@ -7,6 +7,7 @@ import { applyMigrations } from '../src/db/migrate.ts';
 import { ensureReferenceData } from '../src/db/reference-data.ts';
 import { migrateJobs } from '../src/jobs/runner.ts';
 import { createLogger } from '../src/shared/logger.ts';
+import { bundleStale } from '../src/bundle.mjs';
 import { createScratchDatabase } from './support/scratch-database.ts';
 
 declare module 'vitest' {
@@ -24,6 +25,9 @@ declare module 'vitest' {
  * drop it afterwards. Tests give every case its own tenant, so nothing needs cleaning in between.
  */
 export default async function setup(project: TestProject) {
+  // the admin CLI test runs `node src/start.mjs admin|server` as a user does: bring dist/ up to date
+  // once here, not inside many concurrent CLI runs
+  await bundleStale();
   const dir = mkdtempSync(join(tmpdir(), 'regnskap-test-'));
   const mem = await openDatabase({ memory: true });
   await applyMigrations(mem.adapterFactory);

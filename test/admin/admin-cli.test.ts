@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { baseEnv, cli, cwd, json, SLOW, TSX, type CliResult } from '../support/cli.ts';
+import { baseEnv, cli, cwd, json, SLOW, START, type CliResult } from '../support/cli.ts';
 import { freePort } from '../support/free-port.ts';
 import pg from 'pg';
 
@@ -40,8 +40,8 @@ let serverReady: Promise<void>;
 beforeAll(() => {
   serverReady = (async () => {
     const port = await freePort();
-    // detached: its own process group, so afterAll stops tsx and the node process it starts
-    const child = spawn(TSX, ['src/server.ts'], {
+    // detached: its own process group, so afterAll stops it and anything it starts
+    const child = spawn(START[0], [START[1]], {
       cwd,
       env: { ...baseEnv(), DATA_DIR: serverDataDir, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],

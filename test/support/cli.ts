@@ -3,11 +3,13 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 
 /**
- * The real admin CLI (`npm run --silent admin -- ...` runs `tsx src/admin/cli.ts`), as a user runs
- * it: one JSON object on stdout and exit 0, or a message on stderr and exit 2 (usage) / 1 (others).
+ * The real admin CLI (`npm run --silent admin -- ...` runs `node src/start.mjs admin ...`, the bundle
+ * dist/admin.mjs, which test/global-setup.ts brings up to date), as a user runs it: one JSON object on
+ * stdout and exit 0, or a message on stderr and exit 2 (usage) / 1 (others).
  */
 export const cwd = process.cwd();
-export const TSX = join(cwd, 'node_modules/.bin/tsx');
+/** `node src/start.mjs [admin]`: what npm start and npm run admin run */
+export const START = [process.execPath, join(cwd, 'src/start.mjs')] as const;
 
 export interface CliResult {
   code: number | null;
@@ -20,7 +22,7 @@ export const baseEnv = (): NodeJS.ProcessEnv => ({ ...process.env, DATABASE_URL:
 
 export function cli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['src/admin/cli.ts', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(START[0], [START[1], 'admin', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
