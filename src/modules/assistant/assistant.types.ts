@@ -1,14 +1,11 @@
 import { builder } from '../../builder.ts';
-import type { ActionItem } from './code-actions.ts';
-import type { ApprovalReason } from './preview-execution.ts';
-import type { ToolCall, ToolPreview, ToolResult } from './tool-calls.ts';
+import { APPROVAL_REASONS, type ActionItem, type ApprovalReason, type ToolCall, type ToolPreview, type ToolResult } from './shapes.ts';
 // published chat messages set off code actions, approvals and the assistant (registered once, with the schema)
 import './chat-listener.ts';
 
 /**
- * The element shapes of a chat message's tool_calls, tool_results, previews and action_items (spec
- * 002 "Message": "not shown"; defined in tool-calls.ts and code-actions.ts, close to OpenAI's
- * chat-completions shapes). The messages store them as JSON with these snake_case keys.
+ * The element shapes of a chat message's tool_calls, tool_results, previews and action_items
+ * (shapes.ts) as GraphQL types. The messages store them as JSON with snake_case keys.
  */
 
 export const ChatApprovalReasonEnum = builder.enumType('ChatApprovalReason', {
@@ -18,6 +15,7 @@ export const ChatApprovalReasonEnum = builder.enumType('ChatApprovalReason', {
     final: { description: 'it leaves a record posted, finalized or committed (a record with is_draft that is no draft afterwards)' },
     external: { description: 'it sends something out of the system (mail, a document to its recipient)' },
   } satisfies Record<ApprovalReason, unknown>,
+  // (APPROVAL_REASONS lists the same values for the stored JSON)
 });
 
 const ChatToolCallFunction = builder.objectRef<ToolCall['function']>('ChatToolCallFunction').implement({

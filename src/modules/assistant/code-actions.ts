@@ -5,6 +5,7 @@ import { toolbox, toolErrorBody } from '../../../rest-adapter/tools.ts';
 import { codeBlocksOfKind } from '../chat/code-blocks.ts';
 import { postMessage } from '../chat/chat.service.ts';
 import { runInMode, type Change, type Execution } from './preview-execution.ts';
+import type { ActionItem } from './shapes.ts';
 
 /**
  * Code actions (spec 002 "Chat": code blocks in message text). A ```codeaction block holds one
@@ -63,11 +64,6 @@ function toolFor(request: CodeActionRequest): 'graphql_query' | 'graphql_mutatio
   }
 }
 
-export type ActionItem = {
-  type: string;
-  needs_approval: boolean;
-  id: number | null;
-};
 
 const actionItem = (change: Change, mode: 'preview' | 'write'): ActionItem => ({ type: change.type, needs_approval: mode === 'preview' && change.needsApproval, id: change.id });
 

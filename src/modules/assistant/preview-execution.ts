@@ -4,6 +4,7 @@ import { getDatamodel } from '../../generated/pothos-types.ts';
 import { observeEnqueues, type JobDefinition } from '../../jobs/jobs.ts';
 import { createRequestContext, inTransaction, isTransaction, type RequestContext } from '../../shared/context.ts';
 import { destructiveMutationField } from '../../../rest-adapter/tools.ts';
+import type { ApprovalReason } from './shapes.ts';
 
 /**
  * Preview execution: runs GraphQL operations and tool calls (code actions, the chat assistant's tool
@@ -36,7 +37,7 @@ import { destructiveMutationField } from '../../../rest-adapter/tools.ts';
 export type ExecutionMode = 'PREVIEW' | 'WRITE';
 
 /** Why a change needs approval (see the module comment). */
-export type ApprovalReason = 'destructive' | 'final' | 'external';
+export type { ApprovalReason } from './shapes.ts';
 
 /** One change an execution made or would make: a preview object. */
 export interface Change {

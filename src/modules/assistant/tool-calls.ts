@@ -4,7 +4,10 @@ import { InsufficientScopeError, ValidationError } from '../../shared/errors.ts'
 import { toCamel } from '../../shared/naming.ts';
 import type { Toolbox, ToolEntry } from '../../../rest-adapter/tools.ts';
 import { toolErrorBody } from '../../../rest-adapter/tools.ts';
-import { datamodel, type ApprovalReason, type Change, type Execution } from './preview-execution.ts';
+import { datamodel, type Change, type Execution } from './preview-execution.ts';
+import type { ToolCall, ToolPreview, ToolResult } from './shapes.ts';
+
+export type { ToolCall, ToolPreview, ToolResult } from './shapes.ts';
 
 /**
  * The element shapes of a tool-calling chat message's tool_calls, tool_results and previews (spec
@@ -16,35 +19,6 @@ import { datamodel, type ApprovalReason, type Change, type Execution } from './p
 export const MAX_TOOL_CALLS = 20;
 /** The changes a message's previews or action items are assumed to list, for the cost of a query that selects them. */
 export const ASSUMED_CHANGES = 40;
-
-/** One call the assistant made: OpenAI's `tool_calls` element (arguments as the JSON text the model wrote). */
-export interface ToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
-
-/** What one call answered: OpenAI's `tool` message (content: the REST body as JSON text, as the model saw it) plus the tool's name and whether it failed. */
-export interface ToolResult {
-  tool_call_id: string;
-  name: string;
-  is_error: boolean;
-  content: string;
-}
-
-/** One change a call makes (PREVIEW) or made (WRITE). */
-export type ToolPreview = {
-  tool_call_id: string;
-  /** GraphQL type of the record (Document, Project …) */
-  type: string;
-  id: number | null;
-  /** the mutation field behind the tool (createDocument …) */
-  operation: string;
-  /** in a PREVIEW message: whether writing it needs the user's approval; always false in a WRITE message */
-  need_approval: boolean;
-  /** why it needs approval: destructive, final, external (empty when it does not) */
-  reasons: ApprovalReason[];
-};
 
 export const toPreview = (toolCallId: string, change: Change, mode: 'PREVIEW' | 'WRITE'): ToolPreview => ({
   tool_call_id: toolCallId,
