@@ -19,8 +19,8 @@ import {
 import { HIDDEN_CONTENT } from './code-blocks.ts';
 import { hideCodeBlockContents } from './code-blocks.ts';
 import { ChatActionItemRef, ChatToolCallRef, ChatToolPreviewRef, ChatToolResultRef } from '../assistant/assistant.types.ts';
-import type { ActionItem } from '../assistant/code-actions.ts';
-import { ASSUMED_CHANGES, MAX_TOOL_CALLS, type ToolCall, type ToolPreview, type ToolResult } from '../assistant/tool-calls.ts';
+import type { ActionItem, ToolCall, ToolPreview, ToolResult } from '../assistant/shapes.ts';
+import { ASSUMED_CHANGES, MAX_TOOL_CALLS } from '../assistant/tool-calls.ts';
 
 /** Chat (spec 002 "Chat thread, message, participant"). Business rules: chat.service.ts. */
 export const ChatToolModeEnum = builder.enumType('ChatToolMode', {
