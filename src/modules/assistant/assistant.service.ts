@@ -38,8 +38,9 @@ export const mentionsAssistant = (text: string | null | undefined): boolean => !
 
 /** The messages of the thread the model reads (the newest ones). */
 const HISTORY = 40;
-/** Most characters of one tool result the model reads back (lists can be long). */
+/** Most characters of one tool result the model reads back (lists can be long); of an earlier reply's results, fewer. */
 const RESULT_CHARS = 20_000;
+const EARLIER_RESULT_CHARS = 2_000;
 
 /** Modules whose tools the assistant never gets: it speaks in the thread by replying, not by posting through a tool. */
 const EXCLUDED_MODULES: ReadonlySet<string> = new Set(['chat']);
@@ -93,7 +94,7 @@ async function conversation(ctx: RequestContext, thread: ChatThread, upTo: numbe
     if (m.toolMode === 'PREVIEW' && calls.length) {
       const results = new Map(((m.toolResults as ToolResult[] | null) ?? []).map((r) => [r.tool_call_id, r]));
       out.push({ role: 'assistant', content: null, tool_calls: calls });
-      for (const c of calls) out.push({ role: 'tool', tool_call_id: c.id, content: results.get(c.id)?.content.slice(0, RESULT_CHARS) ?? 'null' });
+      for (const c of calls) out.push({ role: 'tool', tool_call_id: c.id, content: results.get(c.id)?.content.slice(0, EARLIER_RESULT_CHARS) ?? 'null' });
     }
     if (m.message) out.push({ role: 'assistant', content: m.message });
   }
