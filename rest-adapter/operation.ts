@@ -83,6 +83,11 @@ export interface Operation {
    * any other (the tool endpoint always has a token).
    */
   public?: boolean;
+  /**
+   * The operation removes or replaces records instead of only adding or changing them (MCP
+   * `destructiveHint`; in a chat preview such a change needs approval). Default: a DELETE is.
+   */
+  destructive?: boolean;
 }
 
 /** Where operations are served: /api/v2 with a bearer token, /public/v2 without one. */
@@ -141,6 +146,9 @@ export interface Representations {
   /** other success statuses a rendering answers with a JSON body (the SAF-T ZIP's 202 {message}) */
   responses?: Readonly<Record<number, { description: string; schema: Record<string, unknown> }>>;
 }
+
+/** Whether an operation is destructive (its MCP tool's destructiveHint): as the entry says, else every DELETE. */
+export const isDestructive = (op: Pick<Operation, 'method' | 'destructive'>): boolean => op.destructive ?? op.method === 'DELETE';
 
 export const defineOperations = (operations: Operation[]): Operation[] => operations;
 

@@ -69,7 +69,19 @@ const schema = z.object({
     .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
     .refine((u) => u.includes('{token}'), 'must contain {token}, where the invitation token goes')
     .optional(),
-});
+  /** The chat assistant: base URL of an OpenAI-compatible chat-completions API (…/v1); unset: no assistant */
+  ASSISTANT_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL (the API base, e.g. http://127.0.0.1:8080/v1)' }).optional(),
+  /** the model name sent with every request (required with ASSISTANT_URL) */
+  ASSISTANT_MODEL: z.string().min(1).optional(),
+  /** bearer token for the model API, if it needs one */
+  ASSISTANT_API_KEY: z.string().min(1).optional(),
+  /** most model requests (rounds of tool calls) for one reply */
+  ASSISTANT_MAX_ROUNDS: z.coerce.number().int().min(1).max(50).default(8),
+  /** longest time one reply may take, model requests and tool calls together */
+  ASSISTANT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
+  /** comma-separated modules whose tools the assistant gets (first path segment of their REST paths, as /mcp?modules=); default all */
+  ASSISTANT_TOOL_MODULES: z.string().optional(),
+}).refine((e) => !e.ASSISTANT_URL || e.ASSISTANT_MODEL, { path: ['ASSISTANT_MODEL'], message: 'is required when ASSISTANT_URL is set' });
 
 export interface Config {
   port: number;
@@ -101,6 +113,19 @@ export interface Config {
   mailFrom: string;
   /** the invitation link with `{token}` in it (INVITATION_URL) */
   invitationUrl: string;
+  /** the chat assistant's model API; undefined: the assistant is off */
+  assistant: AssistantConfig | undefined;
+}
+
+export interface AssistantConfig {
+  /** API base; requests go to `${url}/chat/completions` */
+  url: string;
+  model: string;
+  apiKey: string | undefined;
+  maxRounds: number;
+  timeoutMs: number;
+  /** the modules whose tools it gets; undefined: all */
+  toolModules: string[] | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -137,6 +162,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailOutbox: join(e.DATA_DIR, 'outbox'),
     mailFrom: e.MAIL_FROM ?? `"Accounting API" <no-reply@${new URL(baseUrl).hostname}>`,
     invitationUrl: e.INVITATION_URL ?? `${baseUrl}/public/v2/invitations/{token}`,
+    assistant: e.ASSISTANT_URL
+      ? {
+          url: e.ASSISTANT_URL.replace(/\/+$/, ''),
+          model: e.ASSISTANT_MODEL!,
+          apiKey: e.ASSISTANT_API_KEY,
+          maxRounds: e.ASSISTANT_MAX_ROUNDS,
+          timeoutMs: e.ASSISTANT_TIMEOUT_SECONDS * 1000,
+          toolModules: e.ASSISTANT_TOOL_MODULES?.split(/[,; ]+/).filter(Boolean),
+        }
+      : undefined,
   };
 }
 

@@ -58,12 +58,12 @@ const MESSAGE_FIELDS = /* GraphQL */ `
     created_at: createdAt
     created_by_id: createdById
     updated_at: updatedAt
-    action_items: actionItems
+    action_items: actionItems { type needs_approval: needsApproval id }
     action_mode: actionMode
     action_error: actionError
-    tool_calls: toolCalls
-    tool_results: toolResults
-    previews
+    tool_calls: toolCalls { id type function { name arguments } }
+    tool_results: toolResults { tool_call_id: toolCallId name is_error: isError content }
+    previews { tool_call_id: toolCallId type id operation need_approval: needApproval reasons }
     tool_mode: toolMode
     approves_message_id: approvesMessageId
     approved_by_message_id: approvedByMessageId
@@ -87,6 +87,12 @@ const MESSAGE_FIELDS = /* GraphQL */ `
 const THREAD_WITH = { allowed: ['participants', 'participants.user'] } as const;
 const MESSAGE_WITH = { allowed: ['from_user'] } as const;
 const PARTICIPANT_WITH = { allowed: ['user'] } as const;
+
+/** What a published message sets off (src/modules/assistant/chat-listener.ts). */
+const SETS_OFF =
+  'Before this answers, a ```codeaction block (a GraphQL operation) is run in preview and written when it has no errors and nothing needs approval (deletes, postings, finalized documents, mail), ' +
+  'an ```approvecodeaction block writes the thread’s last code action, and approves_message_id writes the approved preview’s tool calls: each result is a new message of the thread (from_user_id null). ' +
+  '@assistant in the text asks the assistant: its PREVIEW reply (tool_calls, tool_results, previews) follows later, and a WRITE message at once when nothing needs approval.';
 
 /** Who may use a thread, as every chat summary says it. */
 const ACCESS = "Needs access to the thread's client account or to its provider account while that serves the client (else 403); 404 for no thread.";
@@ -164,7 +170,7 @@ export const chatOperations = defineOperations([
     summary:
       'Post a message: message (required unless approves_message_id or attachment_ids is given), is_draft (false), approves_message_id (a PREVIEW message of the thread not yet approved, else 400), ' +
       'attachment_ids (files uploaded with type CHAT_ATTACHMENT, images or PDF, by the caller for the thread’s client account, not yet attached; else 403). The caller is its sender and a participant. 201. ' +
-      `${HIDDEN} ${ACCESS}`,
+      `${HIDDEN} ${ACCESS} ${SETS_OFF}`,
     document: /* GraphQL */ `
       mutation CreateChatMessage($threadId: Int!, $input: CreateChatMessageInput!) { createChatMessage(threadId: $threadId, input: $input) { ...ChatMessageFields } }
       ${MESSAGE_FIELDS}`,

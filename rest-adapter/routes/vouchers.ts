@@ -233,6 +233,8 @@ export const voucherOperations = defineOperations([
       ${VOUCHER_FIELDS}`,
     status: 201,
     bodyNamesRecords: true,
+    // source_action ARCHIVE or DELETE removes the source vouchers
+    destructive: true,
     with: WITH,
   },
   {
@@ -245,6 +247,8 @@ export const voucherOperations = defineOperations([
       ${VOUCHER_FIELDS}`,
     status: 201,
     bodyNamesRecords: true,
+    // source_action ARCHIVE or DELETE removes the source vouchers
+    destructive: true,
     with: WITH,
   },
   {

@@ -10,3 +10,4 @@ import '../modules/vouchers/pipeline/pipeline.job.ts';
 import '../modules/documents/documents.job.ts';
 import '../modules/invitations/invitations.job.ts';
 import '../modules/notification-settings/summaries.job.ts';
+import '../modules/assistant/assistant.job.ts';

@@ -50,6 +50,11 @@ export interface JobOptions {
   concurrency?: number;
   /** cron expression (UTC): enqueue the job on this schedule, once for all processes */
   schedule?: string;
+  /**
+   * The job acts outside this database (sends mail, calls another service): what it does cannot be
+   * rolled back, so a chat preview of a change that enqueues it says the change needs approval.
+   */
+  external?: boolean;
 }
 
 export interface JobDefinition<T extends object = object> {
@@ -82,6 +87,16 @@ export type EnqueueOptions = Pick<
   'startAfter' | 'priority' | 'singletonKey' | 'singletonSeconds' | 'retryLimit' | 'retryDelay' | 'retryBackoff' | 'expireInSeconds'
 >;
 
+/** Who watches the jobs enqueued through one transaction client (a chat preview records them). */
+type EnqueueObserver = (job: JobDefinition<any>) => void;
+const observers = new WeakMap<object, EnqueueObserver>();
+
+/** Calls `observer` for every job enqueued through `db` (a transaction client) until the returned function is called. */
+export function observeEnqueues(db: Db, observer: EnqueueObserver): () => void {
+  observers.set(db, observer);
+  return () => observers.delete(db);
+}
+
 /** Builds pg-boss's INSERT; never connects (every send names its `db`). */
 let sender: PgBoss | undefined;
 
@@ -110,7 +125,8 @@ export async function enqueue<T extends object>(
   options: EnqueueOptions = {},
 ): Promise<string | null> {
   const name = typeof job === 'string' ? job : job.name;
-  if (!definitions.has(name)) throw new Error(`Unknown job '${name}' (define it with defineJob and import it in src/jobs/all.ts)`);
+  const definition = definitions.get(name);
+  if (!definition) throw new Error(`Unknown job '${name}' (define it with defineJob and import it in src/jobs/all.ts)`);
   const db = 'actor' in target ? target.db : target;
   sender ??= new PgBoss({ db: { executeSql: () => Promise.reject(new Error('pg-boss sender has no connection of its own')) } });
   const id = await sender.send(name, data, { ...options, db: prismaExecutor(db) });
@@ -118,6 +134,7 @@ export async function enqueue<T extends object>(
     // pg-boss joins the insert with its queue table: no queue row, no job
     throw new Error(`Job queue '${name}' does not exist: the database's job schema is not migrated (migrateJobs)`);
   }
+  if (id !== null) observers.get(db)?.(definition);
   // Wake this process's idle workers. Inside a transaction they find nothing yet (on PGlite they wait
   // for the commit) and poll again after their interval: no harm either way.
   if (id !== null) for (const wake of wakers) wake(name);

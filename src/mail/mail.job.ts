@@ -13,7 +13,7 @@ import type { MailAddress, MailMessage } from './mailer.ts';
 export const sendMailJob = defineJob<MailMessage>(
   'mail.send',
   async (message, { mailer, config, job }) => mailer.send(message, { messageId: jobMessageId(config.mailFrom, job.id) }),
-  { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 5 * 60 },
+  { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 5 * 60, external: true },
 );
 
 /**

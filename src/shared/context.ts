@@ -16,8 +16,12 @@ export interface Actor {
   scopes: ReadonlySet<Scope>;
   /** OAuth client the token was issued to; null for session tokens */
   clientId: string | null;
-  /** 'system': trusted in-process callers, which every tenancy and manager check lets through */
-  tokenKind: 'session' | 'jwt' | 'system' | 'anonymous';
+  /**
+   * 'system': trusted in-process callers, which every tenancy and manager check lets through;
+   * 'delegated': a job acting for a user with the scopes of the request that started it (the chat
+   * assistant), checked as that user
+   */
+  tokenKind: 'session' | 'jwt' | 'system' | 'anonymous' | 'delegated';
   /** the session row behind a session token (null for other tokens) */
   sessionId: number | null;
   /** resource identifiers a JWT access token is bound to (normalised); session tokens have none */
@@ -180,16 +184,19 @@ export const isTransaction = (db: Db): boolean => typeof (db as { $connect?: unk
  * transaction the block joins it, so an operation may call other operations (a voucher booking that
  * posts a journal entry) and they commit or roll back together.
  */
-export async function inTransaction<T>(ctx: RequestContext, block: (tx: RequestContext) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(ctx: RequestContext, block: (tx: RequestContext) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   if (isTransaction(ctx.db)) return block(ctx);
   for (let attempt = 1; ; attempt++) {
     const committed: AfterCommit[] = []; // this attempt's: a rolled-back attempt's are dropped
     try {
-      const result = await (ctx.db as Prisma).$transaction((tx) => {
-        const txCtx = buildContext({ db: tx, actor: ctx.actor, requestId: ctx.requestId, logger: ctx.logger }, ctx);
-        afterCommits.set(txCtx, committed);
-        return block(txCtx);
-      });
+      const result = await (ctx.db as Prisma).$transaction(
+        (tx) => {
+          const txCtx = buildContext({ db: tx, actor: ctx.actor, requestId: ctx.requestId, logger: ctx.logger }, ctx);
+          afterCommits.set(txCtx, committed);
+          return block(txCtx);
+        },
+        options.timeoutMs ? { timeout: options.timeoutMs, maxWait: options.timeoutMs } : undefined,
+      );
       await runAfterCommit(ctx, committed);
       return result;
     } catch (e) {
@@ -197,6 +204,11 @@ export async function inTransaction<T>(ctx: RequestContext, block: (tx: RequestC
       ctx.logger.debug({ code: (e as { code?: string }).code, attempt }, 'transaction lost a race; running it again');
     }
   }
+}
+
+export interface TransactionOptions {
+  /** how long the transaction may run (and wait for a connection) before Prisma rolls it back; default Prisma's 5 s */
+  timeoutMs?: number;
 }
 
 /** Work to do once a transaction's writes are visible to everyone, with the context outside it. */

@@ -76,8 +76,11 @@ describe.each(targets())('chat message listeners (%s)', (target) => {
     const heard = listen();
     const res = await post(thread.id, { message: 'Bokfør dette:\n```codeaction\nbook()\n```' });
     expect(res.status).toBe(201);
-    expect(heard).toHaveLength(1);
-    const [h] = heard;
+    // the code action's result (src/modules/assistant/, a listener too) is published as well, from_user_id null
+    expect(heard.filter((x) => x.message.fromUserId === null)).toHaveLength(1);
+    const mine = heard.filter((x) => x.message.id === res.body.id);
+    expect(mine).toHaveLength(1);
+    const [h] = mine;
     expect(h.message).toMatchObject({ id: res.body.id, threadId: thread.id, message: 'Bokfør dette:\n```codeaction\nbook()\n```', isDraft: false, fromUserId: t.user.id });
     expect(h.thread).toMatchObject({ id: thread.id, clientAccountId: t.account.id });
     expect(h.thread.lastMessageCreatedAt?.toISOString()).toBe(res.body.created_at);
@@ -132,17 +135,19 @@ describe.each(targets())('chat message listeners (%s)', (target) => {
 
   it('a listener answers through postMessage with the tool columns (from_user_id null); its answer is published too, and notify: false keeps one from the listeners', async () => {
     const thread = await newThread();
+    const call = { id: 'c1', type: 'function' as const, function: { name: 'create_journal_entry', arguments: '{"amount":"100.00"}' } };
     const heard = listen(async (ctx, th, message) => {
       if (message.fromUserId === null) return; // its own answers
+      // the shapes of src/modules/assistant/shapes.ts
       await postMessage(ctx, th.id, {
         fromUserId: null,
         message: 'Forhåndsvisning:',
-        toolCalls: [{ id: 'c1', name: 'create_journal_entry', arguments: { amount: '100.00' } }],
-        toolResults: [{ call_id: 'c1', preview: { lines: 2 } }],
-        previews: [{ call_id: 'c1', need_approval: false }],
+        toolCalls: [call],
+        toolResults: [{ tool_call_id: 'c1', name: 'create_journal_entry', is_error: false, content: '{"lines":2}' }],
+        previews: [{ tool_call_id: 'c1', type: 'JournalEntry', id: null, operation: 'createJournalEntry', need_approval: false, reasons: [] }],
         toolMode: 'PREVIEW',
       });
-      await postMessage(ctx, th.id, { fromUserId: null, toolCalls: [{ id: 'c1' }], toolResults: [], previews: [{ call_id: 'c1', need_approval: false }], toolMode: 'WRITE', notify: false });
+      await postMessage(ctx, th.id, { fromUserId: null, toolCalls: [call], toolResults: [], previews: [], toolMode: 'WRITE', notify: false });
     });
     const res = await post(thread.id, { message: 'Før 100 kr på kontor' });
     expect(res.status).toBe(201);
@@ -158,9 +163,9 @@ describe.each(targets())('chat message listeners (%s)', (target) => {
     ]);
     expect(list.body.data[1]).toMatchObject({
       message: 'Forhåndsvisning:',
-      tool_calls: [{ id: 'c1', name: 'create_journal_entry', arguments: { amount: '100.00' } }],
-      tool_results: [{ call_id: 'c1', preview: { lines: 2 } }],
-      previews: [{ call_id: 'c1', need_approval: false }],
+      tool_calls: [call],
+      tool_results: [{ tool_call_id: 'c1', name: 'create_journal_entry', is_error: false, content: '{"lines":2}' }],
+      previews: [{ tool_call_id: 'c1', type: 'JournalEntry', id: null, operation: 'createJournalEntry', need_approval: false, reasons: [] }],
     });
   });
 

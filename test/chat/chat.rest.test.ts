@@ -51,9 +51,10 @@ describe.each(targets())('chat REST (%s)', (target) => {
     postMessage(app.seed.system, threadId, {
       fromUserId: null,
       message: 'Jeg kan bokføre dette.',
-      toolCalls: [{ id: 'call_1', name: 'create_journal_entry', arguments: {} }],
-      toolResults: [{ call_id: 'call_1', ok: true }],
-      previews: [{ call_id: 'call_1', need_approval: true }],
+      // the published shapes (src/modules/assistant/tool-calls.ts); approving it re-runs the read and writes nothing
+      toolCalls: [{ id: 'call_1', type: 'function', function: { name: 'list_projects', arguments: JSON.stringify({ client_account_id: t.account.id }) } }],
+      toolResults: [{ tool_call_id: 'call_1', name: 'list_projects', is_error: false, content: '{}' }],
+      previews: [{ tool_call_id: 'call_1', type: 'JournalEntry', id: null, operation: 'createJournalEntry', need_approval: true, reasons: ['final'] }],
       toolMode: 'PREVIEW',
     });
 
@@ -342,9 +343,9 @@ describe.each(targets())('chat REST (%s)', (target) => {
         tool_mode: 'PREVIEW',
         from_user_id: null,
         approved_by_message_id: res.body.id,
-        previews: [{ call_id: 'call_1', need_approval: true }],
-        tool_calls: [{ id: 'call_1', name: 'create_journal_entry', arguments: {} }],
-        tool_results: [{ call_id: 'call_1', ok: true }],
+        previews: [{ tool_call_id: 'call_1', type: 'JournalEntry', id: null, operation: 'createJournalEntry', need_approval: true, reasons: ['final'] }],
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'list_projects', arguments: JSON.stringify({ client_account_id: t.account.id }) } }],
+        tool_results: [{ tool_call_id: 'call_1', name: 'list_projects', is_error: false, content: '{}' }],
       });
     });
 
@@ -489,9 +490,11 @@ describe.each(targets())('chat REST (%s)', (target) => {
       for (const text of ['en', 'to', 'tre']) await post(made.id, { message: text });
       await post(made.id, { message: 'Kjør dette:\n```codeaction\nbook({ amount: 100 })\n```\n```approvecodeaction\n```' });
       const oldest = await messages(made.id);
-      expect(oldest.body.data.map((m: any) => m.message)).toEqual(['en', 'to', 'tre', 'Kjør dette:\n```codeaction\n[hidden]\n```\n```approvecodeaction\n```']);
-      expect(oldest.body.meta).toEqual({ page: 1, pages: 1, per_page: 100, records: 4 });
-      expect((await messages(made.id, 'order_by=-created_at&per_page=2&page=1')).body.data.map((m: any) => m.message)).toEqual([expect.stringContaining('Kjør'), 'tre']);
+      // the approved code action (no GraphQL: an error) is answered by a coderesult message of the system
+      const result = '```coderesult\n[hidden]\n```';
+      expect(oldest.body.data.map((m: any) => m.message)).toEqual(['en', 'to', 'tre', 'Kjør dette:\n```codeaction\n[hidden]\n```\n```approvecodeaction\n```', result]);
+      expect(oldest.body.meta).toEqual({ page: 1, pages: 1, per_page: 100, records: 5 });
+      expect((await messages(made.id, 'order_by=-created_at&per_page=2&page=1')).body.data.map((m: any) => m.message)).toEqual([result, expect.stringContaining('Kjør')]);
       const withUser = await messages(made.id, 'with=from_user&per_page=1');
       expect(withUser.body.data[0].from_user).toEqual({ id: t.user.id, first_name: 'Test', last_name: 'User', email: t.user.email });
       expect(oldest.body.data[0]).not.toHaveProperty('from_user');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { actionItemShape, toolCallShape, toolPreviewShape, toolResultShape } from '../assistant/shapes.ts';
 import { orderByNames, pageArgs, type PageLimits } from '../../shared/pagination.ts';
 import { relationPairIssue, relationType } from '../../shared/record-relations.ts';
 import { evenWithIssues, filterText, flag, id, optionalText } from '../../shared/validation.ts';
@@ -53,19 +54,17 @@ const messageBody = z
   }, evenWithIssues);
 
 /** Columns only trusted in-process callers write (postMessage): the assistant's tool calls and the legacy code actions. */
-const jsonArray = z.array(z.unknown()).nullish();
+/** The columns in the shapes the assistant publishes (src/modules/assistant/shapes.ts): the GraphQL types read them so. */
 export const trustedMessageFields = z.object({
   /** default: the caller; null for a message of the assistant */
   fromUserId: id.nullish(),
-  toolCalls: jsonArray,
-  toolResults: jsonArray,
-  /** each entry an object with need_approval (boolean) */
-  previews: z
-    .array(z.looseObject({ need_approval: z.boolean({ error: 'must be a boolean (every preview says whether it needs approval)' }) }))
-    .nullish(),
+  toolCalls: z.array(toolCallShape).nullish(),
+  toolResults: z.array(toolResultShape).nullish(),
+  /** each entry with need_approval (boolean) */
+  previews: z.array(toolPreviewShape).nullish(),
   toolMode: z.enum(['PREVIEW', 'WRITE']).nullish(),
   /** legacy: preview objects {type, needs_approval, id} from coderesult blocks */
-  actionItems: z.array(z.looseObject({ type: z.string(), needs_approval: z.boolean() })).nullish(),
+  actionItems: z.array(actionItemShape).nullish(),
   actionMode: z.enum(['preview', 'write']).nullish(),
   actionError: z.boolean().nullish(),
   /** false: do not call the message listeners (a listener posting its own answer) */

@@ -18,6 +18,9 @@ import {
 } from './chat.service.ts';
 import { HIDDEN_CONTENT } from './code-blocks.ts';
 import { hideCodeBlockContents } from './code-blocks.ts';
+import { ChatActionItemRef, ChatToolCallRef, ChatToolPreviewRef, ChatToolResultRef } from '../assistant/assistant.types.ts';
+import type { ActionItem, ToolCall, ToolPreview, ToolResult } from '../assistant/shapes.ts';
+import { ASSUMED_CHANGES, MAX_TOOL_CALLS } from '../assistant/tool-calls.ts';
 
 /** Chat (spec 002 "Chat thread, message, participant"). Business rules: chat.service.ts. */
 export const ChatToolModeEnum = builder.enumType('ChatToolMode', {
@@ -82,15 +85,34 @@ export const ChatMessage = builder.prismaObject('ChatMessage', {
     createdById: t.exposeInt('createdById', { nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     actionItems: t.field({
-      type: 'JSON',
+      type: [ChatActionItemRef],
+      extensions: listCost(ASSUMED_CHANGES),
       description: 'Legacy code actions: the preview objects {type, needs_approval, id} of the message’s coderesult blocks ([] for others)',
-      resolve: (m) => m.actionItems ?? [],
+      resolve: (m) => (m.actionItems as ActionItem[] | null) ?? [],
     }),
     actionMode: t.exposeString('actionMode', { nullable: true, description: 'Legacy code actions: preview or write; null for other messages' }),
     actionError: t.exposeBoolean('actionError', { description: 'Legacy code actions: the run reported an error' }),
-    toolCalls: t.expose('toolCalls', { type: 'JSON', nullable: true, description: 'The assistant’s tool calls; null for ordinary messages' }),
-    toolResults: t.expose('toolResults', { type: 'JSON', nullable: true, description: 'What the tool calls returned; null for ordinary messages' }),
-    previews: t.expose('previews', { type: 'JSON', nullable: true, description: 'What a write would do, each entry with need_approval; null for ordinary messages' }),
+    toolCalls: t.field({
+      type: [ChatToolCallRef],
+      nullable: true,
+      extensions: listCost(MAX_TOOL_CALLS),
+      description: 'The assistant’s tool calls (OpenAI’s shape); null for ordinary messages',
+      resolve: (m) => m.toolCalls as ToolCall[] | null,
+    }),
+    toolResults: t.field({
+      type: [ChatToolResultRef],
+      nullable: true,
+      extensions: listCost(MAX_TOOL_CALLS),
+      description: 'What the tool calls returned, one per call; null for ordinary messages',
+      resolve: (m) => m.toolResults as ToolResult[] | null,
+    }),
+    previews: t.field({
+      type: [ChatToolPreviewRef],
+      nullable: true,
+      extensions: listCost(ASSUMED_CHANGES),
+      description: 'What the calls would change (PREVIEW) or changed (WRITE), each entry with need_approval; null for ordinary messages',
+      resolve: (m) => m.previews as ToolPreview[] | null,
+    }),
     toolMode: t.expose('toolMode', { type: ChatToolModeEnum, nullable: true, description: 'PREVIEW or WRITE for a tool-calling message; null otherwise' }),
     approvesMessageId: t.exposeInt('approvesMessageId', { nullable: true, description: 'The PREVIEW message this message approves' }),
     approvedByMessageId: t.int({

@@ -53,5 +53,5 @@ export const sendDocumentJob = defineJob<SendDocumentJobData>(
     });
     return { messageId: sent.messageId, to: email };
   },
-  { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 5 * 60 },
+  { retryLimit: 8, retryDelay: 30, retryBackoff: true, expireInSeconds: 5 * 60, external: true },
 );

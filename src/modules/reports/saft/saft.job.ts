@@ -82,7 +82,7 @@ export const saftExportJob = defineJob<SaftExportJobData>(
       await rm(dir, { recursive: true, force: true });
     }
   },
-  { retryLimit: 2, retryDelay: 60, retryBackoff: true, expireInSeconds: 60 * 60 },
+  { retryLimit: 2, retryDelay: 60, retryBackoff: true, expireInSeconds: 60 * 60, external: true },
 );
 
 /**

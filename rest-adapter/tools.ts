@@ -1,0 +1,226 @@
+import { execute, getNamedType, getOperationAST, GraphQLError, isObjectType, Kind, validate, type GraphQLSchema } from 'graphql';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestContext } from '../src/shared/context.ts';
+import { errorBody, toWireError } from '../src/shared/error-renderer.ts';
+import { boundedMessage, ValidationError } from '../src/shared/errors.ts';
+import { guardDocument } from '../src/shared/input-guard.ts';
+import { DEFAULT_QUERY_LIMITS, parseQuery, queryLimitErrors, type QueryLimits } from '../src/shared/query-limits.ts';
+import type { CompiledOperation } from './compile.ts';
+import { compiledOperations, runOperation } from './index.ts';
+import { inputSchema, type JsonSchema } from './json-schema.ts';
+import type { OperationRequest } from './variables.ts';
+import { isDestructive, operationPaths, restPath, withParameter } from './operation.ts';
+
+/**
+ * The tools of the operation table: one per operation, named after its GraphQL operation
+ * (ListItems → list_items), with an input schema derived from its variables (path and query
+ * parameters and the body's fields flat at the top level, snake_case as on REST, plus `with`), and
+ * two that run GraphQL documents, `graphql_query` (read-only) and `graphql_mutation`. POST /mcp
+ * serves them (rest-adapter/mcp.ts) and the chat assistant calls them (src/modules/assistant/):
+ * one definition, so the model in a chat sees the same names, schemas and descriptions as an MCP host.
+ */
+
+export interface ToolEntry {
+  tool: Tool;
+  module: string;
+  readOnly: boolean;
+  /** the GraphQL type of the record the operation answers with (Document for get_document, update_document …), if one */
+  recordType?: string;
+  /**
+   * The GraphQL argument (or input field) a top-level argument of the tool is passed to, where its
+   * name differs: `id` of create_voucher_statement is the field's `voucherId`, `id` of
+   * create_item_collection_entry the input's `itemCollectionId`.
+   */
+  argumentNames?: Readonly<Record<string, string>>;
+  call(ctx: RequestContext, args: Record<string, unknown>): Promise<unknown>;
+}
+
+const moduleOf = (path: string) => path.split('/')[1];
+
+/** How a tool's flat arguments split into path, query and body again. */
+function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): ToolEntry {
+  const { op } = compiled;
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const place: Record<string, 'params' | 'query' | 'body'> = {};
+  for (const v of compiled.variables) {
+    if (v.source === 'body') continue;
+    const where = v.source === 'path' ? 'params' : v.source === 'query' ? 'query' : 'body';
+    properties[v.wire] = inputSchema(v.type);
+    place[v.wire] = where;
+    if (v.required || v.source === 'path') required.push(v.wire);
+  }
+  for (const b of compiled.boundFields) {
+    if (place[b.wire]) continue;
+    properties[b.wire] = inputSchema(b.type);
+    place[b.wire] = 'params';
+    required.push(b.wire);
+  }
+  let nestedBody = false;
+  if (compiled.bodyVariable) {
+    const body = inputSchema(compiled.bodyVariable.type, { omit: new Set(compiled.boundFields.map((b) => b.field)) });
+    const fields = body.properties as Record<string, JsonSchema>;
+    nestedBody = Object.keys(fields).some((k) => k in properties || k === withParameter(op));
+    if (nestedBody) {
+      properties.body = body;
+      required.push('body');
+    } else {
+      Object.assign(properties, fields);
+      for (const k of Object.keys(fields)) place[k] = 'body';
+      required.push(...((body.required as string[] | undefined) ?? []));
+    }
+  }
+  const relations = withParameter(op);
+  if (op.with) {
+    properties[relations] = {
+      type: 'array',
+      items: { type: 'string', enum: [...op.with.allowed] },
+      description: `related records to embed${op.with.default?.length ? `; default: ${op.with.default.join(', ')}` : ''}`,
+    };
+  }
+  const readOnly = !compiled.isMutation;
+  const top = compiled.operation.selectionSet.selections[0];
+  const returned = top.kind === Kind.FIELD ? (compiled.isMutation ? schema.getMutationType() : schema.getQueryType())?.getFields()[top.name.value]?.type : undefined;
+  const named = returned && getNamedType(returned);
+  const argumentOf = new Map<string, string>();
+  if (top.kind === Kind.FIELD) for (const a of top.arguments ?? []) if (a.value.kind === Kind.VARIABLE) argumentOf.set(a.value.name.value, a.name.value);
+  const argumentNames: Record<string, string> = {};
+  for (const v of compiled.variables) if (v.source !== 'body' && argumentOf.has(v.name) && argumentOf.get(v.name) !== v.wire) argumentNames[v.wire] = argumentOf.get(v.name)!;
+  for (const b of compiled.boundFields) argumentNames[b.wire] = b.field;
+  return {
+    module: moduleOf(op.path),
+    recordType: named && isObjectType(named) ? named.name : undefined,
+    argumentNames,
+    readOnly,
+    tool: {
+      name: compiled.toolName,
+      title: op.summary.split(/[.:]/)[0],
+      description: `${op.summary} (REST: ${op.method} ${operationPaths(op).map((p) => restPath({ ...op, path: p }).replace(/:(\w+)/g, '{$1}')).join(' or ')})`,
+      inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false },
+      annotations: { readOnlyHint: readOnly, destructiveHint: isDestructive(op), idempotentHint: op.method !== 'POST', openWorldHint: false },
+    },
+    async call(ctx, args) {
+      const request: OperationRequest = { params: {}, query: {}, body: nestedBody ? args.body : undefined };
+      const body: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(args)) {
+        if (op.with && key === relations) request.query[relations] = value;
+        else if (place[key] === 'params') request.params[key] = value;
+        else if (place[key] === 'query') request.query[key] = value;
+        else if (place[key] === 'body') body[key] = value;
+        else if (key !== 'body' || !nestedBody) throw ValidationError.field(key, 'is not an argument of this tool');
+      }
+      if (!nestedBody && (compiled.bodyVariable || Object.keys(body).length)) request.body = body;
+      return (await runOperation(schema, compiled, ctx, request)).body;
+    },
+  };
+}
+
+/** graphql_query / graphql_mutation: a document and its variables, run as on /graphql (the same limits first). */
+function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: QueryLimits): ToolEntry {
+  const readOnly = kind === 'query';
+  return {
+    module: 'graphql',
+    readOnly,
+    tool: {
+      name: `graphql_${kind}`,
+      title: readOnly ? 'Run a GraphQL query' : 'Run a GraphQL mutation',
+      description: readOnly
+        ? 'Runs a GraphQL query on the API schema (the same as POST /graphql; introspect it or read schema.graphql). Mutations are refused: use graphql_mutation.'
+        : 'Runs a GraphQL mutation on the API schema (the same as POST /graphql). Needs the write scope.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          query: { type: 'string', description: `a GraphQL document with one ${kind}, or several and an operationName` },
+          variables: { type: 'object', description: 'variables of the operation' },
+          operationName: { type: 'string' },
+        },
+        required: ['query'],
+        additionalProperties: false,
+      },
+      annotations: { readOnlyHint: readOnly, destructiveHint: !readOnly, idempotentHint: readOnly, openWorldHint: false },
+    },
+    async call(ctx, args) {
+      const query = args.query;
+      if (typeof query !== 'string') throw ValidationError.field('query', 'must be a GraphQL document');
+      const operationName = typeof args.operationName === 'string' ? args.operationName : undefined;
+      guardDocument(query);
+      const variables = args.variables ?? {};
+      if (typeof variables !== 'object' || Array.isArray(variables)) throw ValidationError.field('variables', 'must be a JSON object');
+      let document;
+      try {
+        document = parseQuery(query, limits);
+      } catch (e) {
+        if (e instanceof GraphQLError && e.extensions.limit) throw e;
+        throw new ValidationError((e as Error).message);
+      }
+      const refused = queryLimitErrors(schema, document, limits, { variables: variables as Record<string, unknown>, operationName });
+      if (refused.length) throw refused[0];
+      const errors = validate(schema, document);
+      if (errors.length) throw new ValidationError(errors.map((e) => e.message).join('; '));
+      const operation = getOperationAST(document, operationName);
+      if (!operation) throw ValidationError.field('operationName', 'must name one operation of the document');
+      if (operation.operation !== kind) throw ValidationError.field('query', `is a ${operation.operation}; this tool runs a ${kind}`);
+      const result = await execute({ schema, document, operationName, variableValues: variables as Record<string, unknown>, contextValue: ctx });
+      return { ...(result.data !== undefined ? { data: result.data } : {}), ...(result.errors?.length ? { errors: result.errors.map((e) => shownError(ctx, e)) } : {}) };
+    },
+  };
+}
+
+/** A GraphQL error as /graphql shows it: the client's own errors in full, unexpected ones masked. */
+function shownError(ctx: RequestContext, e: GraphQLError) {
+  const wire = toWireError(e);
+  if (wire.status >= 500) ctx.logger.error({ err: e.originalError ?? e, requestId: ctx.requestId }, 'unexpected error in an MCP GraphQL tool');
+  return { message: wire.status >= 500 ? 'Unexpected error.' : boundedMessage(e.message), ...(e.path ? { path: e.path } : {}), extensions: { code: wire.code, ...wire.extensions } };
+}
+
+/** A tool's failure as a tool reports it: the REST error body (unexpected errors masked and logged). */
+export function toolErrorBody(ctx: RequestContext, e: unknown): unknown {
+  const wire = toWireError(e);
+  if (wire.status >= 500) ctx.logger.error({ err: e, requestId: ctx.requestId }, 'unexpected error in a tool');
+  return errorBody(wire, 'simple', ctx.requestId);
+}
+
+
+/**
+ * Whether a mutation field is destructive, from the operation table: a field some destructive
+ * operation runs is; a field only other operations run is not; a field no operation runs is judged
+ * as the `graphql_mutation` tool that reaches it is annotated, destructive.
+ */
+export function destructiveMutationField(schema: GraphQLSchema): (field: string) => boolean {
+  let known = destructiveFields.get(schema);
+  if (!known) {
+    known = new Map();
+    for (const c of compiledOperations(schema)) {
+      if (!c.isMutation) continue;
+      const top = c.operation.selectionSet.selections[0];
+      if (top.kind !== Kind.FIELD) continue;
+      known.set(top.name.value, (known.get(top.name.value) ?? false) || isDestructive(c.op));
+    }
+    destructiveFields.set(schema, known);
+  }
+  const map = known;
+  return (field) => map.get(field) ?? true;
+}
+const destructiveFields = new WeakMap<GraphQLSchema, Map<string, boolean>>();
+
+export interface Toolbox {
+  tools: readonly ToolEntry[];
+  byName: ReadonlyMap<string, ToolEntry>;
+  modules: readonly string[];
+}
+
+const toolboxes = new WeakMap<GraphQLSchema, Map<string, Toolbox>>();
+
+/** Every tool of the schema's operation table plus the two GraphQL tools (built once per schema and limits). */
+export function toolbox(schema: GraphQLSchema, limits: QueryLimits = DEFAULT_QUERY_LIMITS): Toolbox {
+  let bySchema = toolboxes.get(schema);
+  if (!bySchema) toolboxes.set(schema, (bySchema = new Map()));
+  const key = JSON.stringify(limits);
+  let box = bySchema.get(key);
+  if (!box) {
+    const tools = [...compiledOperations(schema).map((c) => operationTool(schema, c)), graphqlTool(schema, 'query', limits), graphqlTool(schema, 'mutation', limits)];
+    box = { tools, byName: new Map(tools.map((t) => [t.tool.name, t])), modules: [...new Set(tools.map((t) => t.module))] };
+    bySchema.set(key, box);
+  }
+  return box;
+}
