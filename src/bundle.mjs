@@ -8,7 +8,7 @@
 // Packages stay outside the bundle where they load files next to their own code: PGlite (its wasm
 // and data files), Prisma (its query compiler wasm), the adapters built on them, argon2 (a native
 // addon), Swagger UI's static files and GraphiQL's renderer (loaded on the first GraphiQL view).
-import { existsSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,6 +44,7 @@ export async function bundle(outfile = BUNDLE, name = 'server') {
   // the map first: the bundle names it, so it must be in place when the bundle is
   const files = [...result.outputFiles].sort((a, b) => Number(b.path.endsWith('.map')) - Number(a.path.endsWith('.map')));
   for (const file of files) {
+    mkdirSync(dirname(file.path), { recursive: true }); // dist/ does not exist in a fresh clone
     const tmp = join(dirname(file.path), `.${basename(file.path)}.${process.pid}.tmp`);
     writeFileSync(tmp, file.contents);
     renameSync(tmp, file.path);
