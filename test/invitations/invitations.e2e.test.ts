@@ -43,7 +43,8 @@ describe.each(targets())('invitations end to end: the e-mail, acceptance, the to
   /** The message the outbox holds for `to`, once the job has written it. */
   const mailTo = (to: string): Promise<ParsedMail> =>
     eventually(async () => {
-      for (const file of existsSync(outbox) ? readdirSync(outbox, { withFileTypes: true }).filter((f) => f.isFile()) : []) {
+      // only finished messages: the mailer writes `<name>.eml.part` and renames it when complete
+      for (const file of existsSync(outbox) ? readdirSync(outbox, { withFileTypes: true }).filter((f) => f.isFile() && f.name.endsWith('.eml')) : []) {
         const mail = await simpleParser(readFileSync(join(outbox, file.name)));
         if (mail.to && !Array.isArray(mail.to) && mail.to.value[0]?.address === to) return mail;
       }
