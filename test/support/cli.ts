@@ -43,4 +43,4 @@ export function json(res: CliResult): Record<string, any> {
 }
 
 /** A CLI run can wait behind the other runs of its target (and the machine is shared): generous. */
-export const SLOW = 90_000;
+export const SLOW = 180_000;
