@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getNamedType, getNullableType, isInputObjectType, isListType, isNonNullType, Kind, type GraphQLArgument, type GraphQLField, type GraphQLInputType } from 'graphql';
+import { getNamedType, getNullableType, getVariableValues, isInputObjectType, isListType, isNonNullType, Kind, parse, validate, type GraphQLArgument, type GraphQLField, type GraphQLInputType, type OperationDefinitionNode } from 'graphql';
 import { schema } from '../../src/schema.ts';
 import { compiledOperations } from '../../rest-adapter/index.ts';
 import type { CompiledOperation } from '../../rest-adapter/compile.ts';
@@ -430,6 +430,27 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       return undefined;
     }
 
+    /**
+     * A value graphql-js refuses before any resolver runs (variable coercion, or validation of a
+     * literal) is answered from its type and the value alone, whichever field it is sent to: such a
+     * request goes over the wire once per type, place and value (the first field to meet it), not once
+     * per field. What reaches a resolver is always sent. (One share of the GraphQL sweep on PGlite:
+     * 73 s before, 51 s after.)
+     */
+    const refusedBefore = new Set<string>();
+    const firstRefusal = (key: string) => !refusedBefore.has(key) && !!refusedBefore.add(key);
+    const variablesRefused = (document: string, variables: Record<string, unknown>) => {
+      const op = parse(document).definitions[0] as OperationDefinitionNode;
+      return 'errors' in getVariableValues(schema, op.variableDefinitions ?? [], variables, { maxErrors: 1 });
+    };
+    const literalRefused = (query: string) => {
+      try {
+        return validate(schema, parse(query)).length > 0;
+      } catch {
+        return true; // a syntax error: the parser answers
+      }
+    };
+
     it.each(mine(graphqlCases()))('%s: never a 5xx or an unexpected error', async (_name, { kind, field, arg, path }) => {
       const bc = ctx(getNamedType(field.type).name);
       const args = field.args.filter((a) => a === arg || (isNonNullType(a.type) && a.defaultValue === undefined));
@@ -440,11 +461,13 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       const requests: Sent[] = [];
       for (const h of [...valuesFor(typeAt(arg.type, path), place), ...longList(typeAt(arg.type, path), String([arg.name, ...path].filter((s) => typeof s === 'string').pop()), bc)]) {
         const body = `{"query": ${JSON.stringify(document)}, "variables": ${toJson(withValue(h))}}`;
+        if (variablesRefused(document, JSON.parse(body).variables) && !firstRefusal(`variable ${String(typeAt(arg.type, path))} ${place} ${h.name}`)) continue;
         requests.push({ name: `${h.name} as a variable`, send: async () => problem(await app.http('POST', '/graphql', { token: t.user.token, body }), h.value) });
       }
       for (const h of literalValues(place)) {
         const values = withValue(h);
         const query = `${kind} { ${field.name}(${args.map((a) => `${a.name}: ${toLiteral(values[a.name], a.type)}`).join(', ')})${selection(field)} }`;
+        if (literalRefused(query) && !firstRefusal(`literal ${String(typeAt(arg.type, path))} ${place} ${h.name}`)) continue;
         requests.push({ name: `${h.name} as a literal`, send: async () => problem(await app.http('POST', '/graphql', { token: t.user.token, body: { query } }), h.value) });
       }
       const problems = await sweep(requests);
