@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +20,6 @@ describe.each(targets())('chat message listeners (%s)', (target) => {
   let app: TestApp;
   let t: Tenant;
   const logLines: { level: number; msg: string; err?: { message: string } }[] = [];
-  const dataDir = mkdtempSync(join(tmpdir(), 'chat-events-'));
   const unregister: (() => void)[] = [];
 
   beforeAll(async () => {
@@ -33,7 +29,7 @@ describe.each(targets())('chat message listeners (%s)', (target) => {
         done();
       },
     });
-    app = await startTestApp(target, { env: { DATA_DIR: dataDir }, logger: pino({ level: 'error' }, sink) });
+    app = await startTestApp(target, { logger: pino({ level: 'error' }, sink) });
     t = await app.seed.tenant();
   });
   afterEach(() => {
@@ -41,7 +37,6 @@ describe.each(targets())('chat message listeners (%s)', (target) => {
   });
   afterAll(async () => {
     await app?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   interface Heard {

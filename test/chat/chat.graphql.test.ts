@@ -1,8 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCode, startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
@@ -14,15 +11,13 @@ describe.each(targets())('chat and tasks over GraphQL and MCP (%s)', (target) =>
   let app: TestApp;
   let t: Tenant;
   let other: Tenant;
-  const dataDir = mkdtempSync(join(tmpdir(), 'chat-gql-'));
 
   beforeAll(async () => {
-    app = await startTestApp(target, { env: { DATA_DIR: dataDir }, log: ['query'] });
+    app = await startTestApp(target, { log: ['query'] });
     [t, other] = [await app.seed.tenant(), await app.seed.tenant()];
   });
   afterAll(async () => {
     await app?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const CREATE = /* GraphQL */ `

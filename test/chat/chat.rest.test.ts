@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postMessage } from '../../src/modules/chat/chat.service.ts';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
@@ -18,15 +15,13 @@ describe.each(targets())('chat REST (%s)', (target) => {
   let app: TestApp;
   let t: Tenant;
   let other: Tenant;
-  const dataDir = mkdtempSync(join(tmpdir(), 'chat-rest-'));
 
   beforeAll(async () => {
-    app = await startTestApp(target, { env: { DATA_DIR: dataDir } });
+    app = await startTestApp(target);
     [t, other] = [await app.seed.tenant(), await app.seed.tenant()];
   });
   afterAll(async () => {
     await app?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const createThread = (body: unknown, token = t.user.token) => app.http('POST', '/api/v2/chat/threads', { token, body });

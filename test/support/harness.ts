@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -111,7 +112,10 @@ export interface StartOptions {
    * the test works, or another file's workers may take its jobs.
    */
   jobs?: boolean | Pick<JobRunnerOptions, 'pollingIntervalSeconds' | 'schedules' | 'mailer' | 'queues'>;
-  /** more configuration (environment variable names), e.g. SMTP_URL or DATA_DIR */
+  /**
+   * more configuration (environment variable names), e.g. SMTP_URL. Without DATA_DIR the app gets a
+   * temporary one of its own (uploaded files, the mail outbox), removed by close().
+   */
   env?: Record<string, string>;
 }
 
@@ -129,7 +133,8 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // Event-loop-delay shedding is off: a loaded CI machine must not turn functional tests into 503s
   // (test/platform/load-shedding.test.ts turns it on).
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', BASE_URL: url, REQUEST_MAX_EVENT_LOOP_DELAY_MS: '0', ...options.env });
+  const ownDataDir = options.env?.DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'regnskap-test-app-')) : undefined;
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', BASE_URL: url, REQUEST_MAX_EVENT_LOOP_DELAY_MS: '0', ...(ownDataDir && { DATA_DIR: ownDataDir }), ...options.env });
   const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const { express } = await createApp({
     config,
@@ -185,6 +190,7 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
       await new Promise((resolve) => server.close(resolve));
       await jobs?.stop();
       if (!options.database) await db.close();
+      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
@@ -14,15 +11,13 @@ describe.each(targets())('voucher collections REST (%s)', (target) => {
   let app: TestApp;
   let t: Tenant;
   let other: Tenant;
-  const dataDir = mkdtempSync(join(tmpdir(), 'voucher-collections-'));
 
   beforeAll(async () => {
-    app = await startTestApp(target, { env: { DATA_DIR: dataDir } });
+    app = await startTestApp(target);
     [t, other] = [await app.seed.tenant(), await app.seed.tenant()];
   });
   afterAll(async () => {
     await app?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const create = (body: unknown, token = t.user.token) => app.http('POST', '/api/v2/voucher-collections', { token, body });

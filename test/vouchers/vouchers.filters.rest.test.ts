@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
@@ -15,13 +12,12 @@ describe.each(targets())('GET /vouchers filters (%s)', (target) => {
   let app: TestApp;
   let t: Tenant;
   let make: ReturnType<typeof voucherFactory>;
-  const dataDir = mkdtempSync(join(tmpdir(), 'voucher-filters-'));
   /** the tenant's vouchers by role in the fixture */
   const v: Record<string, number> = {};
   const ref: Record<string, number> = {};
 
   beforeAll(async () => {
-    app = await startTestApp(target, { env: { DATA_DIR: dataDir } });
+    app = await startTestApp(target);
     make = voucherFactory(app);
     t = await app.seed.tenant();
     const prisma = app.db.prisma;
@@ -77,7 +73,6 @@ describe.each(targets())('GET /vouchers filters (%s)', (target) => {
   });
   afterAll(async () => {
     await app?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const ids = async (qs: string) => {

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCode, startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
@@ -13,16 +10,14 @@ describe.each(targets())('vouchers GraphQL (%s)', (target) => {
   let t: Tenant;
   let other: Tenant;
   let make: ReturnType<typeof voucherFactory>;
-  const dataDir = mkdtempSync(join(tmpdir(), 'vouchers-gql-'));
 
   beforeAll(async () => {
-    app = await startTestApp(target, { env: { DATA_DIR: dataDir }, log: ['query'] });
+    app = await startTestApp(target, { log: ['query'] });
     make = voucherFactory(app);
     [t, other] = [await app.seed.tenant(), await app.seed.tenant()];
   });
   afterAll(async () => {
     await app?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('vouchers with relations: one query per relation, however many vouchers (no N+1)', async () => {

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
@@ -15,16 +12,14 @@ describe.each(targets())('vouchers REST (%s)', (target) => {
   let t: Tenant;
   let other: Tenant;
   let make: ReturnType<typeof voucherFactory>;
-  const dataDir = mkdtempSync(join(tmpdir(), 'vouchers-'));
 
   beforeAll(async () => {
-    app = await startTestApp(target, { env: { DATA_DIR: dataDir } });
+    app = await startTestApp(target);
     make = voucherFactory(app);
     [t, other] = [await app.seed.tenant(), await app.seed.tenant()];
   });
   afterAll(async () => {
     await app?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const get = (path: string, token = t.user.token) => app.http('GET', `/api/v2${path}`, { token });

@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -16,16 +14,14 @@ describe.each(targets())('worker tasks GraphQL and MCP (%s)', (target) => {
   let t: Tenant;
   let other: Tenant;
   let make: ReturnType<typeof voucherFactory>;
-  const dataDir = mkdtempSync(join(tmpdir(), 'worker-tasks-gql-'));
 
   beforeAll(async () => {
-    app = await startTestApp(target, { env: { DATA_DIR: dataDir } });
+    app = await startTestApp(target);
     [t, other] = [await app.seed.tenant(), await app.seed.tenant()];
     make = voucherFactory(app);
   });
   afterAll(async () => {
     await app?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const createTask = async (tenant: Tenant, taskType = 'VOUCHER_CLASSIFICATION') =>

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant, TestUser } from '../support/seed.ts';
@@ -17,16 +14,14 @@ describe.each(targets())('worker tasks REST (%s)', (target) => {
   let t: Tenant;
   let other: Tenant;
   let make: ReturnType<typeof voucherFactory>;
-  const dataDir = mkdtempSync(join(tmpdir(), 'worker-tasks-'));
 
   beforeAll(async () => {
-    app = await startTestApp(target, { env: { DATA_DIR: dataDir } });
+    app = await startTestApp(target);
     [t, other] = [await app.seed.tenant(), await app.seed.tenant()];
     make = voucherFactory(app);
   });
   afterAll(async () => {
     await app?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const create = (body: unknown, token = t.user.token, prefix = '/contributor') => app.http('POST', `/api/v2${prefix}/tasks`, { token, body });
