@@ -82,3 +82,12 @@ export async function listedAccounts(ctx: RequestContext, asked: readonly number
   if (isSystem(ctx)) return null;
   return [...(await ctx.eligibleAccounts())];
 }
+
+/** Does the provider account serve the client account (spec 000: a provider account serves other client accounts)? */
+export async function providerServes(db: Db, providerAccountId: number, clientAccountId: number): Promise<boolean> {
+  const link = await db.providerRelationship.findUnique({
+    where: { providerAccountId_clientAccountId: { providerAccountId, clientAccountId } },
+    select: { id: true },
+  });
+  return !!link;
+}

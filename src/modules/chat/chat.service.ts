@@ -3,7 +3,7 @@ import { afterCommit, auditUserId, inTransaction, type RequestContext } from '..
 import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { findPage, orderTerms, pageWindow, toOrderBy } from '../../shared/pagination.ts';
 import { relationReferences } from '../../shared/record-relations.ts';
-import { canAccessAccount, eligibleAccountIds, isSystem } from '../../shared/tenancy.ts';
+import { canAccessAccount, eligibleAccountIds, isSystem, providerServes } from '../../shared/tenancy.ts';
 import { containsPattern, searchWords } from '../../shared/text-search.ts';
 import { issuePath, Issues, parse, validate, type Args, type Path } from '../../shared/validation.ts';
 import { isPaged } from '../files/files.rules.ts';
@@ -40,26 +40,17 @@ const join = PrismaNS.join;
 
 type ThreadAccounts = Pick<ChatThread, 'clientAccountId' | 'providerClientAccountId'>;
 
-/** Does the provider account serve the client account (spec 000: a provider account serves other client accounts)? */
-async function serves(ctx: RequestContext, providerAccountId: number, clientAccountId: number): Promise<boolean> {
-  const link = await ctx.db.providerRelationship.findUnique({
-    where: { providerAccountId_clientAccountId: { providerAccountId, clientAccountId } },
-    select: { id: true },
-  });
-  return !!link;
-}
-
 /** Through the client account, or through the provider account while it serves the client. */
 async function mayUseThread(ctx: RequestContext, t: ThreadAccounts): Promise<boolean> {
   if (await canAccessAccount(ctx, t.clientAccountId)) return true;
-  return t.providerClientAccountId != null && (await canAccessAccount(ctx, t.providerClientAccountId)) && (await serves(ctx, t.providerClientAccountId, t.clientAccountId));
+  return t.providerClientAccountId != null && (await canAccessAccount(ctx, t.providerClientAccountId)) && (await providerServes(ctx.db, t.providerClientAccountId, t.clientAccountId));
 }
 
 /** The same rule for another user (a participant to add): their eligible accounts, not the caller's. */
 async function userMayUseThread(ctx: RequestContext, userId: number, t: ThreadAccounts): Promise<boolean> {
   const theirs = await eligibleAccountIds(ctx.db, userId);
   if (theirs.has(t.clientAccountId)) return true;
-  return t.providerClientAccountId != null && theirs.has(t.providerClientAccountId) && (await serves(ctx, t.providerClientAccountId, t.clientAccountId));
+  return t.providerClientAccountId != null && theirs.has(t.providerClientAccountId) && (await providerServes(ctx.db, t.providerClientAccountId, t.clientAccountId));
 }
 
 const forbidden = (t: ThreadAccounts) =>
@@ -86,7 +77,7 @@ async function requireThreadAccounts(ctx: RequestContext, t: ThreadAccounts): Pr
   const ownsClient = await canAccessAccount(ctx, t.clientAccountId);
   if (!client && isSystem(ctx)) throw new NotFoundError(`Client account ${t.clientAccountId}`);
   const provider = t.providerClientAccountId;
-  const served = client != null && provider != null && (await serves(ctx, provider, t.clientAccountId));
+  const served = client != null && provider != null && (await providerServes(ctx.db, provider, t.clientAccountId));
   if (!ownsClient && !(served && (await canAccessAccount(ctx, provider!)))) throw forbidden(t);
   if (provider != null && !served) {
     throw ValidationError.field('providerClientAccountId', `client account ${provider} is not a provider account serving client account ${t.clientAccountId}`);

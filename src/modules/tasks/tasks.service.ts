@@ -2,7 +2,7 @@ import type { Prisma as PrismaNS, Task } from '../../generated/prisma/client.ts'
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { findPage, pageWindow, toOrderBy } from '../../shared/pagination.ts';
 import { relationPairIssue, relationReferences } from '../../shared/record-relations.ts';
-import { eligibleAccountIds, requireAccount, requireOwned } from '../../shared/tenancy.ts';
+import { eligibleAccountIds, providerServes, requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { parse, validate, type Args, type Issues } from '../../shared/validation.ts';
 import { addThreadParticipant, insertThread } from '../chat/chat.service.ts';
 import { DEFAULT_TASK_ORDER, TASK_ORDER, TASK_PAGE_LIMITS, taskRules as rules } from './tasks.rules.ts';
@@ -58,11 +58,7 @@ async function checkLinks(tx: RequestContext, t: TaskLinks, issues: Issues): Pro
     issues.add(['assignedToId'], `user ${t.assignedToId} does not exist or has no access to client account ${t.clientAccountId}`);
   }
   if (t.providerClientAccountId != null) {
-    const link = await tx.db.providerRelationship.findUnique({
-      where: { providerAccountId_clientAccountId: { providerAccountId: t.providerClientAccountId, clientAccountId: t.clientAccountId } },
-      select: { id: true },
-    });
-    if (!link) issues.add(['providerClientAccountId'], `client account ${t.providerClientAccountId} is not a provider account serving client account ${t.clientAccountId}`);
+    if (!(await providerServes(tx.db, t.providerClientAccountId, t.clientAccountId))) issues.add(['providerClientAccountId'], `client account ${t.providerClientAccountId} is not a provider account serving client account ${t.clientAccountId}`);
   }
   if (t.parentTaskId != null && t.taskId != null) {
     if (t.parentTaskId === t.taskId) issues.add(['parentTaskId'], 'a task cannot be its own parent');
