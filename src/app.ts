@@ -33,6 +33,7 @@ import { createApiRateLimiter, createAttemptLimiter, createRateLimiters, OAUTH_R
 import { graphiqlDefaultQuery, graphiqlPage } from './graphiql.ts';
 import { securityHeaders } from './shared/security-headers.ts';
 import { createFileServices } from './modules/files/file-services.ts';
+import { createIntegrations } from './integrations/integrations.ts';
 import { bufferGraphqlBody, idempotency, isGraphqlMutation, isWriteMethod, keepRawBody } from './shared/idempotency.ts';
 
 export interface AppDeps {
@@ -127,6 +128,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   const serviceLimits = { passwordCheck: createAttemptLimiter(db.prisma, `${namespace}password-check:user:`, rules.passwordCheck, 'password checks') };
   /** the OAuth tokens of an accepted invitation */
   const userTokens = userTokenIssuer(oauth, config.baseUrl);
+  /** the connectors to the external services (their sandbox when no URL is configured) */
+  const integrations = createIntegrations(config.integrations);
   /** a request's context: the actor, and what every entry point's services may use */
   const contextFor = (req: Request, actor: Actor) => {
     const r = req as ContextRequest;
@@ -140,6 +143,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
       files,
       userTokens,
       acceptLanguage: req.get('accept-language'),
+      integrations,
     });
   };
 

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { JWK } from 'jose';
 import { z } from 'zod';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './shared/query-limits.ts';
+import { INTEGRATION_SERVICES, type IntegrationService } from './integrations/services.ts';
 
 /**
  * The only reader of process.env. Every variable the service understands is listed here (and in the
@@ -81,7 +82,32 @@ const schema = z.object({
   ASSISTANT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
   /** comma-separated modules whose tools the assistant gets (first path segment of their REST paths, as /mcp?modules=); default all */
   ASSISTANT_TOOL_MODULES: z.string().optional(),
+  /**
+   * External services (src/integrations): each connector's base URL and credentials. A service whose
+   * URL is unset is answered by its built-in sandbox, started in this process on first use.
+   */
+  ...integrationVariables(),
+  /** how long one call to an external service may take before it is abandoned (ms) */
+  INTEGRATION_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(15_000),
+  /** the port of the in-process sandbox of the external services (0: any free port) */
+  SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** the sandbox's address as a browser reaches it (its login and confirmation pages); default its own address */
+  SANDBOX_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
 }).refine((e) => !e.ASSISTANT_URL || e.ASSISTANT_MODEL, { path: ['ASSISTANT_MODEL'], message: 'is required when ASSISTANT_URL is set' });
+
+/** <SERVICE>_URL, <SERVICE>_CLIENT_ID and <SERVICE>_CLIENT_SECRET for each external service */
+function integrationVariables() {
+  const url = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL (the API base)' }).optional();
+  const entries = INTEGRATION_SERVICES.flatMap((service) => {
+    const name = service.toUpperCase();
+    return [
+      [`${name}_URL`, url],
+      [`${name}_CLIENT_ID`, z.string().min(1).optional()],
+      [`${name}_CLIENT_SECRET`, z.string().min(1).optional()],
+    ] as const;
+  });
+  return Object.fromEntries(entries) as Record<`${Uppercase<IntegrationService>}_${'URL' | 'CLIENT_ID' | 'CLIENT_SECRET'}`, z.ZodOptional<z.ZodString>>;
+}
 
 export interface Config {
   port: number;
@@ -115,6 +141,17 @@ export interface Config {
   invitationUrl: string;
   /** the chat assistant's model API; undefined: the assistant is off */
   assistant: AssistantConfig | undefined;
+  /** the external services' connectors (src/integrations) */
+  integrations: IntegrationsConfig;
+}
+
+export interface IntegrationsConfig {
+  /** per service: its API base URL (undefined: the in-process sandbox) and the credentials the connector sends */
+  services: Record<IntegrationService, { url: string | undefined; clientId: string | undefined; clientSecret: string | undefined }>;
+  timeoutMs: number;
+  sandboxPort: number;
+  sandboxHost: string;
+  sandboxPublicUrl: string | undefined;
 }
 
 export interface AssistantConfig {
@@ -172,6 +209,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           toolModules: e.ASSISTANT_TOOL_MODULES?.split(/[,; ]+/).filter(Boolean),
         }
       : undefined,
+    integrations: {
+      services: Object.fromEntries(
+        INTEGRATION_SERVICES.map((service) => {
+          const name = service.toUpperCase() as Uppercase<IntegrationService>;
+          return [service, { url: e[`${name}_URL`]?.replace(/\/+$/, ''), clientId: e[`${name}_CLIENT_ID`], clientSecret: e[`${name}_CLIENT_SECRET`] }];
+        }),
+      ) as IntegrationsConfig['services'],
+      timeoutMs: e.INTEGRATION_TIMEOUT_MS,
+      sandboxPort: e.SANDBOX_PORT,
+      sandboxHost: '127.0.0.1',
+      sandboxPublicUrl: e.SANDBOX_PUBLIC_URL?.replace(/\/+$/, ''),
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import { systemContext } from '../shared/context.ts';
+import { createIntegrations } from '../integrations/integrations.ts';
 import { createRequire } from 'node:module';
 import PgBoss from 'pg-boss';
 import type { Config } from '../config.ts';
@@ -169,6 +170,7 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
   const ownMailer = !options.mailer;
   const mailer = options.mailer ?? createMailer(config);
   const files = await createFileServices(config, db.prisma);
+  const integrations = createIntegrations(config.integrations);
   const executor = openExecutor(db, logger);
   const sql = gate(executor);
   let stopping = false;
@@ -200,7 +202,7 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
     const log = logger.child({ job: job.name, jobId: job.id });
     const ctx: JobContext = {
       prisma: db.prisma,
-      service: systemContext(db.prisma, { logger: log, files }),
+      service: systemContext(db.prisma, { logger: log, files, integrations }),
       config,
       logger: log,
       mailer,

@@ -6,6 +6,7 @@ import { eligibleAccountIds } from './tenancy.ts';
 import { ReferenceCache } from './reference-cache.ts';
 import type { FileServices } from '../modules/files/file-services.ts';
 import type { UserTokenIssuer } from '../modules/oauth/user-tokens.ts';
+import type { Integrations } from '../integrations/integrations.ts';
 
 export type Scope = 'read' | 'write';
 
@@ -69,6 +70,8 @@ export interface RequestContext {
   userTokens?: UserTokenIssuer;
   /** the request's Accept-Language header, for what a service writes in a language (an invitation's e-mail) */
   acceptLanguage?: string;
+  /** the connectors to external services (src/integrations/integrations.ts); absent where none are called */
+  integrations?: Integrations;
 }
 
 interface ContextArgs {
@@ -87,6 +90,8 @@ interface ContextArgs {
   userTokens?: UserTokenIssuer;
   /** default: the parent's (inside a transaction) */
   acceptLanguage?: string;
+  /** default: the parent's (inside a transaction) */
+  integrations?: Integrations;
 }
 
 /** The memo behind a context's eligibleAccounts(): the pending or settled lookup, and its set once it has arrived. */
@@ -126,6 +131,7 @@ function buildContext(args: ContextArgs, parent?: RequestContext): RequestContex
     files: args.files ?? parent?.files,
     userTokens: args.userTokens ?? parent?.userTokens,
     acceptLanguage: args.acceptLanguage ?? parent?.acceptLanguage,
+    integrations: args.integrations ?? parent?.integrations,
     // a transaction's context answers for its request: what it looks up, the request knows too
     eligibleAccounts: () => {
       if (!memo.value) {
@@ -162,9 +168,10 @@ export function createRequestContext(args: ContextArgs): RequestContext {
  * lets it through. `actingUserId` is recorded in the audit columns of what it writes (a seed acting
  * for the demo user); without it they stay null.
  */
-export function systemContext(db: Db, options: { actingUserId?: number; logger?: Logger; files?: FileServices } = {}): RequestContext {
+export function systemContext(db: Db, options: { actingUserId?: number; logger?: Logger; files?: FileServices; integrations?: Integrations } = {}): RequestContext {
   return buildContext({
     files: options.files,
+    integrations: options.integrations,
     db,
     actor: { userId: options.actingUserId ?? 0, scopes: new Set<Scope>(['read', 'write']), clientId: null, tokenKind: 'system', sessionId: null },
     requestId: 'system',
