@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig, ConfigError } from '../../src/config.ts';
@@ -7,35 +5,15 @@ import { createIntegrations, upstream, UpstreamServiceError } from '../../src/in
 import { UpstreamError } from '../../src/integrations/connector.ts';
 import { cancelFiling, createFiling, filingReceipt, getFiling, listFilings } from '../../src/integrations/govportal/filings.ts';
 import { INTEGRATION_SERVICES } from '../../src/integrations/services.ts';
-
-/** a misbehaving upstream: each path answers one way */
-function faultyServer(): Promise<{ url: string; close(): Promise<void>; seen: { authorization?: string }[] }> {
-  const seen: { authorization?: string }[] = [];
-  const server: Server = createServer((req, res) => {
-    seen.push({ authorization: req.headers.authorization });
-    if (req.url?.startsWith('/fail')) return void res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'upstream exploded' }));
-    if (req.url?.startsWith('/denied')) return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_token"}');
-    if (req.url?.startsWith('/html')) return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>');
-    if (req.url?.startsWith('/shape')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"items":"not a list"}');
-    if (req.url?.startsWith('/hang')) return; // never answers
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{"items":[1,2]}');
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        seen,
-        close: () => new Promise((r) => (server.closeAllConnections(), server.close(() => r()))),
-      }),
-    ),
-  );
-}
+import { startFaultyUpstream, type FaultyUpstream } from '../support/faulty-upstream.ts';
 
 describe('connectors: every failure of an external service is an UpstreamError, never a hang', () => {
-  let faulty: Awaited<ReturnType<typeof faultyServer>>;
+  let faulty: FaultyUpstream;
   let connector: ReturnType<ReturnType<typeof createIntegrations>['connector']>;
   beforeAll(async () => {
-    faulty = await faultyServer();
+    faulty = await startFaultyUpstream('ok');
+    faulty.byPath = { '/fail': '500', '/denied': 'denied', '/html': 'not-json', '/shape': 'bad-shape', '/hang': 'hang' };
+    faulty.okBody = { items: [1, 2] };
     const config = loadConfig({ DATA_DIR: '/tmp/unused', DIALOGPLATFORM_URL: faulty.url, DIALOGPLATFORM_CLIENT_ID: 'us', DIALOGPLATFORM_CLIENT_SECRET: 'secret', INTEGRATION_TIMEOUT_MS: '300' });
     connector = createIntegrations(config.integrations).connector('dialogplatform');
   });
