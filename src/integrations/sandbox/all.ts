@@ -3,3 +3,7 @@
  * (./server.ts); nothing imports them otherwise, so a server with real upstreams never loads them.
  */
 import '../govportal/filings.sandbox.ts';
+import '../idprovider/login.sandbox.ts';
+import '../govportal/portal.sandbox.ts';
+import '../taxauthority/property.sandbox.ts';
+import '../dialogplatform/dialogs.sandbox.ts';
