@@ -35,6 +35,7 @@ import { securityHeaders } from './shared/security-headers.ts';
 import { createFileServices } from './modules/files/file-services.ts';
 import { createIntegrations } from './integrations/integrations.ts';
 import { bufferGraphqlBody, idempotency, isGraphqlMutation, isWriteMethod, keepRawBody } from './shared/idempotency.ts';
+import { portalCallbackRoutes } from './modules/portal-integrations/portal-integrations.callback.ts';
 
 export interface AppDeps {
   config: Config;
@@ -193,6 +194,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     (req as ContextRequest).ctx = contextFor(req, ANONYMOUS);
     next();
   };
+  // The browser callbacks of the national login and the government portal (no token: the state names the user)
+  app.use(portalCallbackRoutes({ prisma: db.prisma, integrations, logger }));
   app.use(PUBLIC_PREFIX, anonymous, json, createRestRouter(schema, operations, { public: true }));
   // The MCP handler (its SDK and the tool list) is built for the first authenticated call of /mcp,
   // not at start-up, which it made about 0.1 s slower for a protocol many deployments never see.

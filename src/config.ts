@@ -152,6 +152,10 @@ export interface IntegrationsConfig {
   sandboxPort: number;
   sandboxHost: string;
   sandboxPublicUrl: string | undefined;
+  /** our own address (BASE_URL), where an external service sends a browser back (the login callbacks) */
+  appBaseUrl: string;
+  /** origins a browser may be sent on to after a login callback (`return_to`): BASE_URL's and CORS_ORIGINS when it lists them */
+  appOrigins: string[];
 }
 
 export interface AssistantConfig {
@@ -220,6 +224,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sandboxPort: e.SANDBOX_PORT,
       sandboxHost: '127.0.0.1',
       sandboxPublicUrl: e.SANDBOX_PUBLIC_URL?.replace(/\/+$/, ''),
+      appBaseUrl: baseUrl,
+      appOrigins: [new URL(baseUrl).origin, ...(e.CORS_ORIGINS.trim() === '*' ? [] : e.CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean))],
     },
   };
 }

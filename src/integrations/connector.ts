@@ -70,6 +70,11 @@ export class Connector {
     private readonly timeoutMs: number,
   ) {}
 
+  /** our client id at the service (<SERVICE>_CLIENT_ID), where a call names it (an OpenID Connect authorize URL) */
+  get clientId(): string | undefined {
+    return this.credentials.clientId;
+  }
+
   get title(): string {
     return SERVICE_TITLES[this.service];
   }

@@ -14,12 +14,25 @@ export interface Integrations {
   connector(service: IntegrationService): Connector;
   /** true when the service is answered by the in-process sandbox (no URL configured) */
   usesSandbox(service: IntegrationService): boolean;
+  /** an absolute URL of this app (BASE_URL) for an external service to send a browser back to */
+  appUrl(path: string): string;
+  /** may a browser be sent on to this URL after a callback (BASE_URL's origin or a CORS_ORIGINS one)? */
+  isAppOrigin(url: string): boolean;
 }
 
 export function createIntegrations(config: IntegrationsConfig): Integrations {
   const connectors = new Map<IntegrationService, Connector>();
   return {
     usesSandbox: (service) => !config.services[service].url,
+    appUrl: (path) => `${config.appBaseUrl}${path}`,
+    isAppOrigin(url) {
+      try {
+        const u = new URL(url);
+        return (u.protocol === 'https:' || u.protocol === 'http:') && config.appOrigins.includes(u.origin);
+      } catch {
+        return false;
+      }
+    },
     connector(service) {
       let connector = connectors.get(service);
       if (!connector) {
