@@ -235,12 +235,16 @@ type SystemUserQuery = { include?: PrismaNS.GovportalSystemUserInclude; select?:
 
 const systemId = (ctx: RequestContext) => integrationsOf(ctx).connector('govportal').clientId ?? DEFAULT_SYSTEM_ID;
 
+/** rights compared by content (jsonb keeps an object's keys in an order of its own) */
+const rightsKey = (rights: unknown) =>
+  Array.isArray(rights) ? rights.map((r) => `${String((r as { resource?: unknown })?.resource)}\u0000${String((r as { scope?: unknown })?.scope)}`).join('\n') : '';
+
 /** what a portal answer changes in our row (nothing when it says what we have) */
 function syncedFields(row: GovportalSystemUser, portal: PortalSystemUser): PrismaNS.GovportalSystemUserUpdateInput | null {
   const data: PrismaNS.GovportalSystemUserUpdateInput = {};
   if (portal.status !== row.status) data.status = portal.status;
   if ((portal.confirm_url ?? null) !== row.confirmUrl) data.confirmUrl = portal.confirm_url ?? null;
-  if (JSON.stringify(portal.rights) !== JSON.stringify(row.rights)) data.rights = portal.rights;
+  if (rightsKey(portal.rights) !== rightsKey(row.rights)) data.rights = portal.rights;
   return Object.keys(data).length ? data : null;
 }
 
