@@ -46,6 +46,11 @@ const DOCUMENTED = [
   'GET /chat/threads/:thread_id/participants', 'POST /chat/threads/:thread_id/participants',
   // designed here, "not shown" in spec 002: updating a thread, listing its messages
   'PATCH /chat/threads/:thread_id', 'GET /chat/threads/:thread_id/messages',
+  // spec 002 "Integrations": govportal, taxauthority property search, idprovider, dialogplatform
+  'GET /integrations/govportal/status', 'POST /integrations/govportal/authorize', 'GET /integrations/govportal/reportees',
+  'GET /integrations/govportal/parties', 'GET /integrations/govportal/system-users', 'POST /integrations/govportal/system-users',
+  'GET /integrations/govportal/system-users/:id', 'GET /integrations/taxauthority/eiendom/soek/:inntektsaar',
+  'GET /integrations/idprovider/status', 'POST /integrations/idprovider/authorize', 'GET /integrations/dialogplatform/dialogs',
 ];
 
 /** POSTs that write nothing (a preview): queries, so a read-only token may call them and their MCP tools are read-only. */
