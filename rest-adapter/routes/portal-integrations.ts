@@ -31,7 +31,7 @@ export const portalIntegrationOperations = defineOperations([
     method: 'POST',
     path: '/integrations/govportal/authorize',
     summary: `Start connecting to the government portal: answers {authorization_url}; redirect the user there (the national login). ${LOGIN} Body (optional): return_to.`,
-    document: /* GraphQL */ `mutation AuthorizeGovportal($returnTo: String) { authorizeGovportal(returnTo: $returnTo) { authorization_url: authorizationUrl } }`,
+    document: /* GraphQL */ `mutation CreateGovportalAuthorization($returnTo: String) { authorizeGovportal(returnTo: $returnTo) { authorization_url: authorizationUrl } }`,
   },
   {
     method: 'GET',
@@ -82,7 +82,7 @@ export const portalIntegrationOperations = defineOperations([
     summary:
       'Property search at the tax authority for an income year (inntektsaar, an integer), passed through: the upstream result unchanged. Query: client_account_id and query (both required). Needs an active system user of the account with the property-search right (403 otherwise). 400 bad input or upstream failure.',
     document: /* GraphQL */ `
-      query SearchTaxauthorityProperties($inntektsaar: Int!, $clientAccountId: Int!, $query: String!) {
+      query ListTaxauthorityProperties($inntektsaar: Int!, $clientAccountId: Int!, $query: String!) {
         taxauthorityPropertySearch(inntektsaar: $inntektsaar, clientAccountId: $clientAccountId, query: $query)
       }`,
   },
@@ -96,7 +96,7 @@ export const portalIntegrationOperations = defineOperations([
     method: 'POST',
     path: '/integrations/idprovider/authorize',
     summary: `Start a national login: answers {authorization_url}; redirect the user there. ${LOGIN} Body (optional): return_to.`,
-    document: /* GraphQL */ `mutation AuthorizeIdprovider($returnTo: String) { authorizeIdprovider(returnTo: $returnTo) { authorization_url: authorizationUrl } }`,
+    document: /* GraphQL */ `mutation CreateIdproviderAuthorization($returnTo: String) { authorizeIdprovider(returnTo: $returnTo) { authorization_url: authorizationUrl } }`,
   },
   {
     method: 'GET',
@@ -104,7 +104,7 @@ export const portalIntegrationOperations = defineOperations([
     summary:
       'Live search of the client account’s organization’s dialogs at the government dialog platform. Query: client_account_id (required), status (e.g. InProgress, Completed), service_resource. Needs an active system user with the dialogs right (403 otherwise). Response {items: [{id, status, service_resource, title, sender_name, party, created_at, updated_at, due_at}]}.',
     document: /* GraphQL */ `
-      query SearchDialogplatformDialogs($clientAccountId: Int!, $status: String, $serviceResource: String) {
+      query ListDialogplatformDialogs($clientAccountId: Int!, $status: String, $serviceResource: String) {
         dialogplatformDialogs(clientAccountId: $clientAccountId, status: $status, serviceResource: $serviceResource) {
           items { id status service_resource: serviceResource title sender_name: senderName party created_at: createdAt updated_at: updatedAt due_at: dueAt }
         }

@@ -75,22 +75,22 @@ describe.each(targets())('portal integrations GraphQL and MCP (%s)', (target) =>
       expect(names).toEqual(
         expect.arrayContaining([
           'get_govportal_status',
-          'authorize_govportal',
+          'create_govportal_authorization',
           'list_govportal_reportees',
           'list_govportal_parties',
           'list_govportal_system_users',
           'create_govportal_system_user',
           'get_govportal_system_user',
-          'search_taxauthority_properties',
+          'list_taxauthority_properties',
           'get_idprovider_status',
-          'authorize_idprovider',
-          'search_dialogplatform_dialogs',
+          'create_idprovider_authorization',
+          'list_dialogplatform_dialogs',
         ]),
       );
       const created = await client.callTool({ name: 'create_govportal_system_user', arguments: { client_account_id: c.account.id } });
       const su = JSON.parse((created.content as { text: string }[])[0]!.text);
       expect(su).toMatchObject({ status: 'New', client_account_id: c.account.id, org_number: c.organizationNumber });
-      const refused = await client.callTool({ name: 'search_dialogplatform_dialogs', arguments: { client_account_id: c.account.id } });
+      const refused = await client.callTool({ name: 'list_dialogplatform_dialogs', arguments: { client_account_id: c.account.id } });
       expect(refused.isError).toBe(true);
       expect(JSON.parse((refused.content as { text: string }[])[0]!.text)).toMatchObject({ status: 403 });
     } finally {
