@@ -3,3 +3,5 @@
  * (./server.ts); nothing imports them otherwise, so a server with real upstreams never loads them.
  */
 import '../govportal/filings.sandbox.ts';
+import '../einvoice/registry.sandbox.ts';
+import '../providerb/onboarding.sandbox.ts';
