@@ -68,8 +68,9 @@ export interface Operation {
    */
   bodyRequired?: boolean;
   /**
-   * The body names records by id, so a missing one is a 404 although the path has no id (spec 001:
-   * POST /vouchers/merge "404 voucher not found"); paths with an id answer 404 anyway.
+   * The body (or a query parameter) names records by id, so a missing one is a 404 although the path
+   * has no id (spec 001: POST /vouchers/merge "404 voucher not found"; spec 002: GET
+   * /integrations/providerb/status?bank_account_id); paths with an id answer 404 anyway.
    */
   bodyNamesRecords?: boolean;
   /**

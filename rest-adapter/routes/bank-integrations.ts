@@ -110,5 +110,7 @@ export const bankIntegrationOperations = defineOperations([
           onboarding_information: onboardingInformation
         }
       }`,
+    // bank_account_id names a record: 404 when there is none
+    bodyNamesRecords: true,
   },
 ]);
