@@ -221,7 +221,8 @@ export async function einvoiceStatus(ctx: RequestContext, args: Args<typeof rule
 /**
  * PATCH /integrations/einvoice/status: activating registers the organisation as a receiver in the
  * network's registry (it needs an organization number: 400), deactivating deregisters it. The
- * registry is asked first; its failure is a 500 and nothing is stored.
+ * registry is asked first; its failure is a 500 and nothing is stored (a refusal of our own
+ * credentials too: it is no fault of the caller's, so no 403).
  */
 export async function updateEinvoiceStatus(ctx: RequestContext, args: Args<typeof rules.updateEinvoice>): Promise<EinvoiceStatus> {
   const { clientAccountId, input } = parse(rules.updateEinvoice, args);
@@ -232,10 +233,10 @@ export async function updateEinvoiceStatus(ctx: RequestContext, args: Args<typeo
   if (input.isActive) {
     const orgNumber = account.organizationNumber;
     if (!orgNumber) throw ValidationError.field('isActive', 'e-invoicing needs the client account’s organization number (the registry knows receivers by it): set organization_number first');
-    receiver = await upstream(() => registerReceiver(connector, { orgNumber, name: account.displayName }), { status: 500, what: 'Registering the receiver in the e-invoicing network' });
+    receiver = await upstream(() => registerReceiver(connector, { orgNumber, name: account.displayName }), { status: 500, forbidden: 500, what: 'Registering the receiver in the e-invoicing network' });
   } else if (account.organizationNumber) {
     const orgNumber = account.organizationNumber;
-    await upstream(() => deregisterReceiver(connector, orgNumber), { status: 500, what: 'Removing the receiver from the e-invoicing network' });
+    await upstream(() => deregisterReceiver(connector, orgNumber), { status: 500, forbidden: 500, what: 'Removing the receiver from the e-invoicing network' });
   }
   const setting = await inTransaction(ctx, async (tx) => {
     const stored = await integrationSetting(tx, clientAccountId, 'einvoice');
@@ -302,7 +303,7 @@ export async function providerbStatus(ctx: RequestContext, args: Args<typeof rul
   }
   const accountNumbers = [...new Set([...accounts.map((a) => a.accountNumber), ...(bankAccount ? [bankAccount.accountNumber] : [])])];
   const connector = integrationsOf(ctx).connector('providerb');
-  const onboarding = await upstream(() => ensureOnboarding(connector, { orgNumber, name: account.displayName, accountNumbers }), { status: 500, what: 'Providerb onboarding' });
+  const onboarding = await upstream(() => ensureOnboarding(connector, { orgNumber, name: account.displayName, accountNumbers }), { status: 500, forbidden: 500, what: 'Providerb onboarding' });
   const connectedAccounts = onboarding.accounts.filter((a) => a.connected).map((a) => a.account_number);
   const isConnected =
     onboarding.status === 'COMPLETED' && (bankAccount ? connectedAccounts.includes(bankAccount.accountNumber) : connectedAccounts.length > 0);
