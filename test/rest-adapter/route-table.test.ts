@@ -46,6 +46,10 @@ const DOCUMENTED = [
   'GET /chat/threads/:thread_id/participants', 'POST /chat/threads/:thread_id/participants',
   // designed here, "not shown" in spec 002: updating a thread, listing its messages
   'PATCH /chat/threads/:thread_id', 'GET /chat/threads/:thread_id/messages',
+  // spec 002 "Integrations": banks, einvoice, providerb
+  'GET /integrations/banks', 'GET /integrations/banks/:bic/status', 'PATCH /integrations/banks/:bic/status',
+  'GET /integrations/banks/:bic/pdf-forms/:form_type',
+  'GET /integrations/einvoice/status', 'PATCH /integrations/einvoice/status', 'GET /integrations/providerb/status',
 ];
 
 /** POSTs that write nothing (a preview): queries, so a read-only token may call them and their MCP tools are read-only. */
