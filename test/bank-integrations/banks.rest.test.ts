@@ -109,6 +109,7 @@ describe.each(targets())('bank integrations REST (%s)', (target) => {
     ['is_active a string', { is_active: 'yes' }, /is_active/],
     ['is_active null', { is_active: null }, /is_active/],
     ['integration_config not an object', { is_active: false, integration_config: [1] }, /integration_config: must be an object/],
+    ['integration_config over 10,000 characters', { is_active: false, integration_config: { note: 'x'.repeat(10_000) } }, /integration_config: must be at most 10000 characters/],
   ])('PATCH: 400 %s', async (_what, body, message) => {
     const c = await company(app);
     const res = await patch(c, 'DNBANOKKXXX', body);
@@ -144,6 +145,15 @@ describe.each(targets())('bank integrations REST (%s)', (target) => {
     // enabled again: a new period of the add-on
     expect((await patch(c, 'NDEANOKKXXX', { is_active: true })).status).toBe(200);
     expect((await addOns(c)).map((a) => a.removedAt === null)).toEqual([false, true]);
+  });
+
+  it('two banks enabled at the same moment add one BANK_INTEGRATION add-on (the account is locked while it changes)', async () => {
+    const c = await company(app);
+    await ownBankAccount(app, c.account.id, 'DNBANOKKXXX');
+    await ownBankAccount(app, c.account.id, 'NDEANOKKXXX');
+    const answers = await Promise.all([patch(c, 'DNBANOKKXXX', { is_active: true }), patch(c, 'NDEANOKKXXX', { is_active: true })]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    expect(await addOns(c)).toEqual([expect.objectContaining({ code: 'BANK_INTEGRATION', removedAt: null })]);
   });
 
   it('Handelsbanken (HANDNOKKXXX) requires integration_config.division_number and division_name (strings) when enabling', async () => {

@@ -16,11 +16,17 @@ const bic = z
 
 const isActive = z.boolean({ error: (i) => (i.input == null ? 'is required' : 'must be true or false') });
 
-/** integration_config: a JSON object (its keys as sent, snake_case) */
+/** integration_config: a JSON object (its keys as sent, snake_case), small: it is settings, not data */
+const MAX_CONFIG_LENGTH = 10_000;
+
 const integrationConfig = z.unknown().transform((v, c): Record<string, unknown> | null => {
   if (v === null || v === undefined) return null;
   if (typeof v !== 'object' || Array.isArray(v)) {
     c.addIssue({ code: 'custom', message: 'must be an object' });
+    return z.NEVER;
+  }
+  if (JSON.stringify(v).length > MAX_CONFIG_LENGTH) {
+    c.addIssue({ code: 'custom', message: `must be at most ${MAX_CONFIG_LENGTH} characters as JSON` });
     return z.NEVER;
   }
   return v as Record<string, unknown>;
