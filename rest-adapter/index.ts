@@ -25,6 +25,7 @@ import { notificationSettingOperations } from './routes/notification-settings.ts
 import { taskOperations } from './routes/tasks.ts';
 import { chatOperations } from './routes/chat.ts';
 import { portalIntegrationOperations } from './routes/portal-integrations.ts';
+import { bankIntegrationOperations } from './routes/bank-integrations.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -47,6 +48,7 @@ export const operations: readonly Operation[] = [
   ...taskOperations,
   ...chatOperations,
   ...portalIntegrationOperations,
+  ...bankIntegrationOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();
@@ -80,7 +82,14 @@ export async function runOperation(schema: GraphQLSchema, compiled: CompiledOper
   // 204 No Content: no body on the wire (an MCP tool answers {})
   if (status === 204) return { status, body: {} };
   const empty = compiled.op.emptyBody === 'always' || (compiled.op.emptyBody === 'whenNull' && value === null);
-  return { status, body: empty ? {} : value };
+  return { status, body: empty ? {} : compiled.op.omitWhenNull ? withoutNulls(value, compiled.op.omitWhenNull) : value };
+}
+
+/** The result with the keys an operation leaves out when null removed (from each element of a list). */
+function withoutNulls(value: unknown, keys: readonly string[]): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutNulls(v, keys));
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([k, v]) => !(v === null && keys.includes(k))));
 }
 
 /**

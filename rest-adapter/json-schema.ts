@@ -180,8 +180,18 @@ export function responseSchema(compiled: CompiledOperation, root: GraphQLObjectT
   const empty: JsonSchema = { type: 'object', additionalProperties: false, description: 'An empty object' };
   if (compiled.op.emptyBody === 'always') return empty;
   const full = selectionSchema(root, compiled.operation.selectionSet, compiled.fragments, components);
-  const result = (full.properties as Record<string, JsonSchema>)[compiled.resultKey];
+  let result = (full.properties as Record<string, JsonSchema>)[compiled.resultKey];
+  if (compiled.op.omitWhenNull) result = optionalWhenNull(result, compiled.op.omitWhenNull);
   return compiled.op.emptyBody === 'whenNull' ? { oneOf: [stripNull(result), empty] } : result;
+}
+
+/** An operation's omitWhenNull keys: not required, and never null when present (of an inline object, or each element of a list of them). */
+function optionalWhenNull(schema: JsonSchema, keys: readonly string[]): JsonSchema {
+  if (schema.type === 'array' && schema.items) return { ...schema, items: optionalWhenNull(schema.items as JsonSchema, keys) };
+  if (schema.type !== 'object' || !schema.properties) return schema;
+  const properties = { ...(schema.properties as Record<string, JsonSchema>) };
+  for (const key of keys) if (properties[key]) properties[key] = stripNull(properties[key]);
+  return { ...schema, properties, required: ((schema.required as string[] | undefined) ?? []).filter((k) => !keys.includes(k)) };
 }
 
 /** The request body of an operation: its body variable's input object, fields the path binds optional. */

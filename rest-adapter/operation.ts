@@ -68,10 +68,17 @@ export interface Operation {
    */
   bodyRequired?: boolean;
   /**
-   * The body names records by id, so a missing one is a 404 although the path has no id (spec 001:
-   * POST /vouchers/merge "404 voucher not found"); paths with an id answer 404 anyway.
+   * The body (or a query parameter) names records by id, so a missing one is a 404 although the path
+   * has no id (spec 001: POST /vouchers/merge "404 voucher not found"; spec 002: GET
+   * /integrations/providerb/status?bank_account_id); paths with an id answer 404 anyway.
    */
   bodyNamesRecords?: boolean;
+  /**
+   * Keys of the result (of each element, when it is a list) left out when null, for fields the spec
+   * says "appear only when" something is given or are "omitted when empty" (spec 002 Bank: status,
+   * integration_config, onboarding_information). GraphQL keeps them as null.
+   */
+  omitWhenNull?: readonly string[];
   /** answers in other media types by Accept (reports: Excel, HTML, PDF; the SAF-T export) */
   representations?: Representations;
   /** the operation also takes a multipart/form-data body with one file (uploads: POST /files) */

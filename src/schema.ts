@@ -32,6 +32,7 @@ import './modules/vouchers/voucher-documents.types.ts';
 import './modules/invitations/invitations.types.ts';
 import './modules/worker-tasks/worker-tasks.types.ts';
 import './modules/notification-settings/notification-settings.types.ts';
+import './modules/bank-integrations/bank-integrations.types.ts';
 import './modules/assistant/assistant.types.ts';
 import './modules/portal-integrations/portal-integrations.types.ts';
 

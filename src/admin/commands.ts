@@ -2,6 +2,7 @@ import type { Config } from '../config.ts';
 import type { Prisma } from '../db/database.ts';
 import type { Role } from '../generated/prisma/enums.ts';
 import { createBankAccount } from '../modules/bank-accounts/bank-accounts.service.ts';
+import { confirmBankAgreement } from '../modules/bank-integrations/bank-integrations.service.ts';
 import { createBusinessPartner } from '../modules/business-partners/business-partners.service.ts';
 import { ROLE_IDS, isProviderIndustryCode } from '../modules/client-accounts/client-accounts.rules.ts';
 import { createClientAccount, grantRole, linkProvider } from '../modules/client-accounts/client-accounts.service.ts';
@@ -185,6 +186,16 @@ export const COMMANDS: Record<string, Command> = {
         is_active: p.isActive,
         created_at: iso(p.createdAt),
       };
+    },
+  },
+
+  'confirm-bank-agreement': {
+    summary:
+      "Record that the bank has confirmed a client account's signed integration agreement: the bank integration\n      (enabled with PATCH /integrations/banks/{bic}/status) is connected from then on (is_connected true)",
+    flags: { 'client-account-id': req('id', 'ID'), bic: req('string', 'BIC') },
+    async run({ ctx }, f) {
+      const s = await confirmBankAgreement(ctx, { clientAccountId: f.id('client-account-id'), bic: f.string('bic') });
+      return { client_account_id: f.id('client-account-id'), is_active: s.isActive, is_connected: s.isConnected, onboarding_information: s.onboardingInformation };
     },
   },
 

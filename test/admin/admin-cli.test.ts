@@ -88,7 +88,7 @@ describe.concurrent('admin CLI usage errors (exit 2, nothing on stdout, no datab
     const res = await cli(args, env);
     expect(res.code).toBe(2);
     expect(res.stdout).toBe('');
-    for (const command of ['create-user', 'create-client-account', 'grant-role', 'link-provider', 'create-business-partner', 'create-bank-account', 'seed-demo', 'jobs']) {
+    for (const command of ['create-user', 'create-client-account', 'grant-role', 'link-provider', 'create-business-partner', 'create-bank-account', 'confirm-bank-agreement', 'seed-demo', 'jobs']) {
       expect(res.stderr).toContain(command);
     }
   });
@@ -206,6 +206,16 @@ describe.concurrent.each(cliTargets)('admin CLI commands ($target)', ({ target, 
     expect(bad.code).toBe(1);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toMatch(/accountNumber: must be an 11-digit Norwegian bank account number with a valid mod-11 check digit/);
+  }, SLOW);
+
+  it.skipIf(skip)('confirm-bank-agreement records the bank\'s confirmation only of an enabled bank integration (exit 1 otherwise); an unsupported bank is refused', async () => {
+    const id = await companyId();
+    const notEnabled = await run('confirm-bank-agreement', '--client-account-id', id, '--bic', 'DNBANOKKXXX');
+    expect(notEnabled.code).toBe(1);
+    expect(notEnabled.stderr).toMatch(/DNB Bank ASA integration is not enabled/);
+    const unsupported = await run('confirm-bank-agreement', '--client-account-id', id, '--bic', 'DEUTDEFF');
+    expect(unsupported.code).toBe(1);
+    expect(unsupported.stderr).toMatch(/DEUTDEFF/);
   }, SLOW);
 
   it.skipIf(skip)('seed-demo prints the demo login, the firm and company ids and the URLs from BASE_URL', async () => {

@@ -51,6 +51,10 @@ const DOCUMENTED = [
   'GET /integrations/govportal/parties', 'GET /integrations/govportal/system-users', 'POST /integrations/govportal/system-users',
   'GET /integrations/govportal/system-users/:id', 'GET /integrations/taxauthority/eiendom/soek/:inntektsaar',
   'GET /integrations/idprovider/status', 'POST /integrations/idprovider/authorize', 'GET /integrations/dialogplatform/dialogs',
+  // spec 002 "Integrations": banks, einvoice, providerb
+  'GET /integrations/banks', 'GET /integrations/banks/:bic/status', 'PATCH /integrations/banks/:bic/status',
+  'GET /integrations/banks/:bic/pdf-forms/:form_type',
+  'GET /integrations/einvoice/status', 'PATCH /integrations/einvoice/status', 'GET /integrations/providerb/status',
 ];
 
 /** POSTs that write nothing (a preview): queries, so a read-only token may call them and their MCP tools are read-only. */

@@ -291,6 +291,9 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       'CreateInvitationInput.email': `sweep-new-${clientAccountId}@example.no`,
       'AcceptInvitationInput.email': `sweep-accepted-${clientAccountId}@example.no`,
       password: 'correct horse battery staple',
+      // bank integrations: a supported bank and the one PDF form
+      bic: 'DNBANOKKXXX',
+      formType: 'integration-agreement',
     };
     return { t, ctx: (own) => ({ fixtures, strings, ownType: own }) };
   }

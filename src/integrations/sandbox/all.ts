@@ -7,3 +7,5 @@ import '../idprovider/login.sandbox.ts';
 import '../govportal/portal.sandbox.ts';
 import '../taxauthority/property.sandbox.ts';
 import '../dialogplatform/dialogs.sandbox.ts';
+import '../einvoice/registry.sandbox.ts';
+import '../providerb/onboarding.sandbox.ts';
