@@ -32,6 +32,7 @@ import './modules/vouchers/voucher-documents.types.ts';
 import './modules/invitations/invitations.types.ts';
 import './modules/worker-tasks/worker-tasks.types.ts';
 import './modules/notification-settings/notification-settings.types.ts';
+import './modules/yearly-accounts/yearly-accounts.types.ts';
 import './modules/assistant/assistant.types.ts';
 
 export const schema = builder.toSchema();
