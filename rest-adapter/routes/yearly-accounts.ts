@@ -104,6 +104,7 @@ export const yearlyAccountOperations = defineOperations([
     document: /* GraphQL */ `
       mutation CreateYearlyAccountDraft($input: CreateYearlyAccountInput!) { createYearlyAccountDraft(input: $input) { ...YearlyAccountSubmissionFields } }
       ${SUBMISSION_FIELDS}`,
+    status: 201,
   },
   {
     method: 'POST',
@@ -114,6 +115,7 @@ export const yearlyAccountOperations = defineOperations([
     document: /* GraphQL */ `
       mutation CreateYearlyAccountSubmission($input: CreateYearlyAccountInput!) { createYearlyAccountSubmission(input: $input) { ...YearlyAccountSubmissionFields } }
       ${SUBMISSION_FIELDS}`,
+    status: 201,
   },
   {
     method: 'POST',
@@ -168,5 +170,6 @@ export const yearlyAccountOperations = defineOperations([
       mutation CreateAnnualAllocation($input: CreateAnnualAllocationInput!) { createAnnualAllocation(input: $input) { ...JournalEntryFields } }
       ${ENTRY_FIELDS}`,
     with: ONE_WITH,
+    status: 201,
   },
 ]);
