@@ -111,7 +111,7 @@ export const yearlyAccountOperations = defineOperations([
     path: '/yearly-accounts/submissions',
     summary:
       'Submit a yearly account directly (same body as /drafts): filed with the portal with the generated notes, SUBMITTED. Needs the account’s organization number (400); ' +
-      'the portal’s error findings are a 400 and nothing is stored; an open submission for the year: 400; the portal failing: 502.',
+      'the portal’s error findings are a 400 and nothing is stored; an open submission for the year: 400; the portal failing: 500.',
     document: /* GraphQL */ `
       mutation CreateYearlyAccountSubmission($input: CreateYearlyAccountInput!) { createYearlyAccountSubmission(input: $input) { ...YearlyAccountSubmissionFields } }
       ${SUBMISSION_FIELDS}`,

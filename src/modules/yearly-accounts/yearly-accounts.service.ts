@@ -43,6 +43,13 @@ type Query = { include?: PrismaNS.YearlyAccountSubmissionInclude; select?: Prism
  * written in one transaction: a failed call leaves nothing behind.
  */
 
+/**
+ * The portal failing (error status, no answer in INTEGRATION_TIMEOUT_MS, a malformed answer): spec 002
+ * names only 400 and 403 for yearly accounts, so a failure is its generic 500 with a message saying
+ * which portal call failed (the portal refusing our credentials: 403).
+ */
+const PORTAL_FAILED = 500;
+
 const DAY = 86_400_000;
 const dayBefore = (d: Date) => new Date(d.getTime() - DAY);
 const yearBefore = (d: Date) => new Date(Date.UTC(d.getUTCFullYear() - 1, d.getUTCMonth(), d.getUTCDate()));
@@ -363,18 +370,18 @@ interface Filed {
 /**
  * Files the year with the portal (the form catalogue, then a submitted instance): the account's
  * organization number is required (400). When the portal's rules found errors the instance stays a
- * draft there: it is cancelled and the findings are a 400; nothing is stored. Portal failures: 502.
+ * draft there: it is cancelled and the findings are a 400; nothing is stored. Portal failures: 500.
  */
 async function fileWithPortal(ctx: RequestContext, s: { clientAccountId: number; reportingYear: number; fromDate: Date; toDate: Date; notes: Note[] | null }): Promise<Filed> {
   const account = await ctx.db.clientAccount.findUniqueOrThrow({ where: { id: s.clientAccountId }, select: { organizationNumber: true } });
   if (!account.organizationNumber) throw ValidationError.field('clientAccountId', `client account ${s.clientAccountId} has no organization number: set it before filing the yearly accounts`);
   const figures = await computeYear(ctx, s.clientAccountId, s.reportingYear, s.fromDate, s.toDate);
   const portal = integrationsOf(ctx).connector('govportal');
-  const forms = await upstream(() => yearlyAccountForms(portal, s.reportingYear), { what: 'Reading the portal’s yearly-accounts forms' });
+  const forms = await upstream(() => yearlyAccountForms(portal, s.reportingYear), { status: PORTAL_FAILED, what: 'Reading the portal’s yearly-accounts forms' });
   const data = portalData(figures, s.notes ?? figures.notes, forms);
   const filing = await upstream(
     () => createFiling(portal, { kind: 'yearly-accounts', orgNumber: account.organizationNumber!, reportingYear: s.reportingYear, fromDate: formatDate(s.fromDate), toDate: formatDate(s.toDate), data, submit: true }),
-    { what: 'Submitting the yearly accounts to the portal' },
+    { status: PORTAL_FAILED, what: 'Submitting the yearly accounts to the portal' },
   );
   if (filing.status !== 'submitted') {
     await withdraw(ctx, filing.id);
@@ -476,7 +483,7 @@ export async function cancelYearlyAccount(ctx: RequestContext, { id }: { id: num
       if (e instanceof UpstreamError && e.failure === 'status' && e.status === 409) {
         throw new ValidationError(`Yearly account submission ${id} can no longer be cancelled at the portal: ${e.message}`);
       }
-      await upstream(() => Promise.reject(e), { what: 'Cancelling the yearly accounts at the portal' });
+      await upstream(() => Promise.reject(e), { status: PORTAL_FAILED, what: 'Cancelling the yearly accounts at the portal' });
     }
   }
   const updated = await ctx.db.yearlyAccountSubmission.updateMany({ where: { id, status: { in: [...CAN_CANCEL] } }, data: { status: 'CANCELLED' } });
