@@ -46,6 +46,12 @@ const DOCUMENTED = [
   'GET /chat/threads/:thread_id/participants', 'POST /chat/threads/:thread_id/participants',
   // designed here, "not shown" in spec 002: updating a thread, listing its messages
   'PATCH /chat/threads/:thread_id', 'GET /chat/threads/:thread_id/messages',
+  // spec 002 "Yearly accounts"
+  'GET /yearly-accounts/preview', 'GET /yearly-accounts/submissions', 'GET /yearly-accounts/submissions/:id',
+  'POST /yearly-accounts/drafts', 'POST /yearly-accounts/submissions',
+  'POST /yearly-accounts/submissions/:id/submit', 'POST /yearly-accounts/submissions/:id/cancel',
+  'GET /yearly-accounts/submissions/:id/pdf', 'GET /yearly-accounts/submissions/:id/notes', 'PUT /yearly-accounts/submissions/:id/notes',
+  'POST /yearly-accounts/annual-allocations',
 ];
 
 /** POSTs that write nothing (a preview): queries, so a read-only token may call them and their MCP tools are read-only. */
