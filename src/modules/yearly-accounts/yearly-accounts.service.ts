@@ -2,7 +2,7 @@ import type { Prisma as PrismaNS, YearlyAccountSubmission } from '../../generate
 import { cancelFiling, createFiling, getFiling, type Filing } from '../../integrations/govportal/filings.ts';
 import { yearlyAccountForms, type YearlyAccountForms } from '../../integrations/govportal/yearly-accounts.ts';
 import { UpstreamError } from '../../integrations/connector.ts';
-import { integrationsOf, upstream } from '../../integrations/integrations.ts';
+import { integrationsOf, upstream, upstreamFailed } from '../../integrations/integrations.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { findPage, pageWindow, toOrderBy } from '../../shared/pagination.ts';
@@ -483,7 +483,7 @@ export async function cancelYearlyAccount(ctx: RequestContext, { id }: { id: num
       if (e instanceof UpstreamError && e.failure === 'status' && e.status === 409) {
         throw new ValidationError(`Yearly account submission ${id} can no longer be cancelled at the portal: ${e.message}`);
       }
-      await upstream(() => Promise.reject(e), { status: PORTAL_FAILED, what: 'Cancelling the yearly accounts at the portal' });
+      throw upstreamFailed(e, { status: PORTAL_FAILED, what: 'Cancelling the yearly accounts at the portal' });
     }
   }
   const updated = await ctx.db.yearlyAccountSubmission.updateMany({ where: { id, status: { in: [...CAN_CANCEL] } }, data: { status: 'CANCELLED' } });
