@@ -26,6 +26,7 @@ import { taskOperations } from './routes/tasks.ts';
 import { chatOperations } from './routes/chat.ts';
 import { portalIntegrationOperations } from './routes/portal-integrations.ts';
 import { bankIntegrationOperations } from './routes/bank-integrations.ts';
+import { yearlyAccountOperations } from './routes/yearly-accounts.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -49,6 +50,7 @@ export const operations: readonly Operation[] = [
   ...chatOperations,
   ...portalIntegrationOperations,
   ...bankIntegrationOperations,
+  ...yearlyAccountOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();

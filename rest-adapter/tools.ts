@@ -1,4 +1,4 @@
-import { execute, getNamedType, getOperationAST, GraphQLError, isObjectType, Kind, validate, type GraphQLSchema } from 'graphql';
+import { execute, getNamedType, getNullableType, getOperationAST, GraphQLError, isListType, isObjectType, Kind, validate, type GraphQLSchema } from 'graphql';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestContext } from '../src/shared/context.ts';
 import { errorBody, toWireError } from '../src/shared/error-renderer.ts';
@@ -57,7 +57,13 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
     required.push(b.wire);
   }
   let nestedBody = false;
-  if (compiled.bodyVariable) {
+  // a JSON-array body (a list-typed body variable) is one argument of the tool, named as the variable
+  const listBody = compiled.bodyVariable && isListType(getNullableType(compiled.bodyVariable.type)) ? compiled.bodyVariable : undefined;
+  if (listBody) {
+    properties[listBody.wire] = inputSchema(listBody.type);
+    place[listBody.wire] = 'body';
+    required.push(listBody.wire);
+  } else if (compiled.bodyVariable) {
     const body = inputSchema(compiled.bodyVariable.type, { omit: new Set(compiled.boundFields.map((b) => b.field)) });
     const fields = body.properties as Record<string, JsonSchema>;
     nestedBody = Object.keys(fields).some((k) => k in properties || k === withParameter(op));
@@ -109,7 +115,8 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
         else if (place[key] === 'body') body[key] = value;
         else if (key !== 'body' || !nestedBody) throw ValidationError.field(key, 'is not an argument of this tool');
       }
-      if (!nestedBody && (compiled.bodyVariable || Object.keys(body).length)) request.body = body;
+      if (listBody) request.body = body[listBody.wire];
+      else if (!nestedBody && (compiled.bodyVariable || Object.keys(body).length)) request.body = body;
       return (await runOperation(schema, compiled, ctx, request)).body;
     },
   };

@@ -146,7 +146,10 @@ export function operationVariables(compiled: CompiledOperation, request: Operati
   const issues = new Issues();
   const out: Record<string, unknown> = { ...withValues(compiled, request.query[withParameter(compiled.op)], issues) };
   if (compiled.op.bodyRequired && body === undefined) throw new ValidationError('The request body is required: send a JSON object ({} when no field is given)');
-  if (bodyGiven && !isPlainObject(body)) throw new ValidationError('The request body must be a JSON object');
+  // a body variable of a list type takes a JSON array as the body (spec 002: PUT …/notes "Body: array of notes")
+  const listBody = !!compiled.bodyVariable && isListType(getNullableType(compiled.bodyVariable.type));
+  if (bodyGiven && listBody && !Array.isArray(body)) throw new ValidationError('The request body must be a JSON array');
+  if (bodyGiven && !listBody && !isPlainObject(body)) throw new ValidationError('The request body must be a JSON object');
   const bodyFields = new Set<string>();
   const converted: VariableSpec[] = [];
   for (const spec of compiled.variables) {
@@ -154,6 +157,7 @@ export function operationVariables(compiled: CompiledOperation, request: Operati
     let value: unknown;
     if (spec.source === 'path') value = fromParameter(request.params[spec.wire], spec.type, spec.wire, issues);
     else if (spec.source === 'query') value = request.query[spec.wire] === undefined ? undefined : fromParameter(request.query[spec.wire], spec.type, spec.wire, issues);
+    else if (spec.source === 'body' && listBody) value = body === undefined ? undefined : fromJson(body, spec.type, [], issues, compiled.echoIgnored);
     else if (spec.source === 'body') {
       const input = fromJson(bodyGiven ? body : {}, spec.type, [], issues, compiled.echoIgnored) as Record<string, unknown>;
       for (const b of compiled.boundFields) {

@@ -33,6 +33,7 @@ import './modules/invitations/invitations.types.ts';
 import './modules/worker-tasks/worker-tasks.types.ts';
 import './modules/notification-settings/notification-settings.types.ts';
 import './modules/bank-integrations/bank-integrations.types.ts';
+import './modules/yearly-accounts/yearly-accounts.types.ts';
 import './modules/assistant/assistant.types.ts';
 import './modules/portal-integrations/portal-integrations.types.ts';
 

@@ -64,8 +64,8 @@ export const JOURNAL_LINE_FIELDS = /* GraphQL */ `
     external_reconciled_amount: externalReconciledAmount
   }`;
 
-/** The entry with every field of spec 001 and its `with` relations. */
-const ENTRY_FIELDS = /* GraphQL */ `
+/** The entry with every field of spec 001 and its `with` relations (also the answer of POST /yearly-accounts/annual-allocations). */
+export const ENTRY_FIELDS = /* GraphQL */ `
   fragment JournalEntryFields on JournalEntry {
     ...JournalEntryScalarFields
     created_by: createdBy @include(if: ${v('created_by')}) { ...JournalUserFields }
@@ -90,7 +90,7 @@ const ENTRY_FIELDS = /* GraphQL */ `
 
 const RELATIONS = ['created_by', 'updated_by', 'posted_by', 'lines', 'lines.dimensions', 'lines.account', 'lines.account.mandatory_dimensions'] as const;
 const LIST_WITH = { allowed: RELATIONS, default: ['lines', 'lines.dimensions'] } as const;
-const ONE_WITH = { allowed: RELATIONS, default: ['lines', 'lines.dimensions', 'lines.account', 'lines.account.mandatory_dimensions'] } as const;
+export const ONE_WITH = { allowed: RELATIONS, default: ['lines', 'lines.dimensions', 'lines.account', 'lines.account.mandatory_dimensions'] } as const;
 
 export const journalEntryOperations = defineOperations([
   {

@@ -79,7 +79,13 @@ describe('the govportal sandbox: filing instances over HTTP', () => {
   const org = '987654325';
 
   it('creates a submitted instance with a reference and a receipt PDF, lists it, and cancels it', async () => {
-    const filing = await createFiling(portal, { kind: 'yearly-accounts', orgNumber: org, reportingYear: 2024, data: { figures: {} }, submit: true });
+    // data the authority's yearly-accounts rules accept (src/integrations/govportal/yearly-accounts.sandbox.ts)
+    const data = {
+      main_form_id: 'RR-0002',
+      balance_sheet: { sum_eiendeler: '0.00', sum_egenkapital_og_gjeld: '0.00' },
+      notes: [{ key: 'accounting_principles' }, { key: 'employees' }],
+    };
+    const filing = await createFiling(portal, { kind: 'yearly-accounts', orgNumber: org, reportingYear: 2024, data, submit: true });
     expect(filing).toMatchObject({ status: 'submitted', org_number: org, reporting_year: 2024, from_date: '2024-01-01', to_date: '2024-12-31', receipt_available: true });
     expect(filing.id).toMatch(/^\d{8}\/[0-9a-f-]{36}$/);
     expect(await getFiling(portal, filing.id)).toEqual(filing);

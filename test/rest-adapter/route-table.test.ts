@@ -55,6 +55,12 @@ const DOCUMENTED = [
   'GET /integrations/banks', 'GET /integrations/banks/:bic/status', 'PATCH /integrations/banks/:bic/status',
   'GET /integrations/banks/:bic/pdf-forms/:form_type',
   'GET /integrations/einvoice/status', 'PATCH /integrations/einvoice/status', 'GET /integrations/providerb/status',
+  // spec 002 "Yearly accounts"
+  'GET /yearly-accounts/preview', 'GET /yearly-accounts/submissions', 'GET /yearly-accounts/submissions/:id',
+  'POST /yearly-accounts/drafts', 'POST /yearly-accounts/submissions',
+  'POST /yearly-accounts/submissions/:id/submit', 'POST /yearly-accounts/submissions/:id/cancel',
+  'GET /yearly-accounts/submissions/:id/pdf', 'GET /yearly-accounts/submissions/:id/notes', 'PUT /yearly-accounts/submissions/:id/notes',
+  'POST /yearly-accounts/annual-allocations',
 ];
 
 /** POSTs that write nothing (a preview): queries, so a read-only token may call them and their MCP tools are read-only. */

@@ -237,9 +237,16 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     const chatMessage = await prisma.chatMessage.create({ data: { threadId: chatThread.id, message: 'Sweep', fromUserId: t.user.id, createdById: t.user.id } });
     const taskThread = await prisma.chatThread.create({ data: { clientAccountId, subject: 'Sweep task' } });
     const task = await prisma.task.create({ data: { clientAccountId, title: 'Sweep', threadId: taskThread.id } });
+    const yearlyAccount = await prisma.yearlyAccountSubmission.create({
+      data: { clientAccountId, reportingYear: 2025, fromDate: new Date('2025-01-01'), toDate: new Date('2025-12-31'), status: 'DRAFT' },
+    });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
       task: task.id,
+      // a yearly account draft: the id of its operations (the submission, its notes, its PDF)
+      yearlyAccountSubmission: yearlyAccount.id,
+      yearlyAccountNote: yearlyAccount.id,
+      yearlyAccountFile: yearlyAccount.id,
       chatThread: chatThread.id,
       thread: chatThread.id,
       chatMessage: chatMessage.id,

@@ -9,3 +9,4 @@ import '../taxauthority/property.sandbox.ts';
 import '../dialogplatform/dialogs.sandbox.ts';
 import '../einvoice/registry.sandbox.ts';
 import '../providerb/onboarding.sandbox.ts';
+import '../govportal/yearly-accounts.sandbox.ts';
