@@ -3,3 +3,4 @@
  * (./server.ts); nothing imports them otherwise, so a server with real upstreams never loads them.
  */
 import '../govportal/filings.sandbox.ts';
+import '../taxauthority/tax-returns.sandbox.ts';
