@@ -24,6 +24,7 @@ import { workerTaskOperations } from './routes/worker-tasks.ts';
 import { notificationSettingOperations } from './routes/notification-settings.ts';
 import { taskOperations } from './routes/tasks.ts';
 import { chatOperations } from './routes/chat.ts';
+import { taxReturnOperations } from './routes/tax-returns.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -45,6 +46,7 @@ export const operations: readonly Operation[] = [
   ...notificationSettingOperations,
   ...taskOperations,
   ...chatOperations,
+  ...taxReturnOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();

@@ -33,6 +33,7 @@ import './modules/invitations/invitations.types.ts';
 import './modules/worker-tasks/worker-tasks.types.ts';
 import './modules/notification-settings/notification-settings.types.ts';
 import './modules/assistant/assistant.types.ts';
+import './modules/tax-returns/tax-returns.types.ts';
 
 export const schema = builder.toSchema();
 
