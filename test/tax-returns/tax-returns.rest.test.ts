@@ -386,7 +386,7 @@ describe.each(targets())('tax returns REST (%s)', (target) => {
       ['auth maskinporten without a Maskinporten client', { auth: 'maskinporten' }, 400],
       ['dry_run not a boolean', { dry_run: 'yes' }, 400],
       ['year not an integer', { year: 'last' }, 400],
-    ])('%s → %i', async (_what, body, status) => {
+    ])('%s (%j) → %i', async (_what, body, status) => {
       const t = await filingTenant(app.seed);
       const res = await importBody(t, body);
       expect(res.status, JSON.stringify(res.body)).toBe(status);

@@ -115,11 +115,16 @@ export async function validateTaxReturn(ctx: RequestContext, args: { clientAccou
 
 const findingText = (findings: readonly Finding[]) => findings.map((f) => `${f.severity === 'error' ? 'Error' : 'Warning'} ${f.code}: ${f.message}`).join('; ').slice(0, 4000);
 
-/** The receipt PDF of a submitted instance, or null when the portal has none or could not give it (logged; the return is kept). */
+/** The receipt PDF of a submitted instance, or null when the portal has none or could not give one (logged; the return is kept, and a status refresh tries again). */
 async function receiptOf(ctx: RequestContext, filing: Filing): Promise<Buffer | null> {
   if (!filing.receipt_available) return null;
   try {
-    return await filingReceipt(portal(ctx), filing.id);
+    const bytes = await filingReceipt(portal(ctx), filing.id);
+    if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') {
+      ctx.logger.warn({ portalInstanceId: filing.id }, 'the portal’s receipt of a tax return is not a PDF; the return is kept without one');
+      return null;
+    }
+    return bytes;
   } catch (e) {
     ctx.logger.warn({ err: e, portalInstanceId: filing.id }, 'the portal did not give the receipt of a submitted tax return; the return is kept without one');
     return null;
