@@ -273,24 +273,24 @@ builder.queryFields((t) => ({
     validate: rules.preview,
     resolve: (_root, args, ctx) => previewTaxReturn(ctx, args),
   }),
-}));
-
-builder.mutationFields((t) => ({
-  fetchPrefilledTaxData: t.field({
+  taxReturnPrefilledData: t.field({
     type: 'JSON',
     description:
-      'The tax authority’s pre-filled data for the client account’s organisation and the year, as the authority gives it: {org_number, income_year, bank_accounts [{bank_name, account_number, deposit_dec31, interest_earned}], ' +
+      'Writes nothing: the tax authority’s pre-filled data for the client account’s organisation and the year, as the authority gives it: {org_number, income_year, bank_accounts [{bank_name, account_number, deposit_dec31, interest_earned}], ' +
       'loans [{lender, balance_dec31, interest_paid}], properties [{property_id, municipality, address, property_type, tax_value}], loss_carried_forward, reported_at}. 404 when the authority has none for the year.',
     args: { clientAccountId: t.arg.int({ required: true }), year: t.arg.int({ required: true }) },
     validate: rules.prefilled,
     resolve: (_root, args, ctx) => fetchPrefilledTaxData(ctx, args),
   }),
-  validateTaxReturn: t.field({
+  taxReturnValidation: t.field({
     type: ValidationRef,
-    description: 'Sends the næringsspesifikasjon computed from the ledger to the tax authority’s validation (the rules a filing is checked by).',
+    description: 'Writes nothing: sends the næringsspesifikasjon computed from the ledger to the tax authority’s validation (the rules a filing is checked by).',
     args: { clientAccountId: t.arg.int({ required: true }), year: t.arg.int({ required: true }), fromDate: t.arg({ type: 'Date' }), toDate: t.arg({ type: 'Date' }) },
     resolve: (_root, args, ctx) => validateTaxReturn(ctx, args),
   }),
+}));
+
+builder.mutationFields((t) => ({
   submitTaxReturn: t.prismaField({
     type: 'TaxReturn',
     description: 'Files the næringsspesifikasjon computed from the ledger through the portal: SUBMITTED (receipt stored as a voucher) or DRAFT (error_message) by the portal’s answer.',
