@@ -237,8 +237,13 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     const chatMessage = await prisma.chatMessage.create({ data: { threadId: chatThread.id, message: 'Sweep', fromUserId: t.user.id, createdById: t.user.id } });
     const taskThread = await prisma.chatThread.create({ data: { clientAccountId, subject: 'Sweep task' } });
     const task = await prisma.task.create({ data: { clientAccountId, title: 'Sweep', threadId: taskThread.id } });
+    // a DRAFT with no portal instance: its status answers as stored, its cancel needs no portal call
+    const taxReturn = await prisma.taxReturn.create({
+      data: { clientAccountId, reportingYear: 2026, fromDate: new Date('2026-01-01'), toDate: new Date('2026-12-31'), status: 'DRAFT', createdById: t.user.id },
+    });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
+      taxReturn: taxReturn.id,
       task: task.id,
       chatThread: chatThread.id,
       thread: chatThread.id,
