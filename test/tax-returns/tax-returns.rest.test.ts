@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIntegrations } from '../../src/integrations/integrations.ts';
 import { loadConfig } from '../../src/config.ts';
-import { refreshSubmittedTaxReturns } from '../../src/modules/tax-returns/tax-returns.service.ts';
-import { systemContext } from '../../src/shared/context.ts';
-import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import { enqueue } from '../../src/jobs/jobs.ts';
+import { taxReturnRefreshJob } from '../../src/modules/tax-returns/refresh.job.ts';
+import { eventually, startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 import { filingTenant, postCleanLedger, postFixtureLedger, postUnmappedLedger } from './fixtures.ts';
 
@@ -39,7 +39,7 @@ describe.each(targets())('tax returns REST (%s)', (target) => {
   let stranger: Tenant;
 
   beforeAll(async () => {
-    app = await startTestApp(target);
+    app = await startTestApp(target, { jobs: { queues: [taxReturnRefreshJob.name] } });
     stranger = await app.seed.tenant();
   });
   afterAll(() => app?.close());
@@ -299,9 +299,8 @@ describe.each(targets())('tax returns REST (%s)', (target) => {
       const a = (await submit(t, { reporting_year: 2026 })).body;
       const b = (await submit(t, { reporting_year: 2025 })).body;
       await decide(a.portal_instance_id, 'approved');
-      const system = systemContext(app.seed.prisma, { integrations: createIntegrations(app.config.integrations) });
-      const run = await refreshSubmittedTaxReturns(system, { clientAccountIds: [t.account.id] });
-      expect(run).toEqual({ checked: 2, changed: 1, failed: 0 });
+      await enqueue(app.seed.prisma, taxReturnRefreshJob, { clientAccountIds: [t.account.id] });
+      await eventually(async () => (await get(t, `/${a.id}`)).body.status === 'APPROVED', 'the job refreshed the approved return');
       expect((await get(t, `/${a.id}`)).body.status).toBe('APPROVED');
       expect((await get(t, `/${b.id}`)).body.status).toBe('SUBMITTED');
     });
