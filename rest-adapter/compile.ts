@@ -167,7 +167,7 @@ export function compileOperation(schema: GraphQLSchema, op: Operation): Compiled
     else if (isWrite && isInputObjectType(getNamedType(type)) && !bodyVariable) {
       spec.source = 'body';
       bodyVariable = spec;
-    } else if (isWrite) spec.source = 'body-field';
+    } else if (isWrite) spec.source = op.queryParameters?.includes(wire) ? 'query' : 'body-field';
     variables.push(spec);
   }
   const boundFields: CompiledOperation['boundFields'] = [];

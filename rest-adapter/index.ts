@@ -27,6 +27,7 @@ import { chatOperations } from './routes/chat.ts';
 import { portalIntegrationOperations } from './routes/portal-integrations.ts';
 import { bankIntegrationOperations } from './routes/bank-integrations.ts';
 import { yearlyAccountOperations } from './routes/yearly-accounts.ts';
+import { taxReturnOperations } from './routes/tax-returns.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -51,6 +52,7 @@ export const operations: readonly Operation[] = [
   ...portalIntegrationOperations,
   ...bankIntegrationOperations,
   ...yearlyAccountOperations,
+  ...taxReturnOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();

@@ -63,6 +63,11 @@ export interface Operation {
    */
   updates?: boolean;
   /**
+   * Wire names of variables a write reads from the query string instead of the JSON body (spec 002:
+   * POST /tax-returns/{year}/fetch-prefilled "Query: client_account_id"; validate's from_date, to_date).
+   */
+  queryParameters?: readonly string[];
+  /**
    * The request must have a body even though every field of it is optional: no body is a 400, `{}`
    * is accepted (spec 001: "POST /bank-transactions/{id}/statements … 400 no body").
    */

@@ -36,6 +36,7 @@ import './modules/bank-integrations/bank-integrations.types.ts';
 import './modules/yearly-accounts/yearly-accounts.types.ts';
 import './modules/assistant/assistant.types.ts';
 import './modules/portal-integrations/portal-integrations.types.ts';
+import './modules/tax-returns/tax-returns.types.ts';
 
 export const schema = builder.toSchema();
 

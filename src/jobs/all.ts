@@ -11,3 +11,4 @@ import '../modules/documents/documents.job.ts';
 import '../modules/invitations/invitations.job.ts';
 import '../modules/notification-settings/summaries.job.ts';
 import '../modules/assistant/assistant.job.ts';
+import '../modules/tax-returns/refresh.job.ts';

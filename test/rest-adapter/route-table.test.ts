@@ -61,10 +61,13 @@ const DOCUMENTED = [
   'POST /yearly-accounts/submissions/:id/submit', 'POST /yearly-accounts/submissions/:id/cancel',
   'GET /yearly-accounts/submissions/:id/pdf', 'GET /yearly-accounts/submissions/:id/notes', 'PUT /yearly-accounts/submissions/:id/notes',
   'POST /yearly-accounts/annual-allocations',
+  // spec 002 "Tax returns" (/tax-returns/preview before /tax-returns/:id: the literal path wins)
+  'GET /tax-returns', 'GET /tax-returns/preview', 'GET /tax-returns/:id', 'GET /tax-returns/:id/status',
+  'POST /tax-returns/:year/fetch-prefilled', 'POST /tax-returns/:year/validate', 'POST /tax-returns', 'POST /tax-returns/import', 'POST /tax-returns/:id/cancel',
 ];
 
 /** POSTs that write nothing (a preview): queries, so a read-only token may call them and their MCP tools are read-only. */
-const READ_ONLY_POSTS = new Set(['POST /documents/preview']);
+const READ_ONLY_POSTS = new Set(['POST /documents/preview', 'POST /tax-returns/:year/fetch-prefilled', 'POST /tax-returns/:year/validate']);
 
 describe('operation table', () => {
   it('has exactly one entry for every documented method and path', () => {
@@ -80,7 +83,7 @@ describe('operation table', () => {
   it('tool names are unique snake_case verbs', () => {
     const names = compiledOperations(schema).map((c) => c.toolName);
     expect(new Set(names).size).toBe(names.length);
-    for (const n of names) expect(n).toMatch(/^(list|get|create|update|patch|delete|deactivate|cancel|commit|import|book|upload|preview|merge|split|accept|submit|add)_[a-z_]+$/);
+    for (const n of names) expect(n).toMatch(/^(list|get|create|update|patch|delete|deactivate|cancel|commit|import|book|upload|preview|merge|split|accept|submit|add|fetch|validate)_[a-z_]+$/);
   });
 
   it('a mutation is marked as one whatever its method (but a POST that writes nothing is a query)', () => {

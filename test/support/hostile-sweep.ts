@@ -240,8 +240,13 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     const yearlyAccount = await prisma.yearlyAccountSubmission.create({
       data: { clientAccountId, reportingYear: 2025, fromDate: new Date('2025-01-01'), toDate: new Date('2025-12-31'), status: 'DRAFT' },
     });
+    // a DRAFT with no portal instance: its status answers as stored, its cancel needs no portal call
+    const taxReturn = await prisma.taxReturn.create({
+      data: { clientAccountId, reportingYear: 2026, fromDate: new Date('2026-01-01'), toDate: new Date('2026-12-31'), status: 'DRAFT', createdById: t.user.id },
+    });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
+      taxReturn: taxReturn.id,
       task: task.id,
       // a yearly account draft: the id of its operations (the submission, its notes, its PDF)
       yearlyAccountSubmission: yearlyAccount.id,

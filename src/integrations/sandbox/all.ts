@@ -10,3 +10,4 @@ import '../dialogplatform/dialogs.sandbox.ts';
 import '../einvoice/registry.sandbox.ts';
 import '../providerb/onboarding.sandbox.ts';
 import '../govportal/yearly-accounts.sandbox.ts';
+import '../taxauthority/tax-returns.sandbox.ts';

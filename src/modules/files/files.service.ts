@@ -94,17 +94,53 @@ export async function uploadFile(ctx: RequestContext, args: UploadArgs, query: Q
       await requireOwned(tx, 'Voucher', voucher);
       if (voucher.clientAccountId !== args.clientAccountId) throw ValidationError.field('voucher_id', `is a voucher of another client account than ${args.clientAccountId}`);
     }
-    const file = await createStoredFile(tx, { clientAccountId: args.clientAccountId, type: args.type, fileName, contentType, bytes, pageCount, voucherId: args.voucherId });
     if (args.type === 'VOUCHER') {
-      const user = auditUserId(tx);
-      const voucher = await tx.db.voucher.create({
-        data: { clientAccountId: args.clientAccountId, fileId: file.id, channel: 'upload', status: 'PENDING', workflowStatus: 'IMAGE_PROCESSING', createdById: user, updatedById: user },
-        select: { id: true },
-      });
-      await enqueue(tx.db, voucherPipelineJob, { voucherId: voucher.id });
+      const { fileId } = await createFileVoucher(tx, { clientAccountId: args.clientAccountId, fileName, contentType, bytes, pageCount, channel: 'upload' });
+      return tx.db.storedFile.findUniqueOrThrow({ ...query, where: { id: fileId } });
     }
+    const file = await createStoredFile(tx, { clientAccountId: args.clientAccountId, type: args.type, fileName, contentType, bytes, pageCount, voucherId: args.voucherId });
     return tx.db.storedFile.findUniqueOrThrow({ ...query, where: { id: file.id } });
   });
+}
+
+export interface NewFileVoucher {
+  clientAccountId: number;
+  fileName: string;
+  contentType: string;
+  bytes: Buffer;
+  pageCount: number | null;
+  /** how it arrived: upload, email, govportal (a filing receipt) … */
+  channel: string;
+  /**
+   * false: the voucher is evidence kept as it is (ARCHIVED, e.g. a filing receipt), not something to
+   * book, so the pipeline does not run; default true: PENDING, and the voucher pipeline is enqueued.
+   */
+  process?: boolean;
+}
+
+/**
+ * A voucher made from a file's bytes (the file stored as its VOUCHER file), inside the caller's
+ * transaction: POST /files with type VOUCHER, and every module that keeps a document as a voucher
+ * (a tax return's receipt). Processed vouchers start PENDING with the pipeline enqueued.
+ */
+export async function createFileVoucher(ctx: RequestContext, v: NewFileVoucher): Promise<{ voucherId: number; fileId: number }> {
+  const process = v.process ?? true;
+  const file = await createStoredFile(ctx, { clientAccountId: v.clientAccountId, type: 'VOUCHER', fileName: v.fileName, contentType: v.contentType, bytes: v.bytes, pageCount: v.pageCount });
+  const user = auditUserId(ctx);
+  const voucher = await ctx.db.voucher.create({
+    data: {
+      clientAccountId: v.clientAccountId,
+      fileId: file.id,
+      channel: v.channel,
+      status: process ? 'PENDING' : 'ARCHIVED',
+      workflowStatus: process ? 'IMAGE_PROCESSING' : null,
+      createdById: user,
+      updatedById: user,
+    },
+    select: { id: true },
+  });
+  if (process) await enqueue(ctx.db, voucherPipelineJob, { voucherId: voucher.id });
+  return { voucherId: voucher.id, fileId: file.id };
 }
 
 /** One file: 404 when missing, 403 when it belongs to a client account the caller cannot access. */
