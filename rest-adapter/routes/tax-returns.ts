@@ -145,6 +145,7 @@ export const taxReturnOperations = defineOperations([
       mutation SubmitTaxReturn($input: SubmitTaxReturnInput!) { submitTaxReturn(input: $input) { ...TaxReturnFields } }
       ${TAX_RETURN_FIELDS}`,
     with: WITH,
+    status: 201,
   },
   {
     method: 'POST',

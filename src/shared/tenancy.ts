@@ -91,3 +91,12 @@ export async function providerServes(db: Db, providerAccountId: number, clientAc
   });
   return !!link;
 }
+
+/**
+ * Locks a client account's row until the transaction ends: serialises the changes of one account
+ * that a check-then-write could otherwise let through twice (two revocations of the last owner, two
+ * enablings adding two add-ons, two original tax returns for one year).
+ */
+export async function lockClientAccount(tx: RequestContext, clientAccountId: number): Promise<void> {
+  await tx.db.$queryRaw`SELECT id FROM client_accounts WHERE id = ${clientAccountId} FOR UPDATE`;
+}

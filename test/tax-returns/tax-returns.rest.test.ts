@@ -174,7 +174,7 @@ describe.each(targets())('tax returns REST (%s)', (target) => {
       const t = await filingTenant(app.seed);
       await postCleanLedger(app.seed, t);
       const res = await submit(t, { reporting_year: 2026 });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.status, JSON.stringify(res.body)).toBe(201); // a tax return is created
       expect(Object.keys(res.body).sort()).toEqual(TAX_RETURN_KEYS);
       expect(res.body).toMatchObject({
         client_account_id: t.account.id,
@@ -201,7 +201,7 @@ describe.each(targets())('tax returns REST (%s)', (target) => {
       const t = await filingTenant(app.seed);
       await postUnmappedLedger(app.seed, t);
       const res = await submit(t, { reporting_year: 2026 });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.status, JSON.stringify(res.body)).toBe(201); // a tax return is created
       expect(res.body).toMatchObject({ status: 'DRAFT', receipt_voucher_id: null, submitted_at: null, portal_instance_id: expect.any(String) });
       expect(res.body.error_message).toMatch(/UNMAPPED_ACCOUNTS/);
       expect(res.body.error_message).toMatch(/BALANCE_MISMATCH/);
@@ -229,6 +229,14 @@ describe.each(targets())('tax returns REST (%s)', (target) => {
       expect((await submit(t, { reporting_year: 2025 })).body.status).toBe('SUBMITTED'); // another year is no duplicate
     });
 
+    it('"a duplicate original submission is refused" also when three arrive at once: one SUBMITTED, the others 400, and the extra portal filings withdrawn', async () => {
+      const t = await filingTenant(app.seed);
+      const answers = await Promise.all([1, 2, 3].map(() => submit(t, { reporting_year: 2024 })));
+      expect(answers.map((r) => r.status).sort()).toEqual([201, 400, 400].sort());
+      const stored = await app.seed.prisma.taxReturn.findMany({ where: { clientAccountId: t.account.id, reportingYear: 2024 } });
+      expect(stored.map((r) => r.status)).toEqual(['SUBMITTED']);
+    });
+
     it('endringsanmodning: needs a filed (assessed) return, referenced automatically; none or only a draft or a submitted one is 400', async () => {
       const t = await filingTenant(app.seed);
       await postCleanLedger(app.seed, t);
@@ -240,7 +248,7 @@ describe.each(targets())('tax returns REST (%s)', (target) => {
       await decide(original.body.portal_instance_id, 'approved');
       expect((await get(t, `/${original.body.id}/status`)).body.status).toBe('APPROVED');
       const correction = await submit(t, { reporting_year: 2026, innsendingsformaal: 'endringsanmodning' });
-      expect(correction.status, JSON.stringify(correction.body)).toBe(200);
+      expect(correction.status, JSON.stringify(correction.body)).toBe(201);
       expect(correction.body.status).toBe('SUBMITTED');
       const stored = await app.seed.prisma.taxReturn.findUniqueOrThrow({ where: { id: correction.body.id } });
       expect(stored).toMatchObject({ innsendingsformaal: 'endringsanmodning', correctsId: original.body.id });

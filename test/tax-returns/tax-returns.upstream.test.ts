@@ -89,7 +89,7 @@ describe.each(targets())('tax returns when the portal or the tax authority fails
     faulty.okBody = filing;
     faulty.byPath = { [`/filings/${filing.id}/receipt`]: '500' };
     const res = await app.http('POST', '/api/v2/tax-returns', { token: t.user.token, body: { client_account_id: t.account.id, reporting_year: 2026 } });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({ status: 'SUBMITTED', portal_instance_id: filing.id, tax_authority_reference: 'SKM-2026-TEST', receipt_voucher_id: null });
     faulty.byPath = {}; // the receipt path now answers 200, but JSON: not a PDF, so still none stored
     faulty.seen.length = 0;

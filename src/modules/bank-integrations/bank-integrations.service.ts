@@ -4,7 +4,7 @@ import { integrationsOf, upstream } from '../../integrations/integrations.ts';
 import { ensureOnboarding } from '../../integrations/providerb/onboarding.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { listedAccounts, requireAccount, requireOwned } from '../../shared/tenancy.ts';
+import { listedAccounts, lockClientAccount, requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { parse, type Args } from '../../shared/validation.ts';
 import { osloDate } from '../notification-settings/summaries.rules.ts';
 import { renderIntegrationAgreementPdf } from './agreement.pdf.ts';
@@ -78,10 +78,6 @@ export async function bankIntegrationStatus(ctx: RequestContext, args: Args<type
   return integrationView(bank, clientAccountId, await integrationSetting(ctx, clientAccountId, bankIntegrationKey(bank)));
 }
 
-/** Serialises changes to one client account's bank integrations and add-ons (two enablings at once add one add-on). */
-async function lockAccount(tx: RequestContext, clientAccountId: number): Promise<void> {
-  await tx.db.$queryRaw`SELECT id FROM client_accounts WHERE id = ${clientAccountId} FOR UPDATE`;
-}
 
 /**
  * PATCH /integrations/banks/{bic}/status. Enabling needs an active bank account of the company at
@@ -100,7 +96,7 @@ export async function updateBankIntegrationStatus(ctx: RequestContext, args: Arg
   }
   const key = bankIntegrationKey(bank);
   return inTransaction(ctx, async (tx) => {
-    await lockAccount(tx, clientAccountId);
+    await lockClientAccount(tx, clientAccountId);
     if (input.isActive) {
       const account = await tx.db.bankAccount.findFirst({
         where: { clientAccountId, businessPartnerId: null, isActive: true, bic: { startsWith: bicPrefix(bank.bic) } },

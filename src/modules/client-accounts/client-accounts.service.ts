@@ -5,7 +5,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import { digitsOnly } from '../../shared/norwegian-ids.ts';
 import { findPage, pageWindow, type PageLimits } from '../../shared/pagination.ts';
 import { parseDateString } from '../../shared/scalars.ts';
-import { isSystem, requireAccount } from '../../shared/tenancy.ts';
+import { isSystem, lockClientAccount, requireAccount } from '../../shared/tenancy.ts';
 import { parse, validate, type Args } from '../../shared/validation.ts';
 import { getUserByEmail } from '../users/users.service.ts';
 import { addMembership, removeMembership } from './memberships.ts';
@@ -117,10 +117,6 @@ async function requireProviderStaff(ctx: RequestContext, providerAccountId: numb
   }
 }
 
-/** Serialises membership and provider changes of one account (so two revocations cannot both pass). */
-async function lockClientAccount(tx: RequestContext, id: number): Promise<void> {
-  await tx.db.$queryRaw`SELECT id FROM client_accounts WHERE id = ${id} FOR UPDATE`;
-}
 
 /** 400 unless someone can still manage the account (run inside the changing transaction, after the change). */
 async function assertStillManageable(tx: RequestContext, clientAccountId: number, what: string): Promise<void> {

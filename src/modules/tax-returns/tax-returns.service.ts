@@ -3,7 +3,7 @@ import { auditUserId, inTransaction, type RequestContext } from '../../shared/co
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { findPage, pageWindow, toOrderBy } from '../../shared/pagination.ts';
 import { Decimal, formatDate } from '../../shared/scalars.ts';
-import { listedAccounts, requireAccount, requireOwned } from '../../shared/tenancy.ts';
+import { listedAccounts, lockClientAccount, requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { parse, type Args } from '../../shared/validation.ts';
 import { UpstreamError } from '../../integrations/connector.ts';
 import { integrationsOf, upstream } from '../../integrations/integrations.ts';
@@ -153,19 +153,18 @@ async function storeReceipt(tx: RequestContext, clientAccountId: number, year: n
  * return of the year and names its instance as `corrects`. The portal answers submitted (SUBMITTED,
  * its receipt stored as a voucher) or draft with the findings that blocked it (DRAFT, error_message).
  */
-export async function submitTaxReturn(ctx: RequestContext, args: Args<typeof rules.submit>, query: Query = {}) {
-  const { input: a } = parse(rules.submit, args);
-  await requireAccount(ctx, a.clientAccountId);
-  const orgNumber = await orgNumberOf(ctx, a.clientAccountId, 'filing a tax return');
+/**
+ * The submit rules on the account's returns of the year: an original is refused while one blocks it
+ * (blocksOriginal), a correction needs a filed return, which it answers (the newest).
+ */
+async function checkFilingAllowed(ctx: RequestContext, a: { clientAccountId: number; reportingYear: number }, correction: boolean) {
   const existing = await ctx.db.taxReturn.findMany({
     where: { clientAccountId: a.clientAccountId, reportingYear: a.reportingYear },
     select: { id: true, status: true, portalStatus: true, portalInstanceId: true, createdAt: true },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
   });
-  const correction = a.innsendingsformaal === 'endringsanmodning';
-  let corrects: (typeof existing)[number] | undefined;
   if (correction) {
-    corrects = existing.find(isFiled);
+    const corrects = existing.find(isFiled);
     if (!corrects) {
       const draft = existing.some((r) => r.status === 'DRAFT');
       throw ValidationError.field(
@@ -173,15 +172,24 @@ export async function submitTaxReturn(ctx: RequestContext, args: Args<typeof rul
         `endringsanmodning corrects a filed (assessed) tax return, and client account ${a.clientAccountId} has none for ${a.reportingYear}${draft ? ' (only a draft)' : ''}`,
       );
     }
-  } else {
-    const duplicate = existing.find(blocksOriginal);
-    if (duplicate) {
-      throw ValidationError.field(
-        'reporting_year',
-        `a tax return for ${a.reportingYear} was already submitted (tax return ${duplicate.id}, ${duplicate.status}); file a correction with innsendingsformaal endringsanmodning`,
-      );
-    }
+    return corrects;
   }
+  const duplicate = existing.find(blocksOriginal);
+  if (duplicate) {
+    throw ValidationError.field(
+      'reporting_year',
+      `a tax return for ${a.reportingYear} was already submitted (tax return ${duplicate.id}, ${duplicate.status}); file a correction with innsendingsformaal endringsanmodning`,
+    );
+  }
+  return undefined;
+}
+
+export async function submitTaxReturn(ctx: RequestContext, args: Args<typeof rules.submit>, query: Query = {}) {
+  const { input: a } = parse(rules.submit, args);
+  await requireAccount(ctx, a.clientAccountId);
+  const orgNumber = await orgNumberOf(ctx, a.clientAccountId, 'filing a tax return');
+  const correction = a.innsendingsformaal === 'endringsanmodning';
+  const corrects = await checkFilingAllowed(ctx, a, correction);
   const data = toFilingData(await computeFor(ctx, a));
   const filing = await upstream(
     () =>
@@ -201,6 +209,15 @@ export async function submitTaxReturn(ctx: RequestContext, args: Args<typeof rul
   );
   const receipt = filing.status === 'submitted' ? await receiptOf(ctx, filing) : null;
   return inTransaction(ctx, async (tx) => {
+    // The check above ran before the portal call; an original submitted meanwhile by another request
+    // is found here, under the account's lock, and this filing is withdrawn at the portal instead.
+    await lockClientAccount(tx, a.clientAccountId);
+    if (!correction && filing.status === 'submitted') {
+      await checkFilingAllowed(tx, a, false).catch(async (e: unknown) => {
+        await cancelFiling(portal(ctx), filing.id).catch((err: unknown) => ctx.logger.warn({ err, instance: filing.id }, 'withdrawing a duplicate tax return filing failed'));
+        throw e;
+      });
+    }
     const receiptVoucherId = receipt ? await storeReceipt(tx, a.clientAccountId, a.reportingYear, filing, receipt) : null;
     const status = STATUS_OF_FILING[filing.status];
     return tx.db.taxReturn.create({
