@@ -60,8 +60,9 @@ export const portalIntegrationOperations = defineOperations([
     method: 'POST',
     path: '/integrations/govportal/system-users',
     summary:
-      'Ask the government portal for a system user of a client account’s organization, with the rights this system needs (property search, dialogs). Body: client_account_id (required), redirect_url (optional). Returns the system user, status New, with confirm_url where the organization approves it (New → Pending → Active). 400 missing id, no organization, or the request failed; 403; 404.',
+      'Ask the government portal for a system user of a client account’s organization, with the rights this system needs (property search, dialogs). Body: client_account_id (required), redirect_url (optional). 201 with the system user, status New, with confirm_url where the organization approves it (New → Pending → Active). 400 missing id, no organization, or the request failed; 403; 404.',
     bodyNamesRecords: true,
+    status: 201,
     document: /* GraphQL */ `
       mutation CreateGovportalSystemUser($clientAccountId: Int!, $redirectUrl: String) {
         createGovportalSystemUser(clientAccountId: $clientAccountId, redirectUrl: $redirectUrl) { ...SystemUserFields }

@@ -227,7 +227,7 @@ describe.each(targets())('portal integrations REST (%s)', (target) => {
     it('POST creates a system user for the account’s organization: status New, a confirm_url, the rights this system needs; every field of the record', async () => {
       const c = await company();
       const res = await create(c.user.token, { client_account_id: c.account.id });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
       expect(res.body).toEqual({
         id: expect.stringMatching(UUID),
         external_ref: expect.stringMatching(new RegExp(`^ca-${c.account.id}-`)),
@@ -334,7 +334,7 @@ describe.each(targets())('portal integrations REST (%s)', (target) => {
       const b = (await create(c.user.token, { client_account_id: second.id })).body;
       const cc = (await create(c.user.token, { client_account_id: c.account.id })).body;
       const stranger = await company(); // another tenant's system user is not listed
-      expect((await create(stranger.user.token, { client_account_id: stranger.account.id })).status).toBe(200);
+      expect((await create(stranger.user.token, { client_account_id: stranger.account.id })).status).toBe(201);
       const all = await get('/govportal/system-users', c.user.token);
       expect(all.status, JSON.stringify(all.body)).toBe(200);
       expect(all.body).toMatchObject({ page: 1, per_page: 100, total: 3 });
