@@ -8,6 +8,7 @@ import { createLogger, type Logger } from './shared/logger.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { answerClientErrors } from './shared/client-errors.ts';
+import { INTEGRATION_SERVICES } from './integrations/services.ts';
 
 /**
  * The rest of the server (GraphQL schema, REST adapter, OAuth provider, job queue: most of the code
@@ -65,6 +66,15 @@ async function main(): Promise<void> {
   const jobsStarted = phase('jobs', () => startJobs({ db, config, logger, mailer }));
   shutdownOn(['SIGINT', 'SIGTERM'], { server, jobsStarted, mailer, db, logger });
   await jobsStarted;
+  // Services with no <SERVICE>_URL are answered by the sandbox: started now (once listening), so its
+  // address can be shown; a server with every upstream configured never loads it.
+  const sandboxed = INTEGRATION_SERVICES.filter((s) => !config.integrations.services[s].url);
+  const sandboxAt = sandboxed.length
+    ? await import('./integrations/sandbox/server.ts').then((m) => m.sandbox(config.integrations)).then(
+        (s) => `${s.publicUrl}   (${sandboxed.length === INTEGRATION_SERVICES.length ? 'every external service' : sandboxed.join(', ')}; set <SERVICE>_URL for real ones)`,
+        (e: unknown) => `could not start (${(e as Error).message}); calls to ${sandboxed.join(', ')} will fail`,
+      )
+    : undefined;
   logger.debug({ phases }, 'start-up phases');
   logger.info({ database: db.describe, port: config.port, ms }, 'listening');
   console.log(
@@ -76,6 +86,7 @@ async function main(): Promise<void> {
       `  REST:      ${config.baseUrl}/api/v2/...   (docs: ${config.baseUrl}/api/v2/docs, OpenAPI: /api/v2/openapi.json)`,
       `  MCP:       ${config.baseUrl}/mcp   (tools for AI agents; OAuth discovery from its 401)`,
       `  Mail:      ${mailer.describe}`,
+      sandboxAt ? `  Sandbox:   ${sandboxAt}` : '',
       `  Token:     curl -s -X POST ${config.baseUrl}/v2/oauth/login -H 'Content-Type: application/json' \\`,
       demo || (await db.prisma.user.count({ where: { email: DEMO_LOGIN.email } }))
         ? `               -d '{"email":"${DEMO_LOGIN.email}","password":"${DEMO_LOGIN.password}"}'   (demo login)`
