@@ -151,7 +151,7 @@ export const taxReturnOperations = defineOperations([
     method: 'POST',
     path: '/tax-returns/import',
     summary:
-      'Import earlier tax-return filings from the portal: client_account_id (required), year (optional), dry_run (default false), auth (auto default or service: the service’s portal credentials; maskinporten: 400 until a Maskinporten client is configured). ' +
+      'Import earlier tax-return filings from the portal: client_account_id (required), year (optional), dry_run (default false), auth (service: the service’s portal credentials; maskinporten: as the account’s Active system user with the right govportal:filings.read, none: 403; auto, the default: the system user when there is one, else the service). ' +
       'Answers {imported: [{year, portal_instance_id, seeded, warning, dry_run, tax_return_id}], skipped: [{year, portal_instance_id}], errors: [{portal_instance_id, reason}]}; imported returns get status IMPORTED.',
     document: /* GraphQL */ `
       mutation ImportTaxReturns($input: ImportTaxReturnsInput!) {

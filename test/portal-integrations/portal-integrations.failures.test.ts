@@ -77,6 +77,7 @@ describe.each(targets())('portal integrations: upstream failures (%s)', (target)
         rights: [
           { resource: 'taxauthority-property-search', scope: 'taxauthority:eiendom' },
           { resource: 'dialogplatform-dialogs', scope: 'dialogplatform:dialogs.read' },
+          { resource: 'govportal-filings', scope: 'govportal:filings.read' },
         ],
       },
     });

@@ -240,6 +240,7 @@ describe.each(targets())('portal integrations REST (%s)', (target) => {
         rights: [
           { resource: 'taxauthority-property-search', scope: 'taxauthority:eiendom' },
           { resource: 'dialogplatform-dialogs', scope: 'dialogplatform:dialogs.read' },
+          { resource: 'govportal-filings', scope: 'govportal:filings.read' },
         ],
         created_at: expect.any(String),
         updated_at: expect.any(String),

@@ -388,9 +388,25 @@ describe.each(targets())('tax returns REST (%s)', (target) => {
       expect(correction.body.status).toBe('SUBMITTED');
     });
 
+    it('auth maskinporten (and auto) import as the account’s Active system user, with its govportal:filings.read token', async () => {
+      const t = await filingTenant(app.seed);
+      await placeFiling(t.orgNumber, 2021, 'approved', {});
+      const su = await app.http('POST', '/api/v2/integrations/govportal/system-users', { token: t.user.token, body: { client_account_id: t.account.id } });
+      expect(su.status, JSON.stringify(su.body)).toBe(201);
+      expect(su.body.rights).toContainEqual({ resource: 'govportal-filings', scope: 'govportal:filings.read' });
+      const pending = await importBody(t, { auth: 'maskinporten', dry_run: true });
+      expect(pending).toMatchObject({ status: 403, body: { error: expect.stringMatching(/no active system user with the right govportal:filings.read/) } });
+      expect((await portal.post(`/sandbox/system-users/${su.body.id}/status`, { status: 'Active' })).status).toBe(200);
+      const viaSystemUser = await importBody(t, { auth: 'maskinporten', dry_run: true });
+      expect(viaSystemUser.status, JSON.stringify(viaSystemUser.body)).toBe(200);
+      expect(viaSystemUser.body.imported).toEqual([expect.objectContaining({ year: 2021, dry_run: true, seeded: false })]);
+      const viaAuto = await importBody(t, { year: 2021 });
+      expect(viaAuto.body.imported).toEqual([expect.objectContaining({ year: 2021, tax_return_id: expect.any(Number) })]);
+    });
+
     it.each<[string, Record<string, unknown>, number]>([
       ['auth not auto, service or maskinporten', { auth: 'password' }, 400],
-      ['auth maskinporten without a Maskinporten client', { auth: 'maskinporten' }, 400],
+      ['auth maskinporten without an active system user of the account', { auth: 'maskinporten' }, 403],
       ['dry_run not a boolean', { dry_run: 'yes' }, 400],
       ['year not an integer', { year: 'last' }, 400],
     ])('%s (%j) → %i', async (_what, body, status) => {

@@ -3,6 +3,8 @@ import PDFDocument from 'pdfkit';
 import type { Request, Response } from 'express';
 import { defineSandbox, sandboxError } from '../sandbox/server.ts';
 import { FILING_KINDS, type Filing, type FilingKind, type Finding } from './filings.ts';
+import { FILINGS_READ_SCOPE } from './portal.ts';
+import { systemUserOfToken } from './portal.sandbox.ts';
 
 /**
  * The portal's filing instances, simulated (see ./filings.ts for the API). Validation is the
@@ -10,6 +12,9 @@ import { FILING_KINDS, type Filing, type FilingKind, type Finding } from './fili
  * An instance with an error finding stays a draft; one with warnings does too unless ignore_warnings.
  * Assessment is decided through the sandbox control POST /govportal/sandbox/filings/{id}/decision;
  * POST /govportal/sandbox/filings places an earlier filing (one made elsewhere, for imports).
+ * Calls come with the service's own credentials (HTTP Basic), or, for reading an organisation's
+ * filings, a bearer token of its Active system user with the scope govportal:filings.read (401 for
+ * a token the portal does not know, 403 for another organisation or scope).
  */
 type Rules = (data: unknown, filing: { orgNumber: string; reportingYear: number; purpose: string }) => Finding[];
 
@@ -135,6 +140,18 @@ function receipt(filing: Stored): Promise<Buffer> {
   });
 }
 
+/** a bearer token (a system user's) must speak for the organisation with the read scope; other calls are the service's own */
+function tokenAllows(req: Request, res: Response, orgNumber: string): boolean {
+  const bearer = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1];
+  if (!bearer) return true;
+  const user = systemUserOfToken(bearer);
+  if (!user) return (sandboxError(res, 401, 'The token is not valid (unknown, expired, or its system user is no longer Active)'), false);
+  if (user.scope !== FILINGS_READ_SCOPE || user.orgNumber !== orgNumber) {
+    return (sandboxError(res, 403, `The token gives ${user.scope} for ${user.orgNumber}, not ${FILINGS_READ_SCOPE} for ${orgNumber}`), false);
+  }
+  return true;
+}
+
 defineSandbox('govportal', (router) => {
   router.post('/filings', (req, res) => {
     const b = body(req);
@@ -149,6 +166,7 @@ defineSandbox('govportal', (router) => {
   router.get('/filings', (req, res) => {
     const org = String(req.query.org_number ?? '');
     if (!ORG_NUMBER.test(org)) return sandboxError(res, 400, 'org_number must be 9 digits');
+    if (!tokenAllows(req, res, org)) return;
     const year = req.query.reporting_year === undefined ? undefined : Number(req.query.reporting_year);
     const items = [...filings.values()]
       .filter((f) => f.org_number === org && (!req.query.kind || f.kind === req.query.kind) && (year === undefined || f.reporting_year === year))
@@ -169,7 +187,7 @@ defineSandbox('govportal', (router) => {
 
   router.get('/filings/:party/:guid/data', (req, res) => {
     const filing = found(req, res);
-    if (filing) res.json({ data: filing.data });
+    if (filing && tokenAllows(req, res, filing.org_number)) res.json({ data: filing.data });
   });
 
   router.post('/filings/:party/:guid/submit', (req, res) => {

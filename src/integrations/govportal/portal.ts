@@ -24,9 +24,12 @@ export type SystemUserRight = z.infer<typeof rightSchema>;
 /** the scopes our system needs, and the rights every system user request asks for */
 export const PROPERTY_SEARCH_SCOPE = 'taxauthority:eiendom';
 export const DIALOGS_SCOPE = 'dialogplatform:dialogs.read';
+/** reading the organisation's filing instances at the portal (a tax-return import with auth maskinporten) */
+export const FILINGS_READ_SCOPE = 'govportal:filings.read';
 export const SYSTEM_RIGHTS: readonly SystemUserRight[] = [
   { resource: 'taxauthority-property-search', scope: PROPERTY_SEARCH_SCOPE },
   { resource: 'dialogplatform-dialogs', scope: DIALOGS_SCOPE },
+  { resource: 'govportal-filings', scope: FILINGS_READ_SCOPE },
 ];
 
 export const SYSTEM_USER_STATUSES = ['New', 'Pending', 'Active', 'Rejected'] as const;

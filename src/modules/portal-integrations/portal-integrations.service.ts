@@ -383,6 +383,23 @@ function systemToken(ctx: RequestContext, systemUser: GovportalSystemUser, scope
   );
 }
 
+/**
+ * A token of the client account's Active system user for the scope, for another module calling an
+ * upstream as the organisation (a tax-return import with auth maskinporten): 403 without such a
+ * system user, or when the portal refuses the token. `optional`: undefined instead of the 403 when
+ * the account has none (auth auto falls back to the service's own credentials).
+ */
+export async function systemUserTokenFor(ctx: RequestContext, clientAccountId: number, scope: string, what: string, options: { optional?: boolean } = {}): Promise<string | undefined> {
+  let systemUser: GovportalSystemUser;
+  try {
+    systemUser = await activeSystemUser(ctx, clientAccountId, scope, what);
+  } catch (e) {
+    if (options.optional && e instanceof ForbiddenError) return undefined;
+    throw e;
+  }
+  return systemToken(ctx, systemUser, scope);
+}
+
 async function requireReadable(ctx: RequestContext, clientAccountId: number): Promise<void> {
   if (isSystem(ctx)) return;
   if (!(await canAccessAccount(ctx, clientAccountId))) throw new ForbiddenError(`You do not have access to client account ${clientAccountId}`);

@@ -7,6 +7,8 @@ import { listedAccounts, lockClientAccount, requireAccount, requireOwned } from 
 import { parse, type Args } from '../../shared/validation.ts';
 import { UpstreamError } from '../../integrations/connector.ts';
 import { integrationsOf, upstream } from '../../integrations/integrations.ts';
+import { FILINGS_READ_SCOPE } from '../../integrations/govportal/portal.ts';
+import { systemUserTokenFor } from '../portal-integrations/portal-integrations.service.ts';
 import { cancelFiling, createFiling, filingData, filingReceipt, getFiling, listFilings, type Filing, type Finding } from '../../integrations/govportal/filings.ts';
 import { fetchPrefilled, validateTaxReturn as validateAtAuthority, type Prefilled } from '../../integrations/taxauthority/tax-returns.ts';
 import { pageCountOf } from '../files/file-content.ts';
@@ -347,18 +349,23 @@ const FILED: readonly Filing['status'][] = ['submitted', 'approved', 'rejected']
  * An instance not yet known for the account becomes an IMPORTED return, seeded with the filing's data
  * when it reads as a næringsspesifikasjon (else imported with warning true and no data); known ones
  * are skipped; an instance that is no filing, or whose data cannot be fetched, is an error with the
- * reason. auth: `auto` and `service` call with the service's own portal credentials
- * (GOVPORTAL_CLIENT_ID/SECRET); `maskinporten` needs a Maskinporten client of the account, which this
- * server has not been given: 400. A dry run makes the same calls and writes nothing.
+ * reason. auth: `maskinporten` calls as the account's Active system user (a Maskinporten-style token
+ * of the scope govportal:filings.read; none: 403), `service` with the service's own portal
+ * credentials (GOVPORTAL_CLIENT_ID/SECRET), `auto` the system user when the account has one, else the
+ * service. A dry run makes the same calls and writes nothing.
  */
 export async function importTaxReturns(ctx: RequestContext, args: Args<typeof rules.import>): Promise<ImportResult> {
   const { input: a } = parse(rules.import, args);
   await requireAccount(ctx, a.clientAccountId);
-  if (a.auth === 'maskinporten') {
-    throw ValidationError.field('auth', 'maskinporten needs a Maskinporten client for the client account, and none is configured; use auto or service (the service’s own portal credentials)');
-  }
   const orgNumber = await orgNumberOf(ctx, a.clientAccountId, 'importing tax returns');
-  const filings = await upstream(() => listFilings(portal(ctx), { orgNumber, kind: 'tax-return', reportingYear: a.year ?? undefined }), {
+  // maskinporten: as the organisation's system user (its Active one with govportal:filings.read, else
+  // 403); auto: that when the account has one, else the service's own credentials; service: those.
+  const token =
+    a.auth === 'service'
+      ? undefined
+      : await systemUserTokenFor(ctx, a.clientAccountId, FILINGS_READ_SCOPE, 'importing filings from the portal', { optional: a.auth === 'auto' });
+  const as = { token };
+  const filings = await upstream(() => listFilings(portal(ctx), { orgNumber, kind: 'tax-return', reportingYear: a.year ?? undefined }, as), {
     status: UPSTREAM,
     what: 'Listing the tax returns at the portal',
   });
@@ -378,7 +385,7 @@ export async function importTaxReturns(ctx: RequestContext, args: Args<typeof ru
     }
     let raw: unknown;
     try {
-      raw = await filingData(portal(ctx), filing.id);
+      raw = await filingData(portal(ctx), filing.id, as);
     } catch (e) {
       if (!(e instanceof UpstreamError)) throw e;
       result.errors.push({ portalInstanceId: filing.id, reason: `its data could not be read: ${e.message}` });

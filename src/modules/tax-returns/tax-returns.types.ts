@@ -235,7 +235,7 @@ const ImportTaxReturnsInput = builder.inputType('ImportTaxReturnsInput', {
     clientAccountId: t.int({ required: true }),
     year: t.int({ description: 'Only this year’s filings (default every year)' }),
     dryRun: t.boolean({ description: 'Report what would be imported and write nothing (default false)' }),
-    auth: t.string({ description: 'auto (default) or service: the service’s own portal credentials; maskinporten: needs a Maskinporten client of the account (none configured: 400)' }),
+    auth: t.string({ description: 'auto (default): as the account’s Active system user when it has one, else the service’s own portal credentials; service: the service’s credentials; maskinporten: as the system user (right govportal:filings.read; none: 403)' }),
   }),
 });
 
