@@ -52,7 +52,7 @@ export const portalIntegrationOperations = defineOperations([
       'System users of the client accounts you manage, newest first, as {items, page, per_page, total}. client_account_id (optional) lists only that account’s, each status synced from the portal first; page (1), per_page (100).',
     document: /* GraphQL */ `
       query ListGovportalSystemUsers($clientAccountId: Int, $page: Int, $perPage: Int) {
-        govportalSystemUsers(clientAccountId: $clientAccountId, page: $page, perPage: $perPage) { items { ...SystemUserFields } page per_page: perPage total }
+        govportalSystemUsers(clientAccountId: $clientAccountId, page: $page, perPage: $perPage) { items: nodes { ...SystemUserFields } page per_page: perPage total }
       }
       ${SYSTEM_USER_FIELDS}`,
   },

@@ -53,7 +53,7 @@ describe.each(targets())('portal integrations GraphQL and MCP (%s)', (target) =>
       c.user.token,
       `query($id: String!, $ca: Int!) {
         govportalSystemUser(id: $id) { status }
-        govportalSystemUsers(clientAccountId: $ca) { items { id status } page perPage total }
+        govportalSystemUsers(clientAccountId: $ca) { nodes { id status } page perPage total }
         taxauthorityPropertySearch(inntektsaar: 2024, clientAccountId: $ca, query: "Storgata")
         dialogplatformDialogs(clientAccountId: $ca, status: "Completed") { items { id status serviceResource title } }
       }`,
@@ -61,7 +61,7 @@ describe.each(targets())('portal integrations GraphQL and MCP (%s)', (target) =>
     );
     expect(read.errors).toBeUndefined();
     expect(read.data.govportalSystemUser.status).toBe('Active');
-    expect(read.data.govportalSystemUsers).toEqual({ items: [{ id: su.id, status: 'Active' }], page: 1, perPage: 100, total: 1 });
+    expect(read.data.govportalSystemUsers).toEqual({ nodes: [{ id: su.id, status: 'Active' }], page: 1, perPage: 100, total: 1 });
     expect(read.data.taxauthorityPropertySearch.eiendommer.length).toBeGreaterThan(0);
     expect(read.data.dialogplatformDialogs.items.every((d: { status: string }) => d.status === 'Completed')).toBe(true);
   });

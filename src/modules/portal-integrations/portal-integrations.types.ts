@@ -60,7 +60,7 @@ export const GovportalSystemUser = builder.prismaObject('GovportalSystemUser', {
 type SystemUserRow = Awaited<ReturnType<typeof listSystemUsers>>['items'][number];
 const SystemUserList = builder.objectRef<{ items: SystemUserRow[]; page: number; perPage: number; total: number }>('GovportalSystemUserList').implement({
   fields: (t) => ({
-    items: t.field({ type: [GovportalSystemUser], resolve: (l) => l.items }),
+    nodes: t.field({ type: [GovportalSystemUser], description: 'The page of system users (REST: items)', resolve: (l) => l.items }),
     page: t.exposeInt('page'),
     perPage: t.exposeInt('perPage'),
     total: t.exposeInt('total', { description: 'Total number of system users listed' }),
