@@ -47,6 +47,23 @@ export async function openTestDatabase(target: Target, options: Pick<StartOption
   return openDatabase({ memory: true, loadDataDir: pgliteTemplate() }, { log });
 }
 
+/**
+ * The PGlite database the test apps of this worker share, as every file of a PostgreSQL run shares
+ * its one database: files are independent (own tenants, own rate-limit namespaces, named job queues),
+ * and opening a clone of the template for each of some 150 files, with the app's start on it, was
+ * about 3 s a file on a loaded machine — some 8 minutes of a PGlite run. Tests that need a database
+ * of their own (a data dir reopened, query logging, a migration test) still open one
+ * (openTestDatabase). Never closed: it ends with the worker.
+ */
+let sharedDatabase: Promise<Database> | undefined;
+function sharedPglite(): Promise<Database> {
+  sharedDatabase ??= openTestDatabase('pglite').catch((e: unknown) => {
+    sharedDatabase = undefined;
+    throw e;
+  });
+  return sharedDatabase;
+}
+
 export interface HttpResult<T = any> {
   status: number;
   headers: Headers;
@@ -124,7 +141,8 @@ export interface StartOptions {
  * the app's real address, so OAuth issuer, audiences and redirects are what a client sees.
  */
 export async function startTestApp(target: Target, options: StartOptions = {}): Promise<TestApp> {
-  const db = options.database ?? (await openTestDatabase(target, options));
+  const shared = !options.database && target === 'pglite' && !options.log;
+  const db = options.database ?? (shared ? await sharedPglite() : await openTestDatabase(target, options));
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const server: Server = createServer((req, res) => handler!(req, res));
   answerClientErrors(server);
@@ -189,7 +207,7 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await jobs?.stop();
-      if (!options.database) await db.close();
+      if (!options.database && !shared) await db.close();
       if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
     },
   };
