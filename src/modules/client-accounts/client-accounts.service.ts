@@ -85,6 +85,19 @@ export async function requireManager(ctx: RequestContext, clientAccountId: numbe
 }
 
 /**
+ * The client account's organization number, for what acts for its organization upstream (a filing,
+ * pre-filled data, a system user): 400 naming `what` when the account has none.
+ */
+export async function requireOrganizationNumber(ctx: RequestContext, clientAccountId: number, what: string): Promise<string> {
+  const account = await ctx.db.clientAccount.findUnique({ where: { id: clientAccountId }, select: { organizationNumber: true } });
+  if (!account) throw new NotFoundError(`Client account ${clientAccountId}`);
+  if (!account.organizationNumber) {
+    throw ValidationError.field('clientAccountId', `client account ${clientAccountId} has no organization number; ${what} needs one (set its organization_number)`);
+  }
+  return account.organizationNumber;
+}
+
+/**
  * The client accounts the caller manages (requireManager's rule for each): where the caller holds CA,
  * AA or BK, and those served by a provider where the caller holds AA or BK. The system: null (all).
  */

@@ -24,7 +24,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/err
 import { findPage, pageWindow } from '../../shared/pagination.ts';
 import { canAccessAccount, isSystem } from '../../shared/tenancy.ts';
 import { parse, type Args } from '../../shared/validation.ts';
-import { managedAccountIds, requireManager } from '../client-accounts/client-accounts.service.ts';
+import { managedAccountIds, requireManager, requireOrganizationNumber } from '../client-accounts/client-accounts.service.ts';
 import {
   callbackPath,
   isUuid,
@@ -278,18 +278,16 @@ async function syncSystemUsers(ctx: RequestContext, rows: GovportalSystemUser[],
  */
 export async function createSystemUser(ctx: RequestContext, args: Args<typeof rules.createSystemUser>, query: SystemUserQuery = {}) {
   const { clientAccountId, redirectUrl } = parse(rules.createSystemUser, args);
-  const account = await ctx.db.clientAccount.findUnique({ where: { id: clientAccountId }, select: { id: true, organizationNumber: true } });
+  const account = await ctx.db.clientAccount.findUnique({ where: { id: clientAccountId }, select: { id: true } });
   if (!account) throw new NotFoundError(`Client account ${clientAccountId}`);
   await requireManager(ctx, clientAccountId);
-  if (!account.organizationNumber) {
-    throw new ValidationError(`Client account ${clientAccountId} has no organization: set its organization_number first (a system user acts for an organization)`);
-  }
+  const orgNumber = await requireOrganizationNumber(ctx, clientAccountId, 'a system user (it acts for the organization)');
   const portal = await upstream(
     () =>
       requestSystemUser(integrationsOf(ctx).connector('govportal'), {
         externalRef: `ca-${clientAccountId}-${randomBytes(6).toString('hex')}`,
         systemId: systemId(ctx),
-        orgNumber: account.organizationNumber!,
+        orgNumber,
         rights: SYSTEM_RIGHTS,
         redirectUrl,
       }),

@@ -9,6 +9,7 @@ import { UpstreamError } from '../../integrations/connector.ts';
 import { integrationsOf, upstream } from '../../integrations/integrations.ts';
 import { FILINGS_READ_SCOPE } from '../../integrations/govportal/portal.ts';
 import { systemUserTokenFor } from '../portal-integrations/portal-integrations.service.ts';
+import { requireOrganizationNumber } from '../client-accounts/client-accounts.service.ts';
 import { cancelFiling, createFiling, filingData, filingReceipt, getFiling, listFilings, type Filing, type Finding } from '../../integrations/govportal/filings.ts';
 import { fetchPrefilled, validateTaxReturn as validateAtAuthority, type Prefilled } from '../../integrations/taxauthority/tax-returns.ts';
 import { pageCountOf } from '../files/file-content.ts';
@@ -40,12 +41,6 @@ const UPSTREAM = 500;
 const portal = (ctx: RequestContext) => integrationsOf(ctx).connector('govportal');
 const authority = (ctx: RequestContext) => integrationsOf(ctx).connector('taxauthority');
 
-/** The client account's organisation number: filing, pre-filled data and validation need one (400). */
-async function orgNumberOf(ctx: RequestContext, clientAccountId: number, what: string): Promise<string> {
-  const account = await ctx.db.clientAccount.findUniqueOrThrow({ where: { id: clientAccountId }, select: { organizationNumber: true } });
-  if (!account.organizationNumber) throw ValidationError.field('client_account_id', `client account ${clientAccountId} has no organization number; ${what} needs one`);
-  return account.organizationNumber;
-}
 
 // ── Preview: the næringsspesifikasjon from the ledger ─────────────────────────────────────────────
 
@@ -88,7 +83,7 @@ export async function previewTaxReturn(ctx: RequestContext, args: Args<typeof ru
 export async function fetchPrefilledTaxData(ctx: RequestContext, args: { clientAccountId: number; year: number }): Promise<Prefilled> {
   const a = parse(rules.prefilled, args);
   await requireAccount(ctx, a.clientAccountId);
-  const orgNumber = await orgNumberOf(ctx, a.clientAccountId, 'fetching pre-filled data');
+  const orgNumber = await requireOrganizationNumber(ctx, a.clientAccountId, 'fetching pre-filled data');
   try {
     return await fetchPrefilled(authority(ctx), { orgNumber, incomeYear: a.year });
   } catch (e) {
@@ -107,7 +102,7 @@ export interface TaxValidationResult {
 export async function validateTaxReturn(ctx: RequestContext, args: { clientAccountId: number; year: number; fromDate?: Date | null; toDate?: Date | null }): Promise<TaxValidationResult> {
   const a = parse(rules.preview, { clientAccountId: args.clientAccountId, reportingYear: args.year, fromDate: args.fromDate, toDate: args.toDate });
   await requireAccount(ctx, a.clientAccountId);
-  const orgNumber = await orgNumberOf(ctx, a.clientAccountId, 'validation');
+  const orgNumber = await requireOrganizationNumber(ctx, a.clientAccountId, 'validation');
   const data = toFilingData(await computeFor(ctx, a));
   const answer = await upstream(() => validateAtAuthority(authority(ctx), { orgNumber, incomeYear: a.reportingYear, data }), { status: UPSTREAM, what: 'Validation by the tax authority' });
   return { valid: answer.valid, errors: answer.findings.filter((f) => f.severity === 'error'), warnings: answer.findings.filter((f) => f.severity === 'warning') };
@@ -189,7 +184,7 @@ async function checkFilingAllowed(ctx: RequestContext, a: { clientAccountId: num
 export async function submitTaxReturn(ctx: RequestContext, args: Args<typeof rules.submit>, query: Query = {}) {
   const { input: a } = parse(rules.submit, args);
   await requireAccount(ctx, a.clientAccountId);
-  const orgNumber = await orgNumberOf(ctx, a.clientAccountId, 'filing a tax return');
+  const orgNumber = await requireOrganizationNumber(ctx, a.clientAccountId, 'filing a tax return');
   const correction = a.innsendingsformaal === 'endringsanmodning';
   const corrects = await checkFilingAllowed(ctx, a, correction);
   const data = toFilingData(await computeFor(ctx, a));
@@ -357,7 +352,7 @@ const FILED: readonly Filing['status'][] = ['submitted', 'approved', 'rejected']
 export async function importTaxReturns(ctx: RequestContext, args: Args<typeof rules.import>): Promise<ImportResult> {
   const { input: a } = parse(rules.import, args);
   await requireAccount(ctx, a.clientAccountId);
-  const orgNumber = await orgNumberOf(ctx, a.clientAccountId, 'importing tax returns');
+  const orgNumber = await requireOrganizationNumber(ctx, a.clientAccountId, 'importing tax returns');
   // maskinporten: as the organisation's system user (its Active one with govportal:filings.read, else
   // 403); auto: that when the account has one, else the service's own credentials; service: those.
   const token =

@@ -1,4 +1,5 @@
 import type { Prisma as PrismaNS, YearlyAccountSubmission } from '../../generated/prisma/client.ts';
+import { requireOrganizationNumber } from '../client-accounts/client-accounts.service.ts';
 import { cancelFiling, createFiling, getFiling, type Filing } from '../../integrations/govportal/filings.ts';
 import { yearlyAccountForms, type YearlyAccountForms } from '../../integrations/govportal/yearly-accounts.ts';
 import { UpstreamError } from '../../integrations/connector.ts';
@@ -373,14 +374,13 @@ interface Filed {
  * draft there: it is cancelled and the findings are a 400; nothing is stored. Portal failures: 500.
  */
 async function fileWithPortal(ctx: RequestContext, s: { clientAccountId: number; reportingYear: number; fromDate: Date; toDate: Date; notes: Note[] | null }): Promise<Filed> {
-  const account = await ctx.db.clientAccount.findUniqueOrThrow({ where: { id: s.clientAccountId }, select: { organizationNumber: true } });
-  if (!account.organizationNumber) throw ValidationError.field('clientAccountId', `client account ${s.clientAccountId} has no organization number: set it before filing the yearly accounts`);
+  const orgNumber = await requireOrganizationNumber(ctx, s.clientAccountId, 'filing the yearly accounts');
   const figures = await computeYear(ctx, s.clientAccountId, s.reportingYear, s.fromDate, s.toDate);
   const portal = integrationsOf(ctx).connector('govportal');
   const forms = await upstream(() => yearlyAccountForms(portal, s.reportingYear), { status: PORTAL_FAILED, what: 'Reading the portal’s yearly-accounts forms' });
   const data = portalData(figures, s.notes ?? figures.notes, forms);
   const filing = await upstream(
-    () => createFiling(portal, { kind: 'yearly-accounts', orgNumber: account.organizationNumber!, reportingYear: s.reportingYear, fromDate: formatDate(s.fromDate), toDate: formatDate(s.toDate), data, submit: true }),
+    () => createFiling(portal, { kind: 'yearly-accounts', orgNumber, reportingYear: s.reportingYear, fromDate: formatDate(s.fromDate), toDate: formatDate(s.toDate), data, submit: true }),
     { status: PORTAL_FAILED, what: 'Submitting the yearly accounts to the portal' },
   );
   if (filing.status !== 'submitted') {
