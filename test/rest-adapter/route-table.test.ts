@@ -64,6 +64,8 @@ const DOCUMENTED = [
   // spec 002 "Tax returns" (/tax-returns/preview before /tax-returns/:id: the literal path wins)
   'GET /tax-returns', 'GET /tax-returns/preview', 'GET /tax-returns/:id', 'GET /tax-returns/:id/status',
   'POST /tax-returns/:year/fetch-prefilled', 'POST /tax-returns/:year/validate', 'POST /tax-returns', 'POST /tax-returns/import', 'POST /tax-returns/:id/cancel',
+  // spec 002 "Payroll contracts"
+  'GET /payroll/contracts', 'GET /payroll/contracts/:id', 'POST /payroll/contracts', 'PUT /payroll/contracts/:id', 'POST /payroll/contracts/:id',
 ];
 
 /** POSTs that write nothing (a preview): queries, so a read-only token may call them and their MCP tools are read-only. */
