@@ -20,7 +20,7 @@ CREATE TABLE "payroll_contracts" (
     "employment_type" VARCHAR(50) NOT NULL,
     "start_date" DATE NOT NULL,
     "end_date" DATE,
-    "end_date_reason" VARCHAR(50),
+    "end_date_reason" VARCHAR(60),
     "job_title" VARCHAR(200),
     "occupation_code" VARCHAR(10),
     "employment_form" VARCHAR(50),
