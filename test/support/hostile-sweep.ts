@@ -204,7 +204,8 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     const entry = await prisma.itemCollectionEntry.create({
       data: { itemCollectionId: itemCollection.id, clientAccountId, itemId: item.id, price: '1', quantity: '1', unitId: unit, taxCodeId: taxCode },
     });
-    const businessPartner = await prisma.businessPartner.create({ data: { clientAccountId, name: 'Sweep AS', isCustomer: true } });
+    // also an employee: a payroll contract's business_partner_id must be one
+    const businessPartner = await prisma.businessPartner.create({ data: { clientAccountId, name: 'Sweep AS', isCustomer: true, isEmployee: true } });
     const bankAccount = await prisma.bankAccount.create({ data: { clientAccountId, accountNumber: '15032012342', currencyCode: 'NOK', ledgerAccountId: account } });
     const project = await prisma.project.create({ data: { clientAccountId, sequenceNumber: 1, name: 'Sweep' } });
     const department = await prisma.department.create({ data: { clientAccountId, sequenceNumber: 1, name: 'Sweep' } });
@@ -244,8 +245,12 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     const taxReturn = await prisma.taxReturn.create({
       data: { clientAccountId, reportingYear: 2026, fromDate: new Date('2026-01-01'), toDate: new Date('2026-12-31'), status: 'DRAFT', createdById: t.user.id },
     });
+    const payrollContract = await prisma.payrollContract.create({
+      data: { clientAccountId, businessPartnerId: businessPartner.id, employmentType: 'ordinaertArbeidsforhold', startDate: new Date('2026-01-01'), salaryType: 'MONTHLY_FIXED', monthlySalary: '1', endDate: new Date('2026-12-31') },
+    });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
+      payrollContract: payrollContract.id,
       taxReturn: taxReturn.id,
       task: task.id,
       // a yearly account draft: the id of its operations (the submission, its notes, its PDF)
@@ -306,6 +311,8 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       // bank integrations: a supported bank and the one PDF form
       bic: 'DNBANOKKXXX',
       formType: 'integration-agreement',
+      // payroll contracts: STYRK-08
+      occupationCode: '2511108',
     };
     return { t, ctx: (own) => ({ fixtures, strings, ownType: own }) };
   }
