@@ -421,6 +421,13 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
       expect(await queuedJobs(app.seed, reportEmploymentEndJob.name, { contractId: c.id })).toHaveLength(1);
     });
 
+    it('three deactivations at once: one is the transition, and one end report is queued', async () => {
+      const c = await made({ end_date: '2026-10-31' });
+      const results = await Promise.all(Array.from({ length: 3 }, () => put(c.id, { is_active: false }, t.user.token, method)));
+      expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
+      expect(await queuedJobs(app.seed, reportEmploymentEndJob.name, { contractId: c.id })).toHaveLength(1);
+    });
+
     it('activating (is_active false → true) queues a tax-card fetch for the current tax year', async () => {
       const e = await partner(app.seed, t);
       const c = (await create(minimalBody(t, e.id, { is_active: false }))).body;

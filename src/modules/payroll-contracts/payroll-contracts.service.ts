@@ -93,6 +93,9 @@ export async function createPayrollContract(ctx: RequestContext, args: Args<type
  */
 export async function updatePayrollContract(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
+    // the row locked first: two updates at once see each other's is_active, so one deactivation
+    // (or activation) is reported (or fetched) once
+    await tx.db.$queryRaw`SELECT id FROM payroll_contracts WHERE id = ${args.id} FOR UPDATE`;
     const contract = await getPayrollContract(tx, args);
     const { input } = await validate(tx, rules.update, args, {
       clientAccountId: contract.clientAccountId,
