@@ -382,6 +382,18 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
       expect(ok.body).toMatchObject({ salary_type: 'HOURLY', hourly_rate: '400.00', monthly_salary: null });
     });
 
+    it.each(['start_date', 'employment_type', 'salary_type'])('the required field %s cannot be cleared (null → 400)', async (field) => {
+      const c = await made();
+      const res = await put(c.id, { [field]: null }, t.user.token, method);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toContain(`${field}: cannot be cleared`);
+    });
+
+    it('an empty occupation_code clears it', async () => {
+      const c = await made({ occupation_code: '2511108' });
+      expect((await put(c.id, { occupation_code: '' }, t.user.token, method)).body.occupation_code).toBeNull();
+    });
+
     it('the same field rules as create (length, scale, code lists, employee partner)', async () => {
       const c = await made();
       for (const body of [{ job_title: 'x'.repeat(201) }, { monthly_salary: '1.001' }, { employment_form: 'permanent' }, { work_percentage: '101' }, { start_date: null }, { employment_type: null }]) {

@@ -29,8 +29,12 @@ const occupationCode = z
   .string()
   .trim()
   .max(10, 'must be at most 10 characters')
-  .regex(/^\d{7}$/, 'must be a STYRK-08 occupation code of 7 digits, as the a-melding takes it (e.g. 2511108)')
+  .refine((v) => v === '' || /^\d{7}$/.test(v), 'must be a STYRK-08 occupation code of 7 digits, as the a-melding takes it (e.g. 2511108)')
+  .transform((v) => v || null)
   .nullish();
+
+/** A required field of the contract in an update: it may be omitted (kept) but not cleared. */
+const notCleared = { error: (issue: { input?: unknown }) => (issue.input === null ? 'cannot be cleared (it is required)' : undefined) };
 
 /**
  * The contract's own fields (spec 002 "Employment contract") with the create form's optionality:
@@ -119,9 +123,9 @@ export const payrollContractRules = {
     input: z
       .object({
         ...contractFields,
-        employmentType: contractFields.employmentType.optional(),
-        startDate: z.date().optional(),
-        salaryType: contractFields.salaryType.optional(),
+        employmentType: z.enum(codesOf(EMPLOYMENT_TYPES), notCleared).optional(),
+        startDate: z.date(notCleared).optional(),
+        salaryType: z.enum(SALARY_TYPES, notCleared).optional(),
       })
       .partial()
       .extend({ clientAccountId: immutable, businessPartnerId: immutable }),
