@@ -29,6 +29,7 @@ import { bankIntegrationOperations } from './routes/bank-integrations.ts';
 import { yearlyAccountOperations } from './routes/yearly-accounts.ts';
 import { taxReturnOperations } from './routes/tax-returns.ts';
 import { payrollGarnishmentOperations } from './routes/payroll-garnishments.ts';
+import { payrollContractOperations } from './routes/payroll-contracts.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -55,6 +56,7 @@ export const operations: readonly Operation[] = [
   ...yearlyAccountOperations,
   ...taxReturnOperations,
   ...payrollGarnishmentOperations,
+  ...payrollContractOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();

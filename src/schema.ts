@@ -38,6 +38,7 @@ import './modules/assistant/assistant.types.ts';
 import './modules/portal-integrations/portal-integrations.types.ts';
 import './modules/tax-returns/tax-returns.types.ts';
 import './modules/payroll-garnishments/payroll-garnishments.types.ts';
+import './modules/payroll-contracts/payroll-contracts.types.ts';
 
 export const schema = builder.toSchema();
 

@@ -13,3 +13,4 @@ import '../modules/notification-settings/summaries.job.ts';
 import '../modules/assistant/assistant.job.ts';
 import '../modules/tax-returns/refresh.job.ts';
 import '../modules/payroll-garnishments/fetch.job.ts';
+import '../modules/payroll-contracts/payroll-contracts.jobs.ts';

@@ -66,6 +66,8 @@ const DOCUMENTED = [
   'POST /tax-returns/:year/fetch-prefilled', 'POST /tax-returns/:year/validate', 'POST /tax-returns', 'POST /tax-returns/import', 'POST /tax-returns/:id/cancel',
   // spec 002 "Payroll garnishments" (read-only: no create, update or delete)
   'GET /payroll/garnishments', 'GET /payroll/garnishments/:id', 'POST /payroll/garnishments/fetch',
+  // spec 002 "Payroll contracts"
+  'GET /payroll/contracts', 'GET /payroll/contracts/:id', 'POST /payroll/contracts', 'PUT /payroll/contracts/:id', 'POST /payroll/contracts/:id',
 ];
 
 /** POSTs that write nothing (a preview): queries, so a read-only token may call them and their MCP tools are read-only. */

@@ -204,7 +204,8 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     const entry = await prisma.itemCollectionEntry.create({
       data: { itemCollectionId: itemCollection.id, clientAccountId, itemId: item.id, price: '1', quantity: '1', unitId: unit, taxCodeId: taxCode },
     });
-    const businessPartner = await prisma.businessPartner.create({ data: { clientAccountId, name: 'Sweep AS', isCustomer: true } });
+    // also an employee: a payroll contract's business_partner_id must be one
+    const businessPartner = await prisma.businessPartner.create({ data: { clientAccountId, name: 'Sweep AS', isCustomer: true, isEmployee: true } });
     const bankAccount = await prisma.bankAccount.create({ data: { clientAccountId, accountNumber: '15032012342', currencyCode: 'NOK', ledgerAccountId: account } });
     const project = await prisma.project.create({ data: { clientAccountId, sequenceNumber: 1, name: 'Sweep' } });
     const department = await prisma.department.create({ data: { clientAccountId, sequenceNumber: 1, name: 'Sweep' } });
@@ -250,8 +251,12 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
         priority: 1, validFrom: new Date('2026-01-01'), status: 'ACTIVE', externalVersion: 1, sequenceNumber: 1, rawResponse: {},
       },
     });
+    const payrollContract = await prisma.payrollContract.create({
+      data: { clientAccountId, businessPartnerId: businessPartner.id, employmentType: 'ordinaertArbeidsforhold', startDate: new Date('2026-01-01'), salaryType: 'MONTHLY_FIXED', monthlySalary: '1', endDate: new Date('2026-12-31') },
+    });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
+      payrollContract: payrollContract.id,
       taxReturn: taxReturn.id,
       payrollGarnishment: payrollGarnishment.id,
       task: task.id,
@@ -313,6 +318,8 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       // bank integrations: a supported bank and the one PDF form
       bic: 'DNBANOKKXXX',
       formType: 'integration-agreement',
+      // payroll contracts: STYRK-08
+      occupationCode: '2511108',
     };
     return { t, ctx: (own) => ({ fixtures, strings, ownType: own }) };
   }

@@ -12,3 +12,5 @@ import '../providerb/onboarding.sandbox.ts';
 import '../govportal/yearly-accounts.sandbox.ts';
 import '../taxauthority/tax-returns.sandbox.ts';
 import '../taxauthority/garnishments.sandbox.ts';
+import '../taxauthority/tax-cards.sandbox.ts';
+import '../taxauthority/employments.sandbox.ts';
