@@ -28,6 +28,7 @@ import { portalIntegrationOperations } from './routes/portal-integrations.ts';
 import { bankIntegrationOperations } from './routes/bank-integrations.ts';
 import { yearlyAccountOperations } from './routes/yearly-accounts.ts';
 import { taxReturnOperations } from './routes/tax-returns.ts';
+import { equityOperations } from './routes/equity.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -53,6 +54,7 @@ export const operations: readonly Operation[] = [
   ...bankIntegrationOperations,
   ...yearlyAccountOperations,
   ...taxReturnOperations,
+  ...equityOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();
