@@ -399,11 +399,11 @@ describe.each(targets())('equity REST (%s)', (target) => {
     });
 
     it.each([
-      ['business_partner_id', () => b, (e: EntryBody) => e.business_partner_id === b, 3],
-      ['share_class', () => 'PREFERRED', (e: EntryBody) => e.share_class === 'PREFERRED', 1],
-      ['transaction_type', () => 'TRANSFER', (e: EntryBody) => e.transaction_type === 'TRANSFER', 2],
-      ['date_from', () => '2026-03-10', (e: EntryBody) => e.transaction_date >= '2026-03-10', 5],
-      ['date_to', () => '2026-03-10', (e: EntryBody) => e.transaction_date <= '2026-03-10', 4],
+      ['business_partner_id', (): string | number => b, (e: EntryBody) => e.business_partner_id === b, 3],
+      ['share_class', (): string | number => 'PREFERRED', (e: EntryBody) => e.share_class === 'PREFERRED', 1],
+      ['transaction_type', (): string | number => 'TRANSFER', (e: EntryBody) => e.transaction_type === 'TRANSFER', 2],
+      ['date_from', (): string | number => '2026-03-10', (e: EntryBody) => e.transaction_date >= '2026-03-10', 5],
+      ['date_to', (): string | number => '2026-03-10', (e: EntryBody) => e.transaction_date <= '2026-03-10', 4],
     ] as const)('filter %s (dates inclusive)', async (name, value, keep, count) => {
       const data = await entries(c, `&${name}=${value()}`);
       expect(data).toHaveLength(count);

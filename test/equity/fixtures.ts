@@ -1,4 +1,4 @@
-import type { TestApp } from '../support/harness.ts';
+import type { HttpResult, TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 
 /** A company with its own business partner (is_self) and shareholders to trade between. */
@@ -6,8 +6,8 @@ export interface Company {
   t: Tenant;
   self: number;
   partner(name: string): Promise<number>;
-  post(path: string, body: Record<string, unknown>, token?: string): ReturnType<TestApp['http']>;
-  get(pathAndQuery: string, token?: string): ReturnType<TestApp['http']>;
+  post(path: string, body: Record<string, unknown>, token?: string): Promise<HttpResult>;
+  get(pathAndQuery: string, token?: string): Promise<HttpResult>;
 }
 
 export async function company(app: TestApp): Promise<Company> {
