@@ -119,6 +119,28 @@ describe.each(targets())('equity REST (%s)', (target) => {
       expect(res.body).toMatchObject({ transaction_date: osloTodayText(), price_per_share: null, notes: null });
     });
 
+    it('a client account holds at most 2147483647 shares in all (quantities are 32-bit integers): an issue or split beyond is a 400', async () => {
+      const c = await company(app);
+      const [a, b] = [await c.partner('Ada'), await c.partner('Bo')];
+      await issue(c, a, 2_147_483_000);
+      expect(await c.post('issue', { business_partner_id: b, share_class: 'SEED', quantity: 648 })).toMatchObject({
+        status: 400,
+        body: { error: 'The client account would have 2147483648 shares in all; at most 2147483647 are supported', status: 400 },
+      });
+      expect((await c.post('issue', { business_partner_id: b, share_class: 'SEED', quantity: 647 })).status).toBe(201);
+      expect((await c.post('split', { business_partner_id: b, share_class: 'SEED', old_quantity: 647, new_quantity: 648 })).status).toBe(400);
+      expect((await c.post('split', { business_partner_id: b, share_class: 'SEED', old_quantity: 647, new_quantity: 1 })).status).toBe(201);
+      const cap = await c.get(`cap-table?client_account_id=${c.t.account.id}&company_business_partner_id=${c.self}`);
+      expect(cap.body.total_shares).toBe(2_147_483_001);
+    });
+
+    it('notes of 1000 characters are kept; empty notes are null', async () => {
+      const c = await company(app);
+      const a = await c.partner('Ada');
+      expect((await issue(c, a, 1, { notes: 'n'.repeat(1000) }) as unknown as { notes: string }).notes).toHaveLength(1000);
+      expect((await issue(c, a, 1, { notes: '' }) as unknown as { notes: null }).notes).toBeNull();
+    });
+
     it('the company itself cannot subscribe its own shares: 400', async () => {
       const c = await company(app);
       const res = await c.post('issue', { business_partner_id: c.self, share_class: 'COMMON', quantity: 5 });
