@@ -157,12 +157,11 @@ async function writeEntries(
 /** ISSUANCE: new shares to the shareholder, one entry +q; 201 answers it. */
 export async function issueShares(ctx: RequestContext, args: Args<typeof rules.issue>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
-    const { input, partners, clientAccountId } = await begin(tx, rules.issue, args as never, ['businessPartnerId'], (input, found, issues) => {
+    const { input, clientAccountId } = await begin(tx, rules.issue, args, ['businessPartnerId'], (input, found, issues) => {
       if (found.get<Partner>('businessPartner', input.businessPartnerId)?.isSelf) {
         issues.add(['businessPartnerId'], 'is the company itself: a company cannot subscribe its own shares (treasury shares come from a buyback)');
       }
     });
-    void partners;
     await requireRoom(tx, clientAccountId, input.quantity);
     return writeEntries(tx, { ...input, transactionType: 'ISSUANCE' }, [{ businessPartnerId: input.businessPartnerId, quantity: input.quantity, pricePerShare: input.pricePerShare }], 0, query);
   });
@@ -171,7 +170,7 @@ export async function issueShares(ctx: RequestContext, args: Args<typeof rules.i
 /** TRANSFER: −q from the sender, +q to the recipient (never the same partner); 201 answers the recipient's entry. */
 export async function transferShares(ctx: RequestContext, args: Args<typeof rules.transfer>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
-    const { input, partners, clientAccountId } = await begin(tx, rules.transfer, args as never, ['fromBusinessPartnerId', 'toBusinessPartnerId'], (input, _found, issues) => {
+    const { input, partners, clientAccountId } = await begin(tx, rules.transfer, args, ['fromBusinessPartnerId', 'toBusinessPartnerId'], (input, _found, issues) => {
       if (input.fromBusinessPartnerId === input.toBusinessPartnerId) issues.add(['toBusinessPartnerId'], 'must differ from from_business_partner_id: no transfer between the same entity');
     });
     const date = input.transactionDate ?? osloToday();
@@ -192,7 +191,7 @@ export async function transferShares(ctx: RequestContext, args: Args<typeof rule
 /** BUYBACK: −q from the seller, +q to the company's own partner (treasury shares); 201 answers the company's entry. */
 export async function buybackShares(ctx: RequestContext, args: Args<typeof rules.buyback>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
-    const { input, partners, clientAccountId } = await begin(tx, rules.buyback, args as never, ['fromBusinessPartnerId', 'companyBusinessPartnerId'], (input, found, issues) => {
+    const { input, partners, clientAccountId } = await begin(tx, rules.buyback, args, ['fromBusinessPartnerId', 'companyBusinessPartnerId'], (input, found, issues) => {
       if (input.fromBusinessPartnerId === input.companyBusinessPartnerId) {
         issues.add(['fromBusinessPartnerId'], 'must differ from company_business_partner_id: no buyback between the same entity');
       } else requireCompany(found, issues, 'companyBusinessPartnerId', input.companyBusinessPartnerId);
@@ -215,7 +214,7 @@ export async function buybackShares(ctx: RequestContext, args: Args<typeof rules
 /** RETIREMENT: −q from the company's own holding (treasury shares only); 201 answers the entry. */
 export async function retireShares(ctx: RequestContext, args: Args<typeof rules.retire>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
-    const { input, partners, clientAccountId } = await begin(tx, rules.retire, args as never, ['companyBusinessPartnerId'], (input, found, issues) =>
+    const { input, partners, clientAccountId } = await begin(tx, rules.retire, args, ['companyBusinessPartnerId'], (input, found, issues) =>
       requireCompany(found, issues, 'companyBusinessPartnerId', input.companyBusinessPartnerId),
     );
     const date = input.transactionDate ?? osloToday();
@@ -231,7 +230,7 @@ export async function retireShares(ctx: RequestContext, args: Args<typeof rules.
  */
 export async function splitShares(ctx: RequestContext, args: Args<typeof rules.split>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
-    const { input, partners, clientAccountId } = await begin(tx, rules.split, args as never, ['businessPartnerId'], (input, _found, issues) => {
+    const { input, partners, clientAccountId } = await begin(tx, rules.split, args, ['businessPartnerId'], (input, _found, issues) => {
       if (input.newQuantity === input.oldQuantity) issues.add(['newQuantity'], 'must differ from old_quantity');
     });
     const date = input.transactionDate ?? osloToday();
