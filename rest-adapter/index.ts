@@ -28,6 +28,7 @@ import { portalIntegrationOperations } from './routes/portal-integrations.ts';
 import { bankIntegrationOperations } from './routes/bank-integrations.ts';
 import { yearlyAccountOperations } from './routes/yearly-accounts.ts';
 import { taxReturnOperations } from './routes/tax-returns.ts';
+import { payrollGarnishmentOperations } from './routes/payroll-garnishments.ts';
 import { equityOperations } from './routes/equity.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
@@ -54,6 +55,7 @@ export const operations: readonly Operation[] = [
   ...bankIntegrationOperations,
   ...yearlyAccountOperations,
   ...taxReturnOperations,
+  ...payrollGarnishmentOperations,
   ...equityOperations,
 ];
 

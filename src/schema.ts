@@ -37,6 +37,7 @@ import './modules/yearly-accounts/yearly-accounts.types.ts';
 import './modules/assistant/assistant.types.ts';
 import './modules/portal-integrations/portal-integrations.types.ts';
 import './modules/tax-returns/tax-returns.types.ts';
+import './modules/payroll-garnishments/payroll-garnishments.types.ts';
 import './modules/equity/equity.types.ts';
 
 export const schema = builder.toSchema();

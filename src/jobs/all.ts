@@ -12,3 +12,4 @@ import '../modules/invitations/invitations.job.ts';
 import '../modules/notification-settings/summaries.job.ts';
 import '../modules/assistant/assistant.job.ts';
 import '../modules/tax-returns/refresh.job.ts';
+import '../modules/payroll-garnishments/fetch.job.ts';

@@ -64,6 +64,8 @@ const DOCUMENTED = [
   // spec 002 "Tax returns" (/tax-returns/preview before /tax-returns/:id: the literal path wins)
   'GET /tax-returns', 'GET /tax-returns/preview', 'GET /tax-returns/:id', 'GET /tax-returns/:id/status',
   'POST /tax-returns/:year/fetch-prefilled', 'POST /tax-returns/:year/validate', 'POST /tax-returns', 'POST /tax-returns/import', 'POST /tax-returns/:id/cancel',
+  // spec 002 "Payroll garnishments" (read-only: no create, update or delete)
+  'GET /payroll/garnishments', 'GET /payroll/garnishments/:id', 'POST /payroll/garnishments/fetch',
   // spec 002 "Equity"
   'GET /equity/transactions', 'GET /equity/transactions/:id', 'POST /equity/transactions/issue', 'POST /equity/transactions/transfer',
   'POST /equity/transactions/buyback', 'POST /equity/transactions/retire', 'POST /equity/transactions/split',

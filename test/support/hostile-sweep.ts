@@ -244,6 +244,12 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     const taxReturn = await prisma.taxReturn.create({
       data: { clientAccountId, reportingYear: 2026, fromDate: new Date('2026-01-01'), toDate: new Date('2026-12-31'), status: 'DRAFT', createdById: t.user.id },
     });
+    const payrollGarnishment = await prisma.payrollGarnishment.create({
+      data: {
+        clientAccountId, businessPartnerId: businessPartner.id, externalId: 'SWEEP-1', garnishmentType: 'UTLEGGSTREKK', deductionType: 'FIXED', amount: '1',
+        priority: 1, validFrom: new Date('2026-01-01'), status: 'ACTIVE', externalVersion: 1, sequenceNumber: 1, rawResponse: {},
+      },
+    });
     // equity: shares of the fixture partner to trade, the company itself (buyback, retire, cap table) and a recipient
     const company = await prisma.businessPartner.findFirstOrThrow({ where: { clientAccountId, isSelf: true }, select: { id: true } });
     const shareholder = await prisma.businessPartner.create({ data: { clientAccountId, name: 'Sweep Holder AS', isShareholder: true } });
@@ -256,6 +262,7 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       companyBusinessPartner: company.id,
       toBusinessPartner: shareholder.id,
       taxReturn: taxReturn.id,
+      payrollGarnishment: payrollGarnishment.id,
       task: task.id,
       // a yearly account draft: the id of its operations (the submission, its notes, its PDF)
       yearlyAccountSubmission: yearlyAccount.id,

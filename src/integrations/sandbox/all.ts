@@ -11,3 +11,4 @@ import '../einvoice/registry.sandbox.ts';
 import '../providerb/onboarding.sandbox.ts';
 import '../govportal/yearly-accounts.sandbox.ts';
 import '../taxauthority/tax-returns.sandbox.ts';
+import '../taxauthority/garnishments.sandbox.ts';
