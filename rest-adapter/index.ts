@@ -30,6 +30,7 @@ import { yearlyAccountOperations } from './routes/yearly-accounts.ts';
 import { taxReturnOperations } from './routes/tax-returns.ts';
 import { payrollGarnishmentOperations } from './routes/payroll-garnishments.ts';
 import { payrollContractOperations } from './routes/payroll-contracts.ts';
+import { equityOperations } from './routes/equity.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -57,6 +58,7 @@ export const operations: readonly Operation[] = [
   ...taxReturnOperations,
   ...payrollGarnishmentOperations,
   ...payrollContractOperations,
+  ...equityOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();

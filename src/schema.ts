@@ -39,6 +39,7 @@ import './modules/portal-integrations/portal-integrations.types.ts';
 import './modules/tax-returns/tax-returns.types.ts';
 import './modules/payroll-garnishments/payroll-garnishments.types.ts';
 import './modules/payroll-contracts/payroll-contracts.types.ts';
+import './modules/equity/equity.types.ts';
 
 export const schema = builder.toSchema();
 

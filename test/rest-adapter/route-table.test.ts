@@ -68,6 +68,10 @@ const DOCUMENTED = [
   'GET /payroll/garnishments', 'GET /payroll/garnishments/:id', 'POST /payroll/garnishments/fetch',
   // spec 002 "Payroll contracts"
   'GET /payroll/contracts', 'GET /payroll/contracts/:id', 'POST /payroll/contracts', 'PUT /payroll/contracts/:id', 'POST /payroll/contracts/:id',
+  // spec 002 "Equity"
+  'GET /equity/transactions', 'GET /equity/transactions/:id', 'POST /equity/transactions/issue', 'POST /equity/transactions/transfer',
+  'POST /equity/transactions/buyback', 'POST /equity/transactions/retire', 'POST /equity/transactions/split',
+  'GET /equity/positions', 'GET /equity/cap-table', 'GET /equity/share-classes', 'GET /equity/transaction-types',
 ];
 
 /** POSTs that write nothing (a preview): queries, so a read-only token may call them and their MCP tools are read-only. */

@@ -9,7 +9,7 @@ import { ResponseMismatchError } from '../support/openapi-validator.ts';
 import { startTestApp, targets, type HttpResult, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 import { pdfBytes, voucherFactory } from '../support/vouchers.ts';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -254,9 +254,18 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     const payrollContract = await prisma.payrollContract.create({
       data: { clientAccountId, businessPartnerId: businessPartner.id, employmentType: 'ordinaertArbeidsforhold', startDate: new Date('2026-01-01'), salaryType: 'MONTHLY_FIXED', monthlySalary: '1', endDate: new Date('2026-12-31') },
     });
+    // equity: shares of the fixture partner to trade, the company itself (buyback, retire, cap table) and a recipient
+    const company = await prisma.businessPartner.findFirstOrThrow({ where: { clientAccountId, isSelf: true }, select: { id: true } });
+    const shareholder = await prisma.businessPartner.create({ data: { clientAccountId, name: 'Sweep Holder AS', isShareholder: true } });
+    const equityTransaction = await prisma.equityTransaction.create({
+      data: { clientAccountId, transactionDate: new Date('2026-01-02'), transactionType: 'ISSUANCE', transactionGroupId: randomUUID(), businessPartnerId: businessPartner.id, shareClass: 'COMMON', quantity: 1_000_000 },
+    });
     const fixtures: Fixtures = {
       clientAccount: clientAccountId,
       payrollContract: payrollContract.id,
+      equityTransaction: equityTransaction.id,
+      companyBusinessPartner: company.id,
+      toBusinessPartner: shareholder.id,
       taxReturn: taxReturn.id,
       payrollGarnishment: payrollGarnishment.id,
       task: task.id,

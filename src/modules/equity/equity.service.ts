@@ -1,0 +1,299 @@
+import { randomUUID } from 'node:crypto';
+import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
+import type { EquityTransactionType, ShareClass } from '../../generated/prisma/enums.ts';
+import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
+import { ValidationError } from '../../shared/errors.ts';
+import { findPage, pageWindow } from '../../shared/pagination.ts';
+import type { Decimal } from '../../shared/scalars.ts';
+import { lockClientAccount, requireAccount, requireOwned } from '../../shared/tenancy.ts';
+import { parse, validate, type Args, type Issues } from '../../shared/validation.ts';
+import type { FoundReferences, Reference } from '../../shared/references.ts';
+import { osloToday } from '../journal-entries/journal-entries.rules.ts';
+import {
+  availableOn,
+  capTableOf,
+  EQUITY_PAGE_LIMITS,
+  EQUITY_TRANSACTION_TYPE_LABELS,
+  EQUITY_TRANSACTION_TYPES,
+  equityRules as rules,
+  MAX_TOTAL_SHARES,
+  positionsOf,
+  SHARE_CLASS_LABELS,
+  SHARE_CLASSES,
+  splitRatio,
+  type CapTable,
+  type Entry,
+  type Position,
+} from './equity.rules.ts';
+
+// spec 002 "Equity transaction", "Equity". Every write locks its client account first (one writer
+// per company at a time), then reads the positions it checks, then writes its entries: concurrent
+// transactions on one company are serialised, so no check is passed twice on the same shares.
+
+type Query = { include?: PrismaNS.EquityTransactionInclude; select?: PrismaNS.EquityTransactionSelect };
+
+export { EQUITY_PAGE_LIMITS };
+
+export const shareClassList = () => SHARE_CLASSES.map((value) => ({ value, label: SHARE_CLASS_LABELS[value] }));
+export const transactionTypeList = () => EQUITY_TRANSACTION_TYPES.map((value) => ({ value, label: EQUITY_TRANSACTION_TYPE_LABELS[value] }));
+
+/** Ordered by transaction_date, then id (the order entries take effect). */
+export async function listEquityTransactions(ctx: RequestContext, args: Args<typeof rules.list>, query: Query = {}) {
+  const { clientAccountId, businessPartnerId, shareClass, transactionType, dateFrom, dateTo, ...window } = parse(rules.list, args);
+  await requireAccount(ctx, clientAccountId);
+  const where: PrismaNS.EquityTransactionWhereInput = { clientAccountId };
+  if (businessPartnerId != null) where.businessPartnerId = businessPartnerId;
+  if (shareClass != null) where.shareClass = shareClass;
+  if (transactionType != null) where.transactionType = transactionType;
+  if (dateFrom != null || dateTo != null) where.transactionDate = { ...(dateFrom != null ? { gte: dateFrom } : {}), ...(dateTo != null ? { lte: dateTo } : {}) };
+  return findPage(
+    pageWindow(window, EQUITY_PAGE_LIMITS),
+    (w) => ctx.db.equityTransaction.findMany({ ...query, where, orderBy: [{ transactionDate: 'asc' }, { id: 'asc' }], ...w }),
+    () => ctx.db.equityTransaction.count({ where }),
+  );
+}
+
+/** 404 when missing, 403 when it belongs to a client account the caller cannot access. */
+export async function getEquityTransaction(ctx: RequestContext, { id }: { id: number }, query: Query = {}) {
+  return requireOwned(ctx, 'Equity transaction', await ctx.db.equityTransaction.findUnique({ ...query, where: { id } }));
+}
+
+// ── Writes ────────────────────────────────────────────────────────────────────────────────────────
+
+type Partner = { id: number; name: string; isSelf: boolean };
+const PARTNER = { name: true, isSelf: true } as const;
+const partnerRef = (path: string, id: number | null | undefined): Reference => ({ path: [path], model: 'businessPartner', id, select: PARTNER });
+const partnerOf = (found: FoundReferences, id: number): Partner => found.get<Partner>('businessPartner', id)!;
+
+/** "must be the company itself": the client account's own business partner (is_self). */
+function requireCompany(found: FoundReferences, issues: Issues, path: string, id: number): void {
+  const p = found.get<Partner>('businessPartner', id);
+  if (p && !p.isSelf) issues.add([path], `business partner ${id} is not the company itself: name the client account's own business partner (is_self)`);
+}
+
+/** Locks the account and validates the input with its business partner references. */
+async function begin<S extends (typeof rules)[Exclude<keyof typeof rules, 'list' | 'positions' | 'capTable'>]>(
+  tx: RequestContext,
+  schema: S,
+  args: { input: { clientAccountId: number } },
+  partnerFields: readonly string[],
+  check?: (input: S['_output']['input'], found: FoundReferences, issues: Issues) => void,
+) {
+  const clientAccountId = args.input.clientAccountId;
+  await requireAccount(tx, clientAccountId);
+  await lockClientAccount(tx, clientAccountId);
+  let partners!: FoundReferences;
+  const { input } = (await validate(tx, schema, args, {
+    clientAccountId,
+    references: (data) => {
+      const input = (data as { input?: Record<string, number | undefined> }).input;
+      return partnerFields.map((f) => partnerRef(f, input?.[f]));
+    },
+    check: (data, found, issues) => {
+      partners = found;
+      check?.((data as { input: S['_output']['input'] }).input, found, issues);
+    },
+  })) as { input: S['_output']['input'] };
+  return { input, partners, clientAccountId };
+}
+
+const ENTRY_SELECT = { id: true, transactionDate: true, transactionGroupId: true, businessPartnerId: true, shareClass: true, quantity: true, pricePerShare: true } as const;
+
+const holderEntries = (tx: RequestContext, clientAccountId: number, businessPartnerId: number, shareClass: ShareClass): Promise<Entry[]> =>
+  tx.db.equityTransaction.findMany({ where: { clientAccountId, businessPartnerId, shareClass }, select: ENTRY_SELECT });
+
+/**
+ * 400 "Insufficient shares: …" unless the holder can give up `needed` shares of the class on `date`
+ * without any of their holdings, then or later, going below zero.
+ */
+async function requireShares(tx: RequestContext, clientAccountId: number, holder: Partner, shareClass: ShareClass, needed: number, date: Date): Promise<void> {
+  const has = availableOn(await holderEntries(tx, clientAccountId, holder.id, shareClass), date);
+  if (has < needed) throw new ValidationError(`Insufficient shares: ${holder.name} (business partner ${holder.id}) has ${has} ${shareClass}, needs ${needed}`);
+}
+
+/** 400 when the client account would hold more shares in all than MAX_TOTAL_SHARES. */
+async function requireRoom(tx: RequestContext, clientAccountId: number, adding: number): Promise<void> {
+  const total = (await tx.db.equityTransaction.aggregate({ where: { clientAccountId }, _sum: { quantity: true } }))._sum.quantity ?? 0;
+  if (total + adding > MAX_TOTAL_SHARES) {
+    throw new ValidationError(`The client account would have ${total + adding} shares in all; at most ${MAX_TOTAL_SHARES} are supported`);
+  }
+}
+
+interface Common {
+  clientAccountId: number;
+  transactionType: EquityTransactionType;
+  shareClass: ShareClass;
+  transactionDate?: Date | null;
+  notes?: string | null;
+}
+
+/**
+ * Writes one operation's entries under one new transaction_group_id, in the order given (disposals
+ * first, so ids follow the order they take effect), and answers the entry at `answer`.
+ */
+async function writeEntries(
+  tx: RequestContext,
+  common: Common,
+  entries: readonly { businessPartnerId: number; quantity: number; pricePerShare?: Decimal | null; splitRatioNumerator?: number; splitRatioDenominator?: number }[],
+  answer: number,
+  query: Query,
+) {
+  const user = auditUserId(tx);
+  const shared = {
+    clientAccountId: common.clientAccountId,
+    transactionType: common.transactionType,
+    shareClass: common.shareClass,
+    transactionDate: common.transactionDate ?? osloToday(),
+    transactionGroupId: randomUUID(),
+    notes: common.notes ?? null,
+    createdById: user,
+    updatedById: user,
+  };
+  const ids: number[] = [];
+  for (const e of entries) ids.push((await tx.db.equityTransaction.create({ data: { ...shared, ...e }, select: { id: true } })).id);
+  return tx.db.equityTransaction.findUniqueOrThrow({ ...query, where: { id: ids[answer] } });
+}
+
+/** ISSUANCE: new shares to the shareholder, one entry +q; 201 answers it. */
+export async function issueShares(ctx: RequestContext, args: Args<typeof rules.issue>, query: Query = {}) {
+  return inTransaction(ctx, async (tx) => {
+    const { input, clientAccountId } = await begin(tx, rules.issue, args, ['businessPartnerId'], (input, found, issues) => {
+      if (found.get<Partner>('businessPartner', input.businessPartnerId)?.isSelf) {
+        issues.add(['businessPartnerId'], 'is the company itself: a company cannot subscribe its own shares (treasury shares come from a buyback)');
+      }
+    });
+    await requireRoom(tx, clientAccountId, input.quantity);
+    return writeEntries(tx, { ...input, transactionType: 'ISSUANCE' }, [{ businessPartnerId: input.businessPartnerId, quantity: input.quantity, pricePerShare: input.pricePerShare }], 0, query);
+  });
+}
+
+/** TRANSFER: −q from the sender, +q to the recipient (never the same partner); 201 answers the recipient's entry. */
+export async function transferShares(ctx: RequestContext, args: Args<typeof rules.transfer>, query: Query = {}) {
+  return inTransaction(ctx, async (tx) => {
+    const { input, partners, clientAccountId } = await begin(tx, rules.transfer, args, ['fromBusinessPartnerId', 'toBusinessPartnerId'], (input, _found, issues) => {
+      if (input.fromBusinessPartnerId === input.toBusinessPartnerId) issues.add(['toBusinessPartnerId'], 'must differ from from_business_partner_id: no transfer between the same entity');
+    });
+    const date = input.transactionDate ?? osloToday();
+    await requireShares(tx, clientAccountId, partnerOf(partners, input.fromBusinessPartnerId), input.shareClass, input.quantity, date);
+    return writeEntries(
+      tx,
+      { ...input, transactionDate: date, transactionType: 'TRANSFER' },
+      [
+        { businessPartnerId: input.fromBusinessPartnerId, quantity: -input.quantity, pricePerShare: input.pricePerShare },
+        { businessPartnerId: input.toBusinessPartnerId, quantity: input.quantity, pricePerShare: input.pricePerShare },
+      ],
+      1,
+      query,
+    );
+  });
+}
+
+/** BUYBACK: −q from the seller, +q to the company's own partner (treasury shares); 201 answers the company's entry. */
+export async function buybackShares(ctx: RequestContext, args: Args<typeof rules.buyback>, query: Query = {}) {
+  return inTransaction(ctx, async (tx) => {
+    const { input, partners, clientAccountId } = await begin(tx, rules.buyback, args, ['fromBusinessPartnerId', 'companyBusinessPartnerId'], (input, found, issues) => {
+      if (input.fromBusinessPartnerId === input.companyBusinessPartnerId) {
+        issues.add(['fromBusinessPartnerId'], 'must differ from company_business_partner_id: no buyback between the same entity');
+      } else requireCompany(found, issues, 'companyBusinessPartnerId', input.companyBusinessPartnerId);
+    });
+    const date = input.transactionDate ?? osloToday();
+    await requireShares(tx, clientAccountId, partnerOf(partners, input.fromBusinessPartnerId), input.shareClass, input.quantity, date);
+    return writeEntries(
+      tx,
+      { ...input, transactionDate: date, transactionType: 'BUYBACK' },
+      [
+        { businessPartnerId: input.fromBusinessPartnerId, quantity: -input.quantity, pricePerShare: input.pricePerShare },
+        { businessPartnerId: input.companyBusinessPartnerId, quantity: input.quantity, pricePerShare: input.pricePerShare },
+      ],
+      1,
+      query,
+    );
+  });
+}
+
+/** RETIREMENT: −q from the company's own holding (treasury shares only); 201 answers the entry. */
+export async function retireShares(ctx: RequestContext, args: Args<typeof rules.retire>, query: Query = {}) {
+  return inTransaction(ctx, async (tx) => {
+    const { input, partners, clientAccountId } = await begin(tx, rules.retire, args, ['companyBusinessPartnerId'], (input, found, issues) =>
+      requireCompany(found, issues, 'companyBusinessPartnerId', input.companyBusinessPartnerId),
+    );
+    const date = input.transactionDate ?? osloToday();
+    await requireShares(tx, clientAccountId, partnerOf(partners, input.companyBusinessPartnerId), input.shareClass, input.quantity, date);
+    return writeEntries(tx, { ...input, transactionDate: date, transactionType: 'RETIREMENT' }, [{ businessPartnerId: input.companyBusinessPartnerId, quantity: -input.quantity }], 0, query);
+  });
+}
+
+/**
+ * SPLIT: the holder's position goes from old_quantity (which must be the current position) to
+ * new_quantity: −old and +new with the reduced ratio new/old on both; 201 answers the +new entry.
+ * A split may not be dated before the holder's latest entry of the class (the position it restates).
+ */
+export async function splitShares(ctx: RequestContext, args: Args<typeof rules.split>, query: Query = {}) {
+  return inTransaction(ctx, async (tx) => {
+    const { input, partners, clientAccountId } = await begin(tx, rules.split, args, ['businessPartnerId'], (input, _found, issues) => {
+      if (input.newQuantity === input.oldQuantity) issues.add(['newQuantity'], 'must differ from old_quantity');
+    });
+    const date = input.transactionDate ?? osloToday();
+    const holder = partnerOf(partners, input.businessPartnerId);
+    const entries = await holderEntries(tx, clientAccountId, holder.id, input.shareClass);
+    const latest = entries.reduce<Date | null>((d, e) => (!d || e.transactionDate > d ? e.transactionDate : d), null);
+    if (latest && latest.getTime() > date.getTime()) {
+      throw ValidationError.field('transactionDate', `must not be before ${latest.toISOString().slice(0, 10)}, the date of the holder's latest ${input.shareClass} transaction`);
+    }
+    const position = entries.reduce((sum, e) => sum + e.quantity, 0);
+    if (position < input.oldQuantity) {
+      throw new ValidationError(`Insufficient shares: ${holder.name} (business partner ${holder.id}) has ${position} ${input.shareClass}, needs ${input.oldQuantity}`);
+    }
+    if (position !== input.oldQuantity) throw ValidationError.field('oldQuantity', `must equal the current position: ${position} ${input.shareClass}`);
+    if (input.newQuantity > input.oldQuantity) await requireRoom(tx, clientAccountId, input.newQuantity - input.oldQuantity);
+    const ratio = splitRatio(input.oldQuantity, input.newQuantity);
+    const split = { splitRatioNumerator: ratio.numerator, splitRatioDenominator: ratio.denominator };
+    return writeEntries(
+      tx,
+      { ...input, transactionDate: date, transactionType: 'SPLIT' },
+      [
+        { businessPartnerId: holder.id, quantity: -input.oldQuantity, ...split },
+        { businessPartnerId: holder.id, quantity: input.newQuantity, ...split },
+      ],
+      1,
+      query,
+    );
+  });
+}
+
+// ── Positions and the cap table ───────────────────────────────────────────────────────────────────
+
+/** Every position of the account (of one class when given), from all its entries. */
+async function accountPositions(ctx: RequestContext, clientAccountId: number, shareClass?: ShareClass | null): Promise<Position[]> {
+  const entries = await ctx.db.equityTransaction.findMany({ where: { clientAccountId, ...(shareClass ? { shareClass } : {}) }, select: ENTRY_SELECT });
+  return positionsOf(entries);
+}
+
+const classOrder = (c: ShareClass) => SHARE_CLASSES.indexOf(c);
+
+/**
+ * GET /equity/positions: each holder's shares per class with its cost basis; positions of 0 shares
+ * ("void": emptied) only with include_void. Ordered by business partner id, then share class.
+ */
+export async function equityPositions(ctx: RequestContext, args: Args<typeof rules.positions>): Promise<Position[]> {
+  const { clientAccountId, businessPartnerId, shareClass, includeVoid } = parse(rules.positions, args);
+  await requireAccount(ctx, clientAccountId);
+  return (await accountPositions(ctx, clientAccountId, shareClass))
+    .filter((p) => (businessPartnerId == null || p.businessPartnerId === businessPartnerId) && (includeVoid || p.quantity !== 0))
+    .sort((a, b) => a.businessPartnerId - b.businessPartnerId || classOrder(a.shareClass) - classOrder(b.shareClass));
+}
+
+/** GET /equity/cap-table: company_business_partner_id must be the account's own business partner. */
+export async function equityCapTable(ctx: RequestContext, args: Args<typeof rules.capTable>): Promise<CapTable> {
+  const { clientAccountId, companyBusinessPartnerId } = parse(rules.capTable, args);
+  await requireAccount(ctx, clientAccountId);
+  await validate(ctx, rules.capTable, args, {
+    clientAccountId,
+    references: () => [{ path: ['companyBusinessPartnerId'], model: 'businessPartner', id: companyBusinessPartnerId, select: PARTNER }],
+    check: (_d, found, issues) => requireCompany(found, issues, 'companyBusinessPartnerId', companyBusinessPartnerId),
+  });
+  const positions = await accountPositions(ctx, clientAccountId);
+  const ids = [...new Set(positions.filter((p) => p.quantity > 0).map((p) => p.businessPartnerId))];
+  const partners = await ctx.db.businessPartner.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } });
+  return capTableOf(positions, companyBusinessPartnerId, new Map(partners.map((p) => [p.id, p.name])));
+}
