@@ -48,14 +48,14 @@ async function main(): Promise<void> {
   if (applied.length) logger.info({ applied }, 'migrations applied');
   await phase('referenceData', () => ensureReferenceData(db.prisma));
   const { createApp, createMailer, migrateJobs, startJobs, seedDemo, DEMO_LOGIN } = await imported;
+  // the job queue's schema and queues, before the demo seed or requests can enqueue jobs (one statement when in place)
+  await phase('jobsSchema', () => migrateJobs(db, logger));
   let demo = false;
   if (config.seedDemo && (await db.prisma.user.count()) === 0) {
     await phase('demo', () => seedDemo(db.prisma));
     demo = true;
   }
   const { express, admission } = await phase('app', () => createApp({ config, db, logger }));
-  // the job queue's schema and queues, before requests can enqueue jobs (one statement when in place)
-  await phase('jobsSchema', () => migrateJobs(db, logger));
   const server: Server = express.listen(config.port, config.host);
   answerClientErrors(server);
   await phase('listen', () => new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject)));

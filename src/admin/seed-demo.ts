@@ -5,6 +5,8 @@ import { createClientAccount, grantRole, linkProvider, updateClientAccount } fro
 import { createItem } from '../modules/items/items.service.ts';
 import { createDepartment } from '../modules/departments/departments.service.ts';
 import { createProject } from '../modules/projects/projects.service.ts';
+import { issueShares } from '../modules/equity/equity.service.ts';
+import { createPayrollContract } from '../modules/payroll-contracts/payroll-contracts.service.ts';
 import { cancelJournalEntry, createJournalEntryInTx } from '../modules/journal-entries/journal-entries.service.ts';
 import type { DimensionKind } from '../modules/journal-entries/dimensions.ts';
 import { osloToday } from '../modules/journal-entries/journal-entries.rules.ts';
@@ -66,6 +68,7 @@ async function seedDemoInTx(db: Db, today: Date) {
   const books = new Books(company.id, tx);
   await seedYears(books, ids, today);
   await seedBank(tx, company.id, ids.ownBankAccount, ids.customers, today);
+  await seedPeopleAndShares(tx, company.id, today);
   // the previous year closed after everything dated in it (in January last month's matcher invoices
   // are December's), then locked: "closed and locked"
   const prev = today.getUTCFullYear() - 1;
@@ -132,6 +135,39 @@ async function seedRegisters(tx: RequestContext, clientAccountId: number) {
     engros: await department('Engros'),
   };
   return { items, customers, suppliers, projects, departments, ownBankAccount: own.id };
+}
+
+// ── People and shares ────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The owners and staff: two founders holding the 30 000 shares of NOK 1 behind the share capital
+ * (2000), one of them also employed, and a barista paid by the hour. Their contracts queue the tax-card
+ * fetch (payroll.fetch-tax-card), which the sandbox answers once a server runs.
+ */
+async function seedPeopleAndShares(tx: RequestContext, clientAccountId: number, today: Date) {
+  const person = async (name: string, nationalIdNumber: string, roles: { isEmployee?: boolean; isShareholder?: boolean }) =>
+    (await createBusinessPartner(tx, { input: { clientAccountId, name, nationalIdNumber, ...roles } })).id;
+  const kari = await person('Kari Nordlys', '15058510766', { isEmployee: true, isShareholder: true });
+  const ola = await person('Ola Nordlys', '02079110046', { isShareholder: true });
+  const sindre = await person('Sindre Barista', '11039810044', { isEmployee: true });
+  const founded = utc(today.getUTCFullYear() - 4, 2, 1);
+  for (const [holder, quantity] of [[kari, 18_000], [ola, 12_000]] as const) {
+    await issueShares(tx, { input: { clientAccountId, businessPartnerId: holder, shareClass: 'COMMON', quantity, pricePerShare: '1', transactionDate: founded, notes: 'Stiftelse' } });
+  }
+  await createPayrollContract(tx, {
+    input: {
+      clientAccountId, businessPartnerId: kari, employmentType: 'ordinaertArbeidsforhold', employmentForm: 'fast', workTimeArrangement: 'ikkeSkift',
+      remunerationType: 'fast', jobTitle: 'Daglig leder', startDate: founded, salaryType: 'MONTHLY_FIXED', monthlySalary: '52000',
+      workPercentage: '100', weeklyHours: '37.5', vacationPayRate: '0.1200', pensionRate: '0.0200', isPayrollDefault: true,
+    },
+  });
+  await createPayrollContract(tx, {
+    input: {
+      clientAccountId, businessPartnerId: sindre, employmentType: 'ordinaertArbeidsforhold', employmentForm: 'fast', workTimeArrangement: 'ikkeSkift',
+      remunerationType: 'time', jobTitle: 'Barista', startDate: utc(today.getUTCFullYear() - 2, 7, 15), salaryType: 'HOURLY', hourlyRate: '215.50',
+      workPercentage: '60', weeklyHours: '22.5', vacationPayRate: '0.1020', pensionRate: '0.0200', isPayrollDefault: true,
+    },
+  });
 }
 
 // ── Money and dates ──────────────────────────────────────────────────────────────────────────────

@@ -74,8 +74,7 @@ export const equityRules = {
     dateFrom: z.date().nullish(),
     /** inclusive */
     dateTo: z.date().nullish(),
-    page: pageArgs.page,
-    perPage: z.number().int('must be an integer from 1 to 100').min(1, 'must be an integer from 1 to 100').max(100, 'must be at most 100').nullish(),
+    ...pageArgs,
   }),
   issue: z.object({
     input: z.object({ clientAccountId: id, businessPartnerId: id, shareClass, quantity: shareQuantity, pricePerShare, transactionDate, notes }),
