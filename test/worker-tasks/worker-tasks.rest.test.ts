@@ -105,8 +105,10 @@ describe.each(targets())('worker tasks REST (%s)', (target) => {
     it.each<[string, (ids: { v: number; v2: number; bt: number; theirs: number; deleted: number }) => Record<string, unknown>, RegExp]>([
       ['task_type missing', ({ v }) => ({ relation_type: 'voucher', relation_id: v }), /task_type: is required/],
       ['an unknown task_type', ({ v }) => ({ task_type: 'OCR', relation_type: 'voucher', relation_id: v }), /task_type/],
-      ['relation_type missing', ({ v }) => ({ task_type: 'VOUCHER_CLASSIFICATION', relation_id: v }), /relation_type: is required/],
-      ['relation_id missing', () => ({ task_type: 'VOUCHER_CLASSIFICATION', relation_type: 'voucher' }), /relation_id: is required/],
+      ['relation_type missing', ({ v }) => ({ task_type: 'VOUCHER_CLASSIFICATION', relation_id: v }), /relation_type: is required with relation_id/],
+      ['relation_id missing', () => ({ task_type: 'VOUCHER_CLASSIFICATION', relation_type: 'voucher' }), /relation_id: is required with relation_type/],
+      ['no relation on a type that is about a record', () => ({ task_type: 'VOUCHER_CLASSIFICATION' }), /relation_type: is required for a VOUCHER_CLASSIFICATION task \(voucher\)/],
+      ['a secondary relation without a relation', ({ v }) => ({ task_type: 'MANUAL_REVIEW', secondary_relation_type: 'voucher', secondary_relation_id: v }), /secondary_relation_type: needs a relation/],
       ['an unknown relation_type', ({ v }) => ({ task_type: 'MANUAL_REVIEW', relation_type: 'invoice', relation_id: v }), /relation_type: must be one of voucher, document, bank_transaction, journal_entry, businesspartner/],
       ['a relation the task type does not take', ({ bt }) => ({ task_type: 'VOUCHER_CLASSIFICATION', relation_type: 'bank_transaction', relation_id: bt }), /relation_type: a VOUCHER_CLASSIFICATION task is about a voucher/],
       ['a required secondary relation missing', ({ v }) => ({ task_type: 'VOUCHER_DUPLICATE_CHECK', relation_type: 'voucher', relation_id: v }), /secondary_relation_type: is required for a VOUCHER_DUPLICATE_CHECK task/],
@@ -115,7 +117,7 @@ describe.each(targets())('worker tasks REST (%s)', (target) => {
       ['the secondary relation the same record', ({ v }) => ({ task_type: 'VOUCHER_DUPLICATE_CHECK', relation_type: 'voucher', relation_id: v, secondary_relation_type: 'voucher', secondary_relation_id: v }), /secondary_relation_id: must name another record/],
       ['status COMPLETED on create', ({ v }) => ({ task_type: 'VOUCHER_CLASSIFICATION', relation_type: 'voucher', relation_id: v, status: 'COMPLETED' }), /status: a task is created PENDING/],
       ['comment over 2000 characters', ({ v }) => ({ task_type: 'VOUCHER_CLASSIFICATION', relation_type: 'voucher', relation_id: v, comment: 'x'.repeat(2001) }), /comment: must be at most 2000 characters/],
-      ['an unknown field', ({ v }) => ({ task_type: 'VOUCHER_CLASSIFICATION', relation_type: 'voucher', relation_id: v, client_account_id: 1 }), /client_account_id: is not a known field/],
+      ['an unknown field', ({ v }) => ({ task_type: 'VOUCHER_CLASSIFICATION', relation_type: 'voucher', relation_id: v, owner: 1 }), /owner: is not a known field/],
       ['a relation that does not exist', () => ({ task_type: 'VOUCHER_CLASSIFICATION', relation_type: 'voucher', relation_id: 99999999 }), /relation_id: voucher 99999999 does not exist/],
       ["a relation in another tenant's account (reads as missing)", ({ theirs }) => ({ task_type: 'VOUCHER_CLASSIFICATION', relation_type: 'voucher', relation_id: theirs }), /relation_id: voucher \d+ does not exist/],
       ['a deleted voucher', ({ deleted }) => ({ task_type: 'VOUCHER_CLASSIFICATION', relation_type: 'voucher', relation_id: deleted }), /relation_id: voucher \d+ does not exist/],
@@ -125,6 +127,27 @@ describe.each(targets())('worker tasks REST (%s)', (target) => {
       const res = await create(body(ids));
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.body).toEqual({ error: expect.stringMatching(message), status: 400 });
+    });
+
+    it('"task_type (required)" and nothing else: a MANUAL_REVIEW about no particular record belongs to the caller’s only client account, or to client_account_id', async () => {
+      const res = await create({ task_type: 'MANUAL_REVIEW', comment: 'Se over avstemmingen' });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body).toMatchObject({ task_type: 'MANUAL_REVIEW', client_account_id: t.account.id, relation_type: null, relation_id: null, status: 'PENDING' });
+      const named = await create({ task_type: 'MANUAL_REVIEW', client_account_id: t.account.id });
+      expect(named.status, JSON.stringify(named.body)).toBe(201);
+      expect((await submit(res.body.id, { data: { approved: true } })).status).toBe(200);
+      expect((await get(res.body.id)).body).toMatchObject({ status: 'COMPLETED', relation_type: null });
+    });
+
+    it('a task without a relation: client_account_id of another account is 403; a caller with several accounts must name one (400)', async () => {
+      expect(await create({ task_type: 'MANUAL_REVIEW', client_account_id: other.account.id })).toMatchObject({ status: 403 });
+      const u = await colleague();
+      await app.seed.grantRole({ userId: u.id, clientAccountId: other.account.id, role: 'CA' });
+      const res = await create({ task_type: 'MANUAL_REVIEW' }, u.token);
+      expect(res).toMatchObject({ status: 400, body: { error: expect.stringMatching(/client_account_id: is required for a task without a relation/), status: 400 } });
+      expect((await create({ task_type: 'MANUAL_REVIEW', client_account_id: other.account.id }, u.token)).body).toMatchObject({ client_account_id: other.account.id });
+      const mismatch = await create({ task_type: 'MANUAL_REVIEW', relation_type: 'voucher', relation_id: await voucher(), client_account_id: other.account.id }, u.token);
+      expect(mismatch).toMatchObject({ status: 400, body: { error: expect.stringMatching(/client_account_id: must be the client account of the relation/), status: 400 } });
     });
 
     it('403 with a read-only token; nothing is written', async () => {

@@ -57,6 +57,7 @@ export const WORKER_TASK_TYPES = {
   VOUCHER_CLASSIFICATION: {
     description: 'Which document type is the voucher? data: {document_type} (one of the 18 document type codes).',
     relation: ['voucher'],
+    relationRequired: true,
     secondary: null,
     requiredAgreement: 2,
     data: strictData(
@@ -74,6 +75,7 @@ export const WORKER_TASK_TYPES = {
     description:
       'What does the voucher say? data: {document_date, due_date (YYYY-MM-DD), gross_amount (decimal string, 2 decimals), currency_code (ISO 4217), organization_number (the seller, 9 digits), document_number, kid}; every field optional, null when not on the voucher.',
     relation: ['voucher'],
+    relationRequired: true,
     secondary: null,
     requiredAgreement: 2,
     data: strictData(
@@ -97,6 +99,7 @@ export const WORKER_TASK_TYPES = {
   VOUCHER_DUPLICATE_CHECK: {
     description: 'Is the voucher (relation) a duplicate of the other voucher (secondary relation)? data: {is_duplicate: boolean}.',
     relation: ['voucher'],
+    relationRequired: true,
     secondary: { types: ['voucher'], required: true },
     requiredAgreement: 2,
     data: strictData({ is_duplicate: yesNo('is_duplicate') }, 'VOUCHER_DUPLICATE_CHECK'),
@@ -104,6 +107,7 @@ export const WORKER_TASK_TYPES = {
   BANK_TRANSACTION_MATCH: {
     description: 'Does the bank transaction (relation) pay the voucher or document (secondary relation)? data: {is_match: boolean}.',
     relation: ['bank_transaction'],
+    relationRequired: true,
     secondary: { types: ['voucher', 'document'], required: true },
     requiredAgreement: 2,
     data: strictData({ is_match: yesNo('is_match') }, 'BANK_TRANSACTION_MATCH'),
@@ -111,6 +115,8 @@ export const WORKER_TASK_TYPES = {
   MANUAL_REVIEW: {
     description: 'A person looks at any record (and optionally a second one) and approves it or not. data: {approved: boolean, note (at most 1000 characters)}. One result completes it.',
     relation: RELATION_TYPES,
+    /** a review may be about nothing in particular: the task then belongs to the client account it names */
+    relationRequired: false,
     secondary: { types: RELATION_TYPES, required: false },
     requiredAgreement: 1,
     data: strictData({ approved: yesNo('approved'), note: orNull(z.string().trim().max(1000, 'must be at most 1000 characters')) }, 'MANUAL_REVIEW'),
@@ -120,6 +126,8 @@ export const WORKER_TASK_TYPES = {
   {
     description: string;
     relation: readonly RelationType[];
+    /** false: relation_type and relation_id may be left out (spec 002 requires only task_type) */
+    relationRequired: boolean;
     secondary: { types: readonly RelationType[]; required: boolean } | null;
     requiredAgreement: number;
     data: z.ZodType;
@@ -194,6 +202,17 @@ function relationRules(value: Record<string, unknown>, ctx: z.RefinementCtx) {
   const type = WORKER_TASK_TYPES[value.taskType as WorkerTaskTypeCode];
   if (!type) return;
   const rel = value.relationType;
+  if ((rel == null) !== (value.relationId == null)) {
+    ctx.addIssue({ code: 'custom', path: [rel == null ? 'relationType' : 'relationId'], message: 'is required with relation_' + (rel == null ? 'id' : 'type') });
+    return;
+  }
+  if (rel == null) {
+    if (type.relationRequired) ctx.addIssue({ code: 'custom', path: ['relationType'], message: `is required for a ${value.taskType} task (${type.relation.join(' or ')})` });
+    else if (value.secondaryRelationType != null || value.secondaryRelationId != null) {
+      ctx.addIssue({ code: 'custom', path: ['secondaryRelationType'], message: 'needs a relation: send relation_type and relation_id too' });
+    }
+    return;
+  }
   if (typeof rel === 'string' && !(type.relation as readonly string[]).includes(rel)) {
     ctx.addIssue({ code: 'custom', path: ['relationType'], message: `a ${value.taskType} task is about a ${type.relation.join(' or ')}, not a ${rel}` });
   }
@@ -238,8 +257,10 @@ export const workerTaskRules = {
         taskType,
         /** a task starts PENDING; the field is accepted for the spec's body, with that value only */
         status: status.refine((v) => v === 'PENDING', 'a task is created PENDING (CANCELLED and COMPLETED come later)').nullish(),
-        relationType,
-        relationId: id,
+        relationType: relationType.nullish(),
+        relationId: id.nullish(),
+        /** beyond the spec's body: the client account of a task without a relation (default: the caller's only one) */
+        clientAccountId: id.nullish(),
         secondaryRelationType: relationType.nullish(),
         secondaryRelationId: id.nullish(),
         comment: optionalText(2000),

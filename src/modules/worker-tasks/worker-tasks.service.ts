@@ -3,7 +3,7 @@ import type { WorkerTaskType } from '../../generated/prisma/enums.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { findPage, inIdOrder, pageWindow, toOrderBy } from '../../shared/pagination.ts';
-import { canAccessAccount, listedAccounts, requireOwned } from '../../shared/tenancy.ts';
+import { canAccessAccount, listedAccounts, requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { parse, validate, type Args } from '../../shared/validation.ts';
 import {
   agreedHash,
@@ -105,16 +105,31 @@ const lockTask = (tx: RequestContext, id: number) => tx.db.$queryRaw`SELECT id F
 /**
  * POST /contributor/tasks: the relation must name a record the caller can see (else 400, as a
  * reference to another tenant's row reads as missing); the task belongs to that record's client
- * account, and the secondary relation must be a record of the same account. Created PENDING.
+ * account, and the secondary relation must be a record of the same account. A task type that may go
+ * without a relation (MANUAL_REVIEW; spec 002 requires only task_type) belongs to client_account_id,
+ * or to the caller's only client account (403 for another's, 400 when the caller has several and
+ * names none). Created PENDING.
  */
 export async function createWorkerTask(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
     let clientAccountId = 0;
+    const asked = args.input?.clientAccountId;
+    if (typeof asked === 'number') await requireAccount(tx, asked);
     const { input } = await validate(tx, rules.create, args, {
       check: async ({ input }, _found, issues) => {
+        if (input.relationType == null || input.relationId == null) {
+          const mine = input.clientAccountId != null ? [input.clientAccountId] : await listedAccounts(tx, null);
+          if (mine?.length === 1) clientAccountId = mine[0];
+          else issues.add(['clientAccountId'], 'is required for a task without a relation when you have access to several client accounts');
+          return;
+        }
         const account = await relationAccount(tx, input.relationType, input.relationId);
         if (account === null || !(await canAccessAccount(tx, account))) {
           issues.add(['relationId'], `${RELATION_NAMES[input.relationType]} ${input.relationId} does not exist`);
+          return;
+        }
+        if (input.clientAccountId != null && input.clientAccountId !== account) {
+          issues.add(['clientAccountId'], `must be the client account of the relation (${account}), or left out`);
           return;
         }
         clientAccountId = account;
@@ -126,7 +141,7 @@ export async function createWorkerTask(ctx: RequestContext, args: Args<typeof ru
         }
       },
     });
-    const { status: _pending, ...fields } = input;
+    const { status: _pending, clientAccountId: _asked, ...fields } = input;
     return tx.db.workerTask.create({ ...query, data: { ...fields, clientAccountId, status: 'PENDING', createdById: auditUserId(tx) } });
   });
 }

@@ -52,8 +52,8 @@ export const WorkerTask = builder.prismaObject('WorkerTask', {
     clientAccountId: t.exposeInt('clientAccountId', { description: "The client account of the relation's record (set at creation)" }),
     status: t.expose('status', { type: WorkerTaskStatusEnum }),
     taskType: t.expose('taskType', { type: WorkerTaskTypeEnum }),
-    relationType: t.exposeString('relationType', { description: RELATIONS }),
-    relationId: t.exposeInt('relationId'),
+    relationType: t.exposeString('relationType', { nullable: true, description: `${RELATIONS}; null for a MANUAL_REVIEW about no particular record` }),
+    relationId: t.exposeInt('relationId', { nullable: true }),
     secondaryRelationType: t.exposeString('secondaryRelationType', { nullable: true }),
     secondaryRelationId: t.exposeInt('secondaryRelationId', { nullable: true }),
     comment: t.exposeString('comment', { nullable: true }),
@@ -84,12 +84,15 @@ const WorkerTaskTypeInfo = builder.objectRef<ReturnType<typeof workerTaskTypes>[
 });
 
 const CreateWorkerTaskInput = builder.inputType('CreateWorkerTaskInput', {
-  description: `A worker task about a record: task_type and relation_type + relation_id are required (${RELATIONS}); the task belongs to that record's client account. The secondary relation must be a record of the same account.`,
+  description: `A worker task about a record: task_type is required, and relation_type + relation_id for every type but MANUAL_REVIEW (${RELATIONS}); the task belongs to that record's client account (without a relation: to client_account_id). The secondary relation must be a record of the same account.`,
   fields: (t) => ({
     taskType: t.field({ type: WorkerTaskTypeEnum, required: true }),
     status: t.field({ type: WorkerTaskStatusEnum, description: 'PENDING (the default and the only value a task is created with)' }),
-    relationType: t.string({ required: true, description: `${RELATIONS} (as the task type allows)` }),
-    relationId: t.int({ required: true, description: 'A record of one of your client accounts' }),
+    relationType: t.string({ description: `${RELATIONS} (as the task type allows); required except for MANUAL_REVIEW, which may be about no particular record` }),
+    relationId: t.int({ description: 'A record of one of your client accounts; required with relation_type' }),
+    clientAccountId: t.int({
+      description: "The client account of a task without a relation (default: the caller's only client account; required when the caller has several). With a relation it may be left out, or must be the relation's account",
+    }),
     secondaryRelationType: t.string({ description: 'Required by VOUCHER_DUPLICATE_CHECK (voucher) and BANK_TRANSACTION_MATCH (voucher or document); optional for MANUAL_REVIEW' }),
     secondaryRelationId: t.int(),
     comment: t.string({ description: 'At most 2000 characters' }),
