@@ -129,7 +129,7 @@ export function compileOperation(schema: GraphQLSchema, op: Operation): Compiled
   }
   if (ops.length !== 1 || !ops[0].name) throw new Error(`operation ${where}: the document must have exactly one named operation`);
   const withVariables = new Map((op.with?.allowed ?? []).map((r) => [r, withVariable(r)]));
-  for (const r of op.with?.default ?? []) if (!withVariables.has(r)) throw new Error(`operation ${where}: default relation ${r} is not allowed`);
+  for (const r of [...(op.with?.default ?? []), ...(op.with?.always ?? [])]) if (!withVariables.has(r)) throw new Error(`operation ${where}: default relation ${r} is not allowed`);
   const declared = new Set((ops[0].variableDefinitions ?? []).map((v) => v.variable.name.value));
   const operation: OperationDefinitionNode = {
     ...ops[0],

@@ -36,10 +36,12 @@ export interface Operation {
   /** error body shape: {error, status} unless given */
   errorShape?: Extract<ErrorShape, 'simple' | 'envelope'>;
   /**
-   * relations `with` may embed; `default` applies when the request has no `with`; `parameter` names
-   * the query parameter where the spec does not call it `with` (documents: `with_relations`)
+   * relations `with` may embed; `default` applies when the request has no `with`; `always` are
+   * embedded whatever `with` names (bank transactions' details: "always included on GET");
+   * `parameter` names the query parameter where the spec does not call it `with` (documents:
+   * `with_relations`)
    */
-  with?: { allowed: readonly string[]; default?: readonly string[]; parameter?: string };
+  with?: { allowed: readonly string[]; default?: readonly string[]; always?: readonly string[]; parameter?: string };
   /**
    * variable → wire name, only where it is not the variable's snake_case (e.g. itemIds: 'item_id').
    * A field of the body's input object may be bound to a path parameter (`'input.itemCollectionId':

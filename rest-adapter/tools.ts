@@ -81,7 +81,7 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
     properties[relations] = {
       type: 'array',
       items: { type: 'string', enum: [...op.with.allowed] },
-      description: `related records to embed${op.with.default?.length ? `; default: ${op.with.default.join(', ')}` : ''}`,
+      description: `related records to embed${op.with.default?.length ? `; default: ${op.with.default.join(', ')}` : ''}${op.with.always?.length ? `; always: ${op.with.always.join(', ')}` : ''}`,
     };
   }
   const readOnly = !compiled.isMutation;

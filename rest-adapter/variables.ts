@@ -195,12 +195,13 @@ export function operationVariables(compiled: CompiledOperation, request: Operati
 function withValues(compiled: CompiledOperation, raw: unknown, issues: Issues): Record<string, boolean> {
   const allowed = compiled.op.with?.allowed ?? [];
   const parameter = withParameter(compiled.op);
-  if (raw === undefined) return Object.fromEntries((compiled.op.with?.default ?? []).map((r) => [compiled.withVariables.get(r)!, true]));
+  const always = Object.fromEntries((compiled.op.with?.always ?? []).map((r) => [compiled.withVariables.get(r)!, true]));
+  if (raw === undefined) return { ...Object.fromEntries((compiled.op.with?.default ?? []).map((r) => [compiled.withVariables.get(r)!, true])), ...always };
   if (!allowed.length) {
     issues.add([parameter], 'this endpoint has no relations to include');
     return {};
   }
-  const out: Record<string, boolean> = {};
+  const out: Record<string, boolean> = { ...always };
   const requested = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => (typeof v === 'string' ? splitList(v) : [String(v)]));
   for (const relation of requested) {
     const r = relation.toLowerCase();

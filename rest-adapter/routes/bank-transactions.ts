@@ -162,7 +162,7 @@ export const bankTransactionOperations = defineOperations([
     method: 'GET',
     path: '/bank-transactions',
     summary:
-      'List the bank transactions of a client account: booking date then amount ascending unless order_by; from_date/to_date match the booking date (inclusive). Fully booked transactions (external_reconciled_amount equal to amount) are left out unless include_externally_reconciled=true. Details are included by default.',
+      'List the bank transactions of a client account: booking date then amount ascending unless order_by; from_date/to_date match the booking date (inclusive). Fully booked transactions (external_reconciled_amount equal to amount) are left out unless include_externally_reconciled=true. Details are always included (spec 001: "always included on GET").',
     document: /* GraphQL */ `
       query ListBankTransactions($clientAccountId: Int!, $bankAccountId: Int, $fromDate: Date, $toDate: Date, $includeExternallyReconciled: Boolean,
                                  $orderBy: [String!], $page: Int, $perPage: Int) {
@@ -173,17 +173,17 @@ export const bankTransactionOperations = defineOperations([
         }
       }
       ${TRANSACTION_FIELDS}`,
-    with: { allowed: RELATIONS, default: ['details'] },
+    with: { allowed: RELATIONS, default: ['details'], always: ['details'] },
     tenantParameter: 'client_account_id',
   },
   {
     method: 'GET',
     path: '/bank-transactions/:id',
-    summary: 'Get one bank transaction; its details are included by default.',
+    summary: 'Get one bank transaction; its details are always included (spec 001: "always included on GET").',
     document: /* GraphQL */ `
       query GetBankTransaction($id: Int!) { bankTransaction(id: $id) { ...BankTransactionFields } }
       ${TRANSACTION_FIELDS}`,
-    with: { allowed: RELATIONS, default: ['details'] },
+    with: { allowed: RELATIONS, default: ['details'], always: ['details'] },
   },
   {
     method: 'POST',

@@ -170,14 +170,17 @@ describe.each(targets())('bank transactions REST (%s)', (target) => {
   });
 
   describe('GET /bank-transactions/{id}', () => {
-    it('"details included by default; 403 no access"; 404 for none; with= relations', async () => {
+    it('"details included by default; 403 no access"; 404 for none; with= relations; details "always included on GET", whatever with names', async () => {
       const tx = await created(incoming());
       const res = await app.http('GET', `/api/v2/bank-transactions/${tx.id}`, { token: t.user.token });
       expect(res.status).toBe(200);
       expect(res.body).toHaveProperty('details');
       expect(res.body).not.toHaveProperty('questions');
       const all = await app.http('GET', `/api/v2/bank-transactions/${tx.id}?with=questions,statements,posted_payments,receivable_payments,reconciled_documents`, { token: t.user.token });
-      expect(all.body).toMatchObject({ questions: [], statements: [], posted_payments: [], receivable_payments: [], reconciled_documents: [] });
+      expect(all.body).toMatchObject({ details: expect.any(Array), questions: [], statements: [], posted_payments: [], receivable_payments: [], reconciled_documents: [] });
+      const listed = await app.http('GET', `/api/v2/bank-transactions?client_account_id=${t.account.id}&with=statements`, { token: t.user.token });
+      expect(listed.body.data.length).toBeGreaterThan(0);
+      expect(listed.body.data.every((row: Record<string, unknown>) => Array.isArray(row.details))).toBe(true);
       expect((await app.http('GET', `/api/v2/bank-transactions/${tx.id}`, { token: other.user.token })).status).toBe(403);
       expect((await app.http('GET', '/api/v2/bank-transactions/99999999', { token: t.user.token })).status).toBe(404);
     });

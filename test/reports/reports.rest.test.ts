@@ -201,6 +201,22 @@ describe.each(targets())('reports REST (%s)', (target) => {
   });
 
   describe('general ledger and the sub-ledgers', () => {
+    it('related_object: the booked document with its due_date and payment_ref', async () => {
+      const own = await app.seed.tenant();
+      const doc = await app.db.prisma.document.create({
+        data: { clientAccountId: own.account.id, documentType: 'INV', documentNumber: '10042', documentDate: new Date('2026-02-01'), dueDate: new Date('2026-02-15'), paymentRef: '0001004205' },
+      });
+      const line = (account_code: string, debit: string, credit: string, extra = {}) => ({ posting_date: '2026-02-01', account_code, debit, credit, ...extra });
+      const posted = await app.http('POST', '/api/v2/journal-entries/', {
+        token: own.user.token,
+        body: { client_account_id: own.account.id, description: 'Faktura 10042', relation_type: 'document', relation_id: doc.id, lines: [line('1920', '100.00', '0'), line('3000', '0', '100.00')] },
+      });
+      expect(posted.status, JSON.stringify(posted.body)).toBe(201);
+      const res = await app.http('GET', `/api/v2/reports/general-ledger?client_account_id=${own.account.id}&${Q1}`, { token: own.user.token });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.data[0].journal_entry.related_object).toMatchObject({ id: doc.id, document_number: '10042', document_date: '2026-02-01', due_date: '2026-02-15', payment_ref: '0001004205' });
+    });
+
     it('{meta, data}: lines by account, each with its account grouping and journal entry; sequence_number only inside journal_entry', async () => {
       const res = await get('general-ledger', `${Q1}&per_page=5`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);

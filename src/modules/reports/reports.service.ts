@@ -339,6 +339,8 @@ interface LedgerLineRow {
   document_id: number | null;
   document_number: string | null;
   document_date: Date | null;
+  due_date: Date | null;
+  payment_ref: string | null;
   document_type: string | null;
   partner_id: number | null;
   partner_name: string | null;
@@ -413,7 +415,7 @@ async function ledger(ctx: RequestContext, scope: Scope, range: { dateFrom: Date
              tc.code AS tax_code, l.tax_base_amount::text AS tax_base_amount, l.tax_amount::text AS tax_amount,
              l.reconciled_amount::text AS reconciled_amount, ${DIMENSION_SELECT},
              e.id AS entry_id, e.sequence_number, e.cancelled, e.is_draft, e.voucher_id, e.description AS entry_description, e.created_by_id,
-             d.id AS document_id, d.document_number, d.document_date, d.document_type, bp.id AS partner_id, bp.name AS partner_name
+             d.id AS document_id, d.document_number, d.document_date, d.due_date, d.payment_ref, d.document_type, bp.id AS partner_id, bp.name AS partner_name
       FROM journal_entry_lines l
       JOIN accounts a ON a.id = l.account_id
       JOIN journal_entries e ON e.id = l.journal_entry_id
@@ -464,8 +466,8 @@ async function ledger(ctx: RequestContext, scope: Scope, range: { dateFrom: Date
               id: l.document_id,
               documentNumber: l.document_number,
               documentDate: l.document_date!,
-              dueDate: null,
-              paymentRef: null,
+              dueDate: l.due_date,
+              paymentRef: l.payment_ref,
               documentType: l.document_type!,
               businessPartner: l.partner_id === null ? null : { id: l.partner_id, name: l.partner_name! },
             },
