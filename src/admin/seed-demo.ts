@@ -296,9 +296,19 @@ class Books {
     return oreOf(row.r);
   }
 
-  document(data: { businessPartnerId: number; documentType: 'ARINV' | 'APINV'; documentNumber: string; documentDate: Date }) {
+  /** A finalized invoice or bill as its entry books it: gross and net in øre, due `termsDays` after its date. */
+  document(data: { businessPartnerId: number; documentType: 'ARINV' | 'APINV'; documentNumber: string; documentDate: Date }, amounts: { gross: number; net: number; termsDays: number }) {
     return this.tx.db.document.create({
-      data: { clientAccountId: this.clientAccountId, ...data, isDraft: false, createdById: auditUserId(this.tx) },
+      data: {
+        clientAccountId: this.clientAccountId,
+        ...data,
+        dueDate: addDays(data.documentDate, amounts.termsDays),
+        grossAmount: nok(amounts.gross),
+        netAmount: nok(amounts.net),
+        documentStatus: 'FINALIZED',
+        isDraft: false,
+        createdById: auditUserId(this.tx),
+      },
       select: { id: true },
     });
   }
@@ -372,7 +382,10 @@ async function seedYears(books: Books, ids: DemoIds, today: Date) {
     const inv = { date, customer, lines, total: lines.reduce((s, l) => s + l.net, 0) + vat25 + vat15 } as (typeof invoices)[number];
     invoices.push(inv);
     at(date, 20, async (b) => {
-      const { id: documentId } = await b.document({ businessPartnerId: customer, documentType: 'ARINV', documentNumber: inv.number!, documentDate: date });
+      const { id: documentId } = await b.document(
+        { businessPartnerId: customer, documentType: 'ARINV', documentNumber: inv.number!, documentDate: date },
+        { gross: inv.total, net: lines.reduce((s, l) => s + l.net, 0), termsDays: 14 },
+      );
       inv.entryId = await b.post(date, `Faktura ${inv.number}, ${partnerName.get(customer)}`, [
         { account: '1500', debit: inv.total, dims: [bp(customer)] },
         ...lines.map((l) => ({ account: l.account, credit: l.net, tax: l.account === '3000' ? '3' : '31', dims: l.dims, text: l.text })),
@@ -403,7 +416,10 @@ async function seedYears(books: Books, ids: DemoIds, today: Date) {
     const total = costs.reduce((s, c) => s + c.net, 0) + vat25 + vat15;
     const number = `${date.getUTCFullYear()}-${String(++billNo).padStart(4, '0')}`;
     at(date, 10, async (b) => {
-      const { id: documentId } = await b.document({ businessPartnerId: supplier, documentType: 'APINV', documentNumber: number, documentDate: date });
+      const { id: documentId } = await b.document(
+        { businessPartnerId: supplier, documentType: 'APINV', documentNumber: number, documentDate: date },
+        { gross: total, net: costs.reduce((s, c) => s + c.net, 0), termsDays },
+      );
       const entryId = await b.post(date, `${description}, ${partnerName.get(supplier)} (faktura ${number})`, [
         ...costs.map((c) => ({ account: c.account, debit: c.net, tax: c.vat === 25 ? '1' : c.vat === 15 ? '11' : undefined, dims: c.dims, text: c.text })),
         { account: '2710', debit: vat25 },
@@ -744,7 +760,10 @@ async function seedBank(tx: RequestContext, clientAccountId: number, bankAccount
   const arrives = (d: number) => (day(d).getUTCFullYear() < today.getUTCFullYear() ? utc(today.getUTCFullYear(), 0, d - 22) : day(d));
   const invoice = async (partner: number, documentNumber: string, d: number, net: string, vat: string, total: string) => {
     const document = await tx.db.document.create({
-      data: { clientAccountId, businessPartnerId: partner, documentType: 'ARINV', documentNumber, documentDate: day(d), isDraft: false, createdById: auditUserId(tx) },
+      data: {
+        clientAccountId, businessPartnerId: partner, documentType: 'ARINV', documentNumber, documentDate: day(d), dueDate: addDays(day(d), 14),
+        grossAmount: total, netAmount: net, documentStatus: 'FINALIZED', isDraft: false, createdById: auditUserId(tx),
+      },
     });
     await createJournalEntryInTx(tx, {
       input: {

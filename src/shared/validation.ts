@@ -276,7 +276,11 @@ export function decimal(col: { precision: number; scale: number; min?: number; m
           : d.abs().truncated().toFixed(0).replace(/^0$/, '').length > col.precision - col.scale
             ? `must be less than 10^${col.precision - col.scale} in magnitude`
             : (col.min !== undefined && d.lessThan(col.min)) || (col.max !== undefined && d.greaterThan(col.max))
-              ? `must be between ${col.min ?? '-∞'} and ${col.max ?? '∞'}`
+              ? col.min === undefined
+                ? `must be at most ${col.max}`
+                : col.max === undefined
+                  ? `must be at least ${col.min}`
+                  : `must be between ${col.min} and ${col.max}`
               : null;
       if (!why) return d;
       ctx.issues.push({ code: 'custom', message: why, input: v });

@@ -193,23 +193,23 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
       ['monthly_salary', '10000000000000000', 'must be less than 10^16'],
       ['hourly_rate', '245.555', 'must have at most 2 decimals'],
       ['union_dues_amount', '1.001', 'must have at most 2 decimals'],
-      ['union_dues_amount', '-1', 'must be between 0'],
+      ['union_dues_amount', '-1', 'must be at least 0'],
       ['car_list_price', '450000.005', 'must have at most 2 decimals'],
-      ['car_list_price', '-0.01', 'must be between 0'],
+      ['car_list_price', '-0.01', 'must be at least 0'],
       // fractions: Decimal(5, 4), 0–1
       ['vacation_pay_rate', '0.10201', 'must have at most 4 decimals'],
       ['vacation_pay_rate', '12', 'must be'],
       ['pension_rate', '0.00001', 'must have at most 4 decimals'],
-      ['pension_rate', '-0.01', 'must be between 0'],
+      ['pension_rate', '-0.01', 'must be between 0 and 1'],
       ['employee_pension_rate', '1.0001', 'must be between 0 and 1'],
       // work_percentage Decimal(5, 2): 0 < x ≤ 100
       ['work_percentage', '50.001', 'must have at most 2 decimals'],
       ['work_percentage', '0', 'must be greater than 0'],
-      ['work_percentage', '100.01', 'must be between'],
+      ['work_percentage', '100.01', 'must be at most 100'],
       ['work_percentage', 'full', 'must be a'],
       // weekly_hours Decimal(5, 2): 0 < x ≤ 168
       ['weekly_hours', '37.555', 'must have at most 2 decimals'],
-      ['weekly_hours', '169', 'must be between'],
+      ['weekly_hours', '169', 'must be at most 168'],
       ['weekly_hours', '0', 'must be greater than 0'],
     ])('%s = %s → 400 (%s)', async (field, value, message) => {
       const res = await create(minimalBody(t, employee.id, { [field]: value }));
