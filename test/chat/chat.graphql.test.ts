@@ -60,14 +60,21 @@ describe.each(targets())('chat and tasks over GraphQL and MCP (%s)', (target) =>
         const made = await app.gql(tenant.user.token, CREATE, { input: { clientAccountId: tenant.account.id, subject: `T${i}`, messages: [{ message: 'a' }, { message: 'b' }] } });
         expect(made.errors).toBeUndefined();
       }
-      app.statements.length = 0;
-      const threads = await app.gql(tenant.user.token, `{ chatThreads(clientAccountId: ${tenant.account.id}) { nodes { id participants { userId user { email } } } } }`);
-      expect(threads.errors).toBeUndefined();
-      const threadStatements = app.statements.length;
-      app.statements.length = 0;
-      const messages = await app.gql(tenant.user.token, `{ chatMessages(threadId: ${threads.data.chatThreads.nodes[0].id}) { nodes { id fromUser { email } attachments { id } approvedByMessageId } } }`);
-      expect(messages.errors).toBeUndefined();
-      return [threadStatements, app.statements.length];
+      // the fewer of two counts: an occasional lookup outside the query (a cache refill) is not the page's
+      const statements = async (query: string) => {
+        const counts: number[] = [];
+        let body: any;
+        for (let i = 0; i < 2; i++) {
+          app.statements.length = 0;
+          body = await app.gql(tenant.user.token, query);
+          expect(body.errors).toBeUndefined();
+          counts.push(app.statements.length);
+        }
+        return { body, count: Math.min(...counts) };
+      };
+      const threads = await statements(`{ chatThreads(clientAccountId: ${tenant.account.id}) { nodes { id participants { userId user { email } } } } }`);
+      const messages = await statements(`{ chatMessages(threadId: ${threads.body.data.chatThreads.nodes[0].id}) { nodes { id fromUser { email } attachments { id } approvedByMessageId } } }`);
+      return [threads.count, messages.count];
     };
     const small = await run(1);
     const large = await run(5);
