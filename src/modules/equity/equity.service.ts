@@ -108,8 +108,12 @@ const holderEntries = (tx: RequestContext, clientAccountId: number, businessPart
  */
 async function requireShares(tx: RequestContext, clientAccountId: number, holder: Partner, shareClass: ShareClass, needed: number, date: Date): Promise<void> {
   const has = availableOn(await holderEntries(tx, clientAccountId, holder.id, shareClass), date);
-  if (has < needed) throw new ValidationError(`Insufficient shares: ${holder.name} (business partner ${holder.id}) has ${has} ${shareClass}, needs ${needed}`);
+  if (has < needed) throw insufficientShares(holder, has, needed, shareClass);
 }
+
+/** The spec's 400 `{error: 'Insufficient shares: …'}`. */
+const insufficientShares = (holder: Partner, has: number, needed: number, shareClass: ShareClass) =>
+  new ValidationError(`Insufficient shares: ${holder.name} (business partner ${holder.id}) has ${has} ${shareClass}, needs ${needed}`);
 
 /** 400 when the client account would hold more shares in all than MAX_TOTAL_SHARES. */
 async function requireRoom(tx: RequestContext, clientAccountId: number, adding: number): Promise<void> {
@@ -167,24 +171,40 @@ export async function issueShares(ctx: RequestContext, args: Args<typeof rules.i
   });
 }
 
+/**
+ * Moves q shares from one holder to another (TRANSFER, BUYBACK): the sender must have them on the
+ * date; −q for the sender, +q for the recipient; 201 answers the recipient's entry.
+ */
+async function moveShares(
+  tx: RequestContext,
+  clientAccountId: number,
+  transactionType: 'TRANSFER' | 'BUYBACK',
+  input: { shareClass: ShareClass; quantity: number; pricePerShare?: Decimal | null; transactionDate?: Date | null; notes?: string | null },
+  from: Partner,
+  toId: number,
+  query: Query,
+) {
+  const date = input.transactionDate ?? osloToday();
+  await requireShares(tx, clientAccountId, from, input.shareClass, input.quantity, date);
+  return writeEntries(
+    tx,
+    { ...input, clientAccountId, transactionDate: date, transactionType },
+    [
+      { businessPartnerId: from.id, quantity: -input.quantity, pricePerShare: input.pricePerShare },
+      { businessPartnerId: toId, quantity: input.quantity, pricePerShare: input.pricePerShare },
+    ],
+    1,
+    query,
+  );
+}
+
 /** TRANSFER: −q from the sender, +q to the recipient (never the same partner); 201 answers the recipient's entry. */
 export async function transferShares(ctx: RequestContext, args: Args<typeof rules.transfer>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
     const { input, partners, clientAccountId } = await begin(tx, rules.transfer, args, ['fromBusinessPartnerId', 'toBusinessPartnerId'], (input, _found, issues) => {
       if (input.fromBusinessPartnerId === input.toBusinessPartnerId) issues.add(['toBusinessPartnerId'], 'must differ from from_business_partner_id: no transfer between the same entity');
     });
-    const date = input.transactionDate ?? osloToday();
-    await requireShares(tx, clientAccountId, partnerOf(partners, input.fromBusinessPartnerId), input.shareClass, input.quantity, date);
-    return writeEntries(
-      tx,
-      { ...input, transactionDate: date, transactionType: 'TRANSFER' },
-      [
-        { businessPartnerId: input.fromBusinessPartnerId, quantity: -input.quantity, pricePerShare: input.pricePerShare },
-        { businessPartnerId: input.toBusinessPartnerId, quantity: input.quantity, pricePerShare: input.pricePerShare },
-      ],
-      1,
-      query,
-    );
+    return moveShares(tx, clientAccountId, 'TRANSFER', input, partnerOf(partners, input.fromBusinessPartnerId), input.toBusinessPartnerId, query);
   });
 }
 
@@ -196,18 +216,7 @@ export async function buybackShares(ctx: RequestContext, args: Args<typeof rules
         issues.add(['fromBusinessPartnerId'], 'must differ from company_business_partner_id: no buyback between the same entity');
       } else requireCompany(found, issues, 'companyBusinessPartnerId', input.companyBusinessPartnerId);
     });
-    const date = input.transactionDate ?? osloToday();
-    await requireShares(tx, clientAccountId, partnerOf(partners, input.fromBusinessPartnerId), input.shareClass, input.quantity, date);
-    return writeEntries(
-      tx,
-      { ...input, transactionDate: date, transactionType: 'BUYBACK' },
-      [
-        { businessPartnerId: input.fromBusinessPartnerId, quantity: -input.quantity, pricePerShare: input.pricePerShare },
-        { businessPartnerId: input.companyBusinessPartnerId, quantity: input.quantity, pricePerShare: input.pricePerShare },
-      ],
-      1,
-      query,
-    );
+    return moveShares(tx, clientAccountId, 'BUYBACK', input, partnerOf(partners, input.fromBusinessPartnerId), input.companyBusinessPartnerId, query);
   });
 }
 
@@ -242,7 +251,7 @@ export async function splitShares(ctx: RequestContext, args: Args<typeof rules.s
     }
     const position = entries.reduce((sum, e) => sum + e.quantity, 0);
     if (position < input.oldQuantity) {
-      throw new ValidationError(`Insufficient shares: ${holder.name} (business partner ${holder.id}) has ${position} ${input.shareClass}, needs ${input.oldQuantity}`);
+      throw insufficientShares(holder, position, input.oldQuantity, input.shareClass);
     }
     if (position !== input.oldQuantity) throw ValidationError.field('oldQuantity', `must equal the current position: ${position} ${input.shareClass}`);
     if (input.newQuantity > input.oldQuantity) await requireRoom(tx, clientAccountId, input.newQuantity - input.oldQuantity);
