@@ -13,6 +13,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import {
   baseline,
   HOSTILE_PARAMS,
@@ -69,6 +70,12 @@ function wireKeys(value: unknown, type: GraphQLInputType): unknown {
   if (!isInputObjectType(t) || value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Raw) return value;
   const fields = t.getFields();
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [fields[k] ? toSnake(k) : k, fields[k] ? wireKeys(v, fields[k].type) : v]));
+}
+
+/** A line the app logged, as a failure shows it: its message, the error's and the first frames of its stack. */
+function loggedError(line: string): string {
+  const { msg, err } = JSON.parse(line) as { msg?: string; err?: { type?: string; message?: string; stack?: string } };
+  return `logged: ${msg}: ${err?.type ?? ''} ${err?.stack?.split('\n').slice(0, 6).join(' | ') ?? err?.message ?? ''}`;
 }
 
 interface Sent {
@@ -183,8 +190,11 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
 
   // uploaded files (the voucher fixture's PDF, what merge and split write) go to a directory of the run's own
   const dataDir = mkdtempSync(join(tmpdir(), 'hostile-sweep-'));
+  /** what the app logged at level error (an unexpected error's message and stack): a failure shows it */
+  const logged: string[] = [];
   beforeAll(async () => {
-    app = await startTestApp(target, { env: { DATA_DIR: dataDir } });
+    const logger = pino({ level: 'error' }, { write: (line: string) => void logged.push(line) });
+    app = await startTestApp(target, { env: { DATA_DIR: dataDir }, logger });
   });
   afterAll(async () => {
     await app?.close();
@@ -335,6 +345,7 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
 
   /** Sends the requests, CONCURRENCY at a time, and lists the problems, each naming its value. */
   async function sweep(requests: Sent[]): Promise<string[]> {
+    logged.length = 0;
     const problems = await pool(requests, CONCURRENCY, async (r) => {
       try {
         const problem = await r.send();
@@ -343,7 +354,8 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
         return `${r.name}: ${e instanceof ResponseMismatchError ? e.message.split('\n')[0] : String(e)}`;
       }
     });
-    return problems.filter((p): p is string => !!p);
+    const found = problems.filter((p): p is string => !!p);
+    return found.length ? [...found, ...logged.map(loggedError)] : [];
   }
 
   if (surface === 'rest') describe('REST: every parameter of every operation of the table', () => {
