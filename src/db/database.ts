@@ -95,10 +95,19 @@ function redact(url: string): string {
   }
 }
 
+/**
+ * How long an interactive transaction may wait to start, and run. Prisma's defaults (2 s, 5 s) made
+ * a request a 500 when it merely queued: PGlite runs one transaction at a time, so with a few
+ * requests at once on a loaded machine a transaction waited past 2 s for the one before it (a pool's
+ * connections are the same on PostgreSQL). Requests are already bounded at the door (admission,
+ * REQUEST_QUEUE_TIMEOUT_MS); past these, the answer is a 503 (P2028 in fromPrismaError), nothing written.
+ */
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
+
 export async function openDatabase(target: DatabaseTarget, options: PrismaOptions = {}): Promise<Database> {
   if ('databaseUrl' in target) {
     const adapterFactory = new PrismaPg({ connectionString: target.databaseUrl });
-    const prisma = new PrismaClient({ adapter: adapterFactory, log: options.log });
+    const prisma = new PrismaClient({ adapter: adapterFactory, log: options.log, transactionOptions: TRANSACTION_OPTIONS });
     return {
       kind: 'postgres',
       adapterFactory,
@@ -127,7 +136,7 @@ export async function openDatabase(target: DatabaseTarget, options: PrismaOption
     describe = `embedded PGlite in ${join(target.dataDir, 'pglite')}`;
   }
   const adapterFactory = awaitingScripts(new PrismaPGlite(pg));
-  const prisma = new PrismaClient({ adapter: adapterFactory, log: options.log });
+  const prisma = new PrismaClient({ adapter: adapterFactory, log: options.log, transactionOptions: TRANSACTION_OPTIONS });
   return {
     kind: 'pglite',
     adapterFactory,

@@ -3,9 +3,9 @@ import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from './context.ts';
 import { guardDocument, guardInput } from './input-guard.ts';
 import type { Logger } from 'pino';
-import { AppError, boundedIssues, boundedMessage, ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from './errors.ts';
+import { AppError, boundedIssues, boundedMessage, ConflictError, NotFoundError, ServiceUnavailableError, UnauthenticatedError, ValidationError } from './errors.ts';
 
-/** Prisma's known request errors that bad input can cause, as AppErrors. */
+/** Prisma's known request errors that bad input (or a busy database) can cause, as AppErrors. */
 export function fromPrismaError(e: unknown): AppError | null {
   const code = (e as { code?: unknown })?.code;
   if (typeof code !== 'string' || !/^P2\d{3}$/.test(code)) return null;
@@ -19,6 +19,10 @@ export function fromPrismaError(e: unknown): AppError | null {
       return new ValidationError(`A referenced record does not exist${meta.field_name ? ` (${meta.field_name})` : ''}`);
     case 'P2025':
       return new NotFoundError('Record');
+    case 'P2028':
+      // an interactive transaction that could not start (every connection, or PGlite's one, busy
+      // past TRANSACTION_OPTIONS.maxWait, src/db/database.ts) or ran past its time: Prisma rolled it back, nothing is written
+      return new ServiceUnavailableError('The database is busy: the change could not be made in time and nothing was written; retry after 1 s', 1);
     case 'P2029':
       // a list argument of tens of thousands of values became more bind parameters than the database takes
       return new ValidationError('The request holds too many values for one query (a list of tens of thousands of ids or values): send fewer');

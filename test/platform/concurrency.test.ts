@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 import { inTransaction, systemContext } from '../../src/shared/context.ts';
+import { toWireError } from '../../src/shared/error-renderer.ts';
 
 // Hardening: "Statuses that change under concurrency … A unique or foreign-key violation must map to
 // the same answer the pre-check gives."
@@ -99,5 +100,25 @@ describe.each(targets())('answers do not depend on timing (%s)', (target) => {
       }),
     ).rejects.toThrow('Value too long');
     expect(runs).toBe(1);
+  });
+
+  it("a transaction queued behind another one for longer than Prisma's default 2 s wait runs, it is not a 500 (a loaded PGlite, or a busy pool)", async () => {
+    // PGlite runs one transaction at a time: this one holds it for 3 s (on PostgreSQL the other does not wait)
+    let started!: () => void;
+    const holding = new Promise<void>((resolve) => (started = resolve));
+    const other = app.db.prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1`;
+      started();
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+    });
+    await holding;
+    const queued = inTransaction(systemContext(app.db.prisma), async (tx) => (await tx.db.$queryRaw<{ one: number }[]>`SELECT 1 AS one`)[0].one);
+    await other;
+    expect(await queued).toBe(1);
+  });
+
+  it('a transaction that could not start or finish in time (P2028) is a 503 with Retry-After that says nothing was written, not a 500', () => {
+    const wire = toWireError(Object.assign(new Error('Transaction API error: Unable to start a transaction in the given time.'), { code: 'P2028' }));
+    expect(wire).toMatchObject({ status: 503, code: 'common.unavailable', headers: { 'Retry-After': '1' }, message: expect.stringContaining('nothing was written') });
   });
 });
