@@ -62,7 +62,7 @@ describe.each(targets())('payroll contracts over GraphQL and MCP (%s)', (target)
       businessPartner: { id: employee.id, isEmployee: true },
       taxCard: null,
     });
-    const updated = await app.gql(t.user.token, `mutation { updatePayrollContract(id: ${c.id}, input: { endDate: "2026-12-31", endDateReason: arbeidstakerHarSagtOppSelv, isActive: false }) { isActive endDate endDateReason employmentEndReportStatus employmentEndReportedDate } }`);
+    const updated = await app.gql(t.user.token, `mutation { updatePayrollContract(id: ${c.id}, input: { endDate: "2026-12-31", endDateReason: "arbeidstakerHarSagtOppSelv", isActive: false }) { isActive endDate endDateReason employmentEndReportStatus employmentEndReportedDate } }`);
     expect(updated.data.updatePayrollContract).toEqual({ isActive: false, endDate: '2026-12-31', endDateReason: 'arbeidstakerHarSagtOppSelv', employmentEndReportStatus: 'PENDING', employmentEndReportedDate: '2026-12-31' });
     const listed = await app.gql(t.user.token, `{ payrollContracts(clientAccountId: ${t.account.id}, isActive: false) { nodes { id } meta { records perPage } } }`);
     expect(listed.data.payrollContracts).toEqual({ nodes: [{ id: c.id }], meta: { records: 1, perPage: 100 } });
@@ -84,9 +84,12 @@ describe.each(targets())('payroll contracts over GraphQL and MCP (%s)', (target)
   });
 
   it('payrollCodeLists publishes every a-melding list with its Norwegian labels; the schema’s enums hold the same codes', async () => {
-    const res = await app.gql(t.user.token, `{ payrollCodeLists { name field values { value label } } }`);
-    expect(res.data.payrollCodeLists).toEqual(A_MELDING_CODE_LISTS.map((l) => ({ name: l.name, field: l.field, values: l.values })));
-    expect(res.data.payrollCodeLists.map((l: { field: string }) => l.field)).toEqual(['employment_type', 'employment_form', 'work_time_arrangement', 'remuneration_type', 'end_date_reason']);
+    const res = await app.gql(t.user.token, `{ payrollCodeLists { name field restricted values { value label } } }`);
+    expect(res.data.payrollCodeLists).toEqual(A_MELDING_CODE_LISTS.map((l) => ({ name: l.name, field: l.field, restricted: l.restricted, values: l.values })));
+    // the four coded fields take only their lists; end_date_reason is text, its list the suggested codes
+    expect(res.data.payrollCodeLists.map((l: { field: string; restricted: boolean }) => [l.field, l.restricted])).toEqual([
+      ['employment_type', true], ['employment_form', true], ['work_time_arrangement', true], ['remuneration_type', true], ['end_date_reason', false],
+    ]);
     const enumValues = async (name: string) => (await app.gql(t.user.token, `{ __type(name: "${name}") { enumValues { name description } } }`)).data.__type.enumValues;
     const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
     expect((await enumValues('PayrollEmploymentForm')).sort(byName)).toEqual([

@@ -168,6 +168,8 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
     it.each([
       ['job_title', 200],
       ['car_registration_number', 20],
+      // "end_date_reason (max 50)": text, not one of the coded fields whose values are "not shown"
+      ['end_date_reason', 50],
     ])('%s: at most %i characters', async (field, max) => {
       expect((await create(minimalBody(t, employee.id, { [field]: 'x'.repeat(max) }))).status).toBe(201);
       const res = await create(minimalBody(t, employee.id, { [field]: 'x'.repeat(max + 1) }));
@@ -175,11 +177,17 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
       expect(res.body.error).toContain(`${field}: must be at most ${max} characters`);
     });
 
+    it.each(['2511', '2511108', '1234567890'])('"occupation_code (max 10, national statistics occupation standard)": %s (STYRK-08 digits) is taken', async (value) => {
+      const res = await create(minimalBody(t, employee.id, { occupation_code: value }));
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body.occupation_code).toBe(value);
+    });
+
     it.each([
       ['12345678901', 'must be at most 10 characters'],
-      ['251110', 'STYRK-08'],
       ['25111OB', 'STYRK-08'],
-    ])('occupation_code (max 10, STYRK-08: 7 digits): %s → 400', async (value, message) => {
+      ['Utvikler', 'STYRK-08'],
+    ])('occupation_code (max 10, STYRK-08 digits): %s → 400', async (value, message) => {
       const res = await create(minimalBody(t, employee.id, { occupation_code: value }));
       expect(res.status).toBe(400);
       expect(res.body.error).toContain('occupation_code');
@@ -237,7 +245,6 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
       ['employment_form', ['fast', 'midlertidig'], ['permanent', 'Fast']],
       ['work_time_arrangement', ['ikkeSkift', 'skift365', 'doegnkontinuerligSkiftOgTurnus355', 'helkontinuerligSkiftOgAndreOrdninger336', 'offshore336'], ['skift', '']],
       ['remuneration_type', ['fast', 'time', 'akkord', 'provisjon', 'honorar'], ['hourly']],
-      ['end_date_reason', ['arbeidstakerHarSagtOppSelv', 'arbeidsgiverHarSagtOppArbeidstaker', 'kontraktEngasjementEllerVikariatErUtloept', 'byttetLoenssystemEllerRegnskapsfoerer', 'endringIOrganisasjonsstrukturEllerByttetJobbInternt', 'arbeidsforholdetSkulleAldriVaertRapportert'], ['oppsagt']],
     ])('%s takes exactly the a-melding codes', async (field, good, bad) => {
       for (const value of good) {
         const res = await create(minimalBody(t, employee.id, { [field]: value }));
@@ -249,6 +256,12 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
         expect(res.status, value).toBe(400);
         expect(res.body.error).toContain(field);
       }
+    });
+
+    it.each(['arbeidstakerHarSagtOppSelv', 'Sagt opp selv, sluttet 30. juni'])('end_date_reason is text (an a-melding sluttaarsak code or any other): %s is taken as sent', async (value) => {
+      const res = await create(minimalBody(t, employee.id, { end_date_reason: value }));
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body.end_date_reason).toBe(value);
     });
 
     it('salary_type is MONTHLY_FIXED or HOURLY', async () => {

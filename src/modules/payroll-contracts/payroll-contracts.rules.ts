@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Decimal } from '@prisma/client/runtime/client';
 import { pageArgs } from '../../shared/pagination.ts';
 import { decimal, flag, id, immutable, optionalText, required } from '../../shared/validation.ts';
-import { codesOf, type CodeList, EMPLOYMENT_FORMS, EMPLOYMENT_TYPES, END_DATE_REASONS, REMUNERATION_TYPES, WORK_TIME_ARRANGEMENTS } from './a-melding-codes.ts';
+import { codesOf, type CodeList, EMPLOYMENT_FORMS, EMPLOYMENT_TYPES, REMUNERATION_TYPES, WORK_TIME_ARRANGEMENTS } from './a-melding-codes.ts';
 
 /** spec 002 "Employment contract": salary_type MONTHLY_FIXED or HOURLY. */
 export const SALARY_TYPES = ['MONTHLY_FIXED', 'HOURLY'] as const;
@@ -24,12 +24,12 @@ const pay = decimal({ precision: 18, scale: 2 }).refine((d) => d.greaterThan(0),
 /** A rate as a fraction with four decimals: 0.1020 is 10.2 %. */
 const fraction = decimal({ precision: 5, scale: 4, min: 0, max: 1 });
 
-/** STYRK-08 as the a-melding takes it (yrkeskode): seven digits. */
+/** A code of the national occupation standard (STYRK-08: 4 digits, the a-melding's yrkeskode 7): digits, at most 10. */
 const occupationCode = z
   .string()
   .trim()
   .max(10, 'must be at most 10 characters')
-  .refine((v) => v === '' || /^\d{7}$/.test(v), 'must be a STYRK-08 occupation code of 7 digits, as the a-melding takes it (e.g. 2511108)')
+  .refine((v) => v === '' || /^\d+$/.test(v), 'must be a STYRK-08 occupation code: digits only (e.g. 2511, or 2511108 as the a-melding takes it)')
   .transform((v) => v || null)
   .nullish();
 
@@ -44,7 +44,8 @@ const contractFields = {
   employmentType: code(EMPLOYMENT_TYPES),
   startDate: z.date(required),
   endDate: z.date().nullish(),
-  endDateReason: code(END_DATE_REASONS).nullish(),
+  /** free text (spec: max 50); the a-melding's sluttaarsak codes (END_DATE_REASONS) are what the end report means */
+  endDateReason: optionalText(50),
   jobTitle: optionalText(200),
   occupationCode,
   employmentForm: code(EMPLOYMENT_FORMS).nullish(),

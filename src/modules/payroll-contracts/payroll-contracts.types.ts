@@ -4,7 +4,7 @@ import { requestLoader } from '../../shared/loaders.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixedOrNull } from '../../shared/scalars.ts';
-import { A_MELDING_CODE_LISTS, EMPLOYMENT_FORMS, EMPLOYMENT_TYPES, END_DATE_REASONS, enumValuesOf, REMUNERATION_TYPES, WORK_TIME_ARRANGEMENTS, type CodeList } from './a-melding-codes.ts';
+import { A_MELDING_CODE_LISTS, EMPLOYMENT_FORMS, EMPLOYMENT_TYPES, enumValuesOf, REMUNERATION_TYPES, WORK_TIME_ARRANGEMENTS, type CodeList } from './a-melding-codes.ts';
 import { payrollContractRules as rules, SALARY_TYPE_DESCRIPTIONS, SALARY_TYPES } from './payroll-contracts.rules.ts';
 import { createPayrollContract, getPayrollContract, listPayrollContracts, PAYROLL_CONTRACT_PAGE_LIMITS, updatePayrollContract } from './payroll-contracts.service.ts';
 import { currentTaxYear, listPayrollTaxCards, TAX_CARD_PAGE_LIMITS, taxCardRules } from './payroll-tax-cards.service.ts';
@@ -12,7 +12,8 @@ import { currentTaxYear, listPayrollTaxCards, TAX_CARD_PAGE_LIMITS, taxCardRules
 /**
  * Payroll contracts (spec 002 "Employment contract", "Payroll contracts") and the employees' tax
  * cards fetched for them. The a-melding coded fields are enums whose values are the a-melding codes
- * themselves (a-melding-codes.ts); `payrollCodeLists` answers the lists with their Norwegian labels.
+ * themselves (a-melding-codes.ts); `payrollCodeLists` answers the lists with their Norwegian labels,
+ * and the sluttaarsak codes suggested for endDateReason, which is free text.
  */
 const codeEnum = <T extends string>(name: string, l: CodeList<T>) =>
   builder.enumType(name, { description: `The a-melding code list ${l.name} (Skatteetaten); each value's description is its Norwegian label`, values: enumValuesOf(l) });
@@ -21,7 +22,6 @@ export const PayrollEmploymentTypeEnum = codeEnum('PayrollEmploymentType', EMPLO
 export const PayrollEmploymentFormEnum = codeEnum('PayrollEmploymentForm', EMPLOYMENT_FORMS);
 export const PayrollWorkTimeArrangementEnum = codeEnum('PayrollWorkTimeArrangement', WORK_TIME_ARRANGEMENTS);
 export const PayrollRemunerationTypeEnum = codeEnum('PayrollRemunerationType', REMUNERATION_TYPES);
-export const PayrollEndDateReasonEnum = codeEnum('PayrollEndDateReason', END_DATE_REASONS);
 export const PayrollSalaryTypeEnum = builder.enumType('PayrollSalaryType', { values: described(SALARY_TYPES, SALARY_TYPE_DESCRIPTIONS) });
 
 export const PayrollEmploymentEndReportStatusEnum = builder.enumType('PayrollEmploymentEndReportStatus', {
@@ -93,9 +93,9 @@ export const PayrollContract = builder.prismaObject('PayrollContract', {
     employmentType: t.field({ type: PayrollEmploymentTypeEnum, resolve: (c) => c.employmentType as never }),
     startDate: t.expose('startDate', { type: 'Date' }),
     endDate: t.expose('endDate', { type: 'Date', nullable: true }),
-    endDateReason: t.field({ type: PayrollEndDateReasonEnum, nullable: true, resolve: (c) => c.endDateReason as never }),
+    endDateReason: t.exposeString('endDateReason', { nullable: true, description: 'Why the employment ended: free text, usually an a-melding sluttaarsak code (payrollCodeLists)' }),
     jobTitle: t.exposeString('jobTitle', { nullable: true }),
-    occupationCode: t.exposeString('occupationCode', { nullable: true, description: 'STYRK-08, 7 digits (yrkeskode)' }),
+    occupationCode: t.exposeString('occupationCode', { nullable: true, description: 'STYRK-08 occupation code (digits; the a-melding takes the 7-digit yrkeskode)' }),
     employmentForm: t.field({ type: PayrollEmploymentFormEnum, nullable: true, resolve: (c) => c.employmentForm as never }),
     workTimeArrangement: t.field({ type: PayrollWorkTimeArrangementEnum, nullable: true, resolve: (c) => c.workTimeArrangement as never }),
     workPercentage: t.field({ type: 'Decimal', nullable: true, description: '100.00 is full time', resolve: fixedOrNull('workPercentage', 2) }),
@@ -157,6 +157,7 @@ const CodeListRef = builder.objectRef<CodeList>('PayrollCodeList').implement({
   fields: (t) => ({
     name: t.exposeString('name', { description: 'The a-melding’s name of the list, e.g. arbeidsforholdstype' }),
     field: t.exposeString('field', { description: 'The contract field (snake_case as on the wire), e.g. employment_type' }),
+    restricted: t.exposeBoolean('restricted', { description: 'Only these values are accepted; false: suggestions for a free-text field (end_date_reason)' }),
     values: t.field({ type: [CodeValue], extensions: listCost(10), resolve: (l) => [...l.values] }),
   }),
 });
@@ -167,9 +168,9 @@ type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T
 
 const contractInputFields = (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>, create: boolean) => ({
   endDate: t.field({ type: 'Date', description: 'Not before startDate; required to deactivate' }),
-  endDateReason: t.field({ type: PayrollEndDateReasonEnum, description: 'a-melding sluttaarsak' }),
+  endDateReason: t.string({ description: 'At most 50 characters; an a-melding sluttaarsak code (payrollCodeLists) is what the employment-end report understands, other text is reported as it is' }),
   jobTitle: t.string({ description: 'At most 200 characters' }),
-  occupationCode: t.string({ description: 'STYRK-08: 7 digits' }),
+  occupationCode: t.string({ description: 'STYRK-08 occupation code: digits, at most 10 (the a-melding takes the 7-digit yrkeskode, e.g. 2511108)' }),
   employmentForm: t.field({ type: PayrollEmploymentFormEnum, description: 'a-melding ansettelsesform' }),
   workTimeArrangement: t.field({ type: PayrollWorkTimeArrangementEnum, description: 'a-melding arbeidstidsordning' }),
   workPercentage: t.field({ type: 'Decimal', description: 'Above 0, at most 100.00 (full time); 2 decimals' }),
@@ -251,7 +252,7 @@ builder.queryFields((t) => ({
   payrollCodeLists: t.field({
     type: [CodeListRef],
     extensions: listCost(A_MELDING_CODE_LISTS.length),
-    description: 'The a-melding code lists of the contract fields employment_type, employment_form, work_time_arrangement, remuneration_type and end_date_reason, with Norwegian labels.',
+    description: 'The a-melding code lists of the contract fields employment_type, employment_form, work_time_arrangement, remuneration_type and end_date_reason, with Norwegian labels (end_date_reason is free text: its list, sluttaarsak, is the suggested values).',
     resolve: () => [...A_MELDING_CODE_LISTS],
   }),
 }));
