@@ -8,7 +8,7 @@ export interface FetchTaxCardData {
 }
 
 /**
- * `payroll.fetch-tax-card`: enqueued when a contract is created active or activated (spec 002
+ * `payroll.fetch-tax-card`: enqueued when a contract is created (active or not) or activated (spec 002
  * "Queues a background fetch of tax cards for the current tax year"); fetches the employee's tax card
  * for the year through the taxauthority connector and stores it (payroll_tax_cards). An upstream
  * failure is recorded on the card's row and retried (5 retries, 30 s doubling).

@@ -60,8 +60,9 @@ const taxCardFetch = (tx: RequestContext, c: { clientAccountId: number; business
 
 /**
  * Creates a contract (spec 002 "POST /payroll/contracts"): arbeidsforhold_id generated; defaults
- * is_primary_employer true, is_active true, is_payroll_default false. An active contract queues the
- * fetch of the employee's tax card for the current tax year, in the same transaction.
+ * is_primary_employer true, is_active true, is_payroll_default false. It queues the fetch of the
+ * employee's tax card for the current tax year, in the same transaction (the spec's POST "Queues a
+ * background fetch of tax cards", whether the contract is active or not).
  */
 export async function createPayrollContract(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
@@ -80,7 +81,7 @@ export async function createPayrollContract(ctx: RequestContext, args: Args<type
       await clearOtherDefaults(tx, input);
     }
     const contract = await tx.db.payrollContract.create({ ...query, data: { ...input, createdById: auditUserId(tx) } });
-    if (contract.isActive) await taxCardFetch(tx, input);
+    await taxCardFetch(tx, input);
     return contract;
   });
 }

@@ -260,7 +260,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createPayrollContract: t.prismaField({
     type: 'PayrollContract',
-    description: 'Creates an employment contract; an active one queues the fetch of the employee’s tax card for the current tax year.',
+    description: 'Creates an employment contract and queues the fetch of the employee’s tax card for the current tax year.',
     args: { input: t.arg({ type: CreatePayrollContractInput, required: true }) },
     validate: rules.create,
     resolve: (query, _root, args, ctx) => createPayrollContract(ctx, args, query),
