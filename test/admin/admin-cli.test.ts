@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { baseEnv, cli, cwd, json, SLOW, START, type CliResult } from '../support/cli.ts';
 import { freePort } from '../support/free-port.ts';
+import { targets } from '../support/harness.ts';
 import pg from 'pg';
 
 /** A random valid organization number (mod-11), printed with spaces: "923 609 016". */
@@ -34,10 +35,13 @@ afterAll(() => {
 // A real server on its own embedded database, started with the file so it boots while the other
 // cases run; the case that needs it comes last. (afterAll hooks run in reverse: stopped before rm.)
 const serverDataDir = tmp('regnskap-cli-server-');
+/** CI runs one suite per database (TEST_TARGETS): the cases about the embedded database run in its suite */
+const withPglite = targets().includes('pglite');
 let server: ChildProcess | undefined;
 let serverReady: Promise<void>;
 
 beforeAll(() => {
+  if (!withPglite) return;
   serverReady = (async () => {
     const port = await freePort();
     // detached: its own process group, so afterAll stops it and anything it starts
@@ -77,7 +81,8 @@ afterAll(async () => {
   if (server.exitCode === null && server.signalCode === null) process.kill(-server.pid, 'SIGKILL');
 });
 
-describe.concurrent('admin CLI usage errors (exit 2, nothing on stdout, no database opened)', () => {
+// no database is opened: once per run, in the run that has the embedded database
+describe.runIf(withPglite).concurrent('admin CLI usage errors (exit 2, nothing on stdout, no database opened)', () => {
   // DATA_DIR is a path that cannot be created: a command that got as far as opening it would fail with 1.
   const env = { ...baseEnv(), DATA_DIR: '/proc/no-such-dir' };
 
@@ -110,10 +115,8 @@ describe.concurrent('admin CLI usage errors (exit 2, nothing on stdout, no datab
 });
 
 const postgresUrl = inject('postgresUrl');
-const cliTargets = [
-  { target: 'pglite', skip: false },
-  { target: 'postgres', skip: !postgresUrl },
-] as const;
+// the run's databases (TEST_TARGETS): CI runs one suite per database, and each runs its own CLI cases
+const cliTargets = (['pglite', 'postgres'] as const).map((target) => ({ target, skip: !targets().includes(target) }));
 
 
 /**
@@ -279,7 +282,8 @@ describe.concurrent.each(cliTargets)('admin CLI commands ($target)', ({ target, 
   }, SLOW * 2);
 });
 
-describe('admin CLI and a running server', () => {
+// the embedded database's lock: in the run that has PGlite
+describe.runIf(withPglite)('admin CLI and a running server', () => {
   it("refuses to open a running server's embedded database: exit 1, telling the user to stop the server or set DATABASE_URL", async () => {
     await serverReady;
     const res = await cli(['create-user', '--email', 'blocked@test.example', '--password', 'hemmelig-passord'], { ...baseEnv(), DATA_DIR: serverDataDir });

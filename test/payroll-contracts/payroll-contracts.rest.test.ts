@@ -456,14 +456,15 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
     it('activating (is_active false → true) queues a tax-card fetch for the current tax year', async () => {
       const e = await partner(app.seed, t);
       const c = (await create(minimalBody(t, e.id, { is_active: false }))).body;
-      expect(await queuedJobs(app.seed, fetchTaxCardJob.name, { businessPartnerId: e.id })).toEqual([]);
+      const fetch = { clientAccountId: t.account.id, businessPartnerId: e.id, year: currentTaxYear() };
+      // the create queued one (spec 002's POST, whatever is_active says)
+      expect((await queuedJobs(app.seed, fetchTaxCardJob.name, { businessPartnerId: e.id })).map((j) => j.data)).toEqual([fetch]);
       const res = await put(c.id, { is_active: true }, t.user.token, method);
       expect(res.status).toBe(200);
-      expect((await queuedJobs(app.seed, fetchTaxCardJob.name, { businessPartnerId: e.id })).map((j) => j.data)).toEqual([
-        { clientAccountId: t.account.id, businessPartnerId: e.id, year: currentTaxYear() },
-      ]);
+      expect((await queuedJobs(app.seed, fetchTaxCardJob.name, { businessPartnerId: e.id })).map((j) => j.data)).toEqual([fetch, fetch]);
+      // already active: no change, nothing queued
       expect((await put(c.id, { is_active: true }, t.user.token, method)).status).toBe(200);
-      expect(await queuedJobs(app.seed, fetchTaxCardJob.name, { businessPartnerId: e.id })).toHaveLength(1);
+      expect(await queuedJobs(app.seed, fetchTaxCardJob.name, { businessPartnerId: e.id })).toHaveLength(2);
     });
   });
 
