@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import { onceTargets, startTestApp, type TestApp } from '../support/harness.ts';
 import { oauthKit, PASSWORD } from '../support/oauth.ts';
 
 // Issue 8, defect 7: the pages get a Content-Security-Policy "that GraphiQL and the docs page still
@@ -40,14 +40,18 @@ async function openSession(browser: Browser): Promise<Session> {
   return { context, page: await context.newPage(), violations };
 }
 
-describe.skipIf(!hasChromium)(`pages in Chromium${hasChromium ? '' : ` (${SKIPPED})`}`, { timeout: 240_000 }, () => {
+// the pages do not depend on the database (the sign-in behind them is tested on both by test/oauth/): once per run
+const pageTargets = onceTargets();
+if (pageTargets.length === 0) it.skip('the pages are loaded in the run that has PostgreSQL', () => {});
+
+describe.skipIf(!hasChromium || pageTargets.length === 0)(`pages in Chromium${hasChromium ? '' : ` (${SKIPPED})`}`, { timeout: 240_000 }, () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: CHROMIUM });
   });
   afterAll(() => browser?.close());
 
-  describe.each(targets())('%s', (target) => {
+  describe.each(pageTargets)('%s', (target) => {
     let app: TestApp;
     const sessions: Session[] = [];
     const session = async () => {

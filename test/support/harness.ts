@@ -30,6 +30,17 @@ export function targets(): Target[] {
   return wanted ? available.filter((t) => wanted.includes(t)) : available;
 }
 
+/**
+ * Where a test whose checks do not depend on the database runs, once per CI run (CI runs one suite
+ * per database, TEST_TARGETS=pglite and TEST_TARGETS=postgres): on PostgreSQL, or on PGlite in a run
+ * without PostgreSQL (TEST_TARGETS unset and none found). Empty in CI's PGlite suite.
+ */
+export function onceTargets(): Target[] {
+  const all = targets();
+  if (all.includes('postgres')) return ['postgres'];
+  return !process.env.TEST_TARGETS ? all : [];
+}
+
 /** The migrated PGlite template (Prisma and pg-boss schemas, reference data) as a data dir dump. */
 export const pgliteTemplate = (): Blob => new Blob([readFileSync(inject('pgliteTemplate'))]);
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getNamedType, getNullableType, getVariableValues, isInputObjectType, isListType, isNonNullType, Kind, parse, validate, type GraphQLArgument, type GraphQLField, type GraphQLInputType, type OperationDefinitionNode } from 'graphql';
 import { schema } from '../../src/schema.ts';
 import { compiledOperations } from '../../rest-adapter/index.ts';
@@ -6,7 +6,7 @@ import type { CompiledOperation } from '../../rest-adapter/compile.ts';
 import { restPath } from '../../rest-adapter/operation.ts';
 import { toSnake } from '../../src/shared/naming.ts';
 import { ResponseMismatchError } from '../support/openapi-validator.ts';
-import { startTestApp, targets, type HttpResult, type TestApp } from '../support/harness.ts';
+import { onceTargets, startTestApp, targets, type HttpResult, type Target, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 import { pdfBytes, voucherFactory } from '../support/vouchers.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -187,7 +187,7 @@ const restFields = new Set(
   }),
 );
 
-const wholeGraphqlSweep = (target: string) => target === 'postgres' || (!process.env.TEST_TARGETS && !inject('postgresUrl'));
+const wholeGraphqlSweep = (target: Target) => onceTargets().includes(target);
 
 // ── The sweep ─────────────────────────────────────────────────────────────────────────────────
 
