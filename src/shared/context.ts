@@ -207,6 +207,9 @@ export async function inTransaction<T>(ctx: RequestContext, block: (tx: RequestC
       await runAfterCommit(ctx, committed);
       return result;
     } catch (e) {
+      // answered 503 (fromPrismaError), which the error renderer does not log as it does a 500: the
+      // operator should still see that the database could not keep up
+      if ((e as { code?: unknown })?.code === 'P2028') ctx.logger.warn({ err: e }, 'a transaction could not start or finish in time (answered 503)');
       if (attempt >= MAX_ATTEMPTS || !lostRace(e)) throw e;
       ctx.logger.debug({ code: (e as { code?: string }).code, attempt }, 'transaction lost a race; running it again');
     }

@@ -3,6 +3,7 @@ import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 import { inTransaction, systemContext } from '../../src/shared/context.ts';
 import { toWireError } from '../../src/shared/error-renderer.ts';
+import { pino } from 'pino';
 
 // Hardening: "Statuses that change under concurrency … A unique or foreign-key violation must map to
 // the same answer the pre-check gives."
@@ -115,6 +116,25 @@ describe.each(targets())('answers do not depend on timing (%s)', (target) => {
     const queued = inTransaction(systemContext(app.db.prisma), async (tx) => (await tx.db.$queryRaw<{ one: number }[]>`SELECT 1 AS one`)[0].one);
     await other;
     expect(await queued).toBe(1);
+  });
+
+  it('a transaction past its time is rolled back (P2028), nothing written, and logged as a warning', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const ctx = systemContext(app.db.prisma, { logger });
+    const name = `Timed out ${Date.now()}`;
+    const error = await inTransaction(
+      ctx,
+      async (tx) => {
+        await tx.db.tag.create({ data: { clientAccountId: t.account.id, name } });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await tx.db.$queryRaw`SELECT 1`;
+      },
+      { timeoutMs: 100 },
+    ).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'P2028' });
+    expect(await app.db.prisma.tag.count({ where: { clientAccountId: t.account.id, name } })).toBe(0);
+    expect(lines.map((l) => JSON.parse(l).msg)).toContain('a transaction could not start or finish in time (answered 503)');
   });
 
   it('a transaction that could not start or finish in time (P2028) is a 503 with Retry-After that says nothing was written, not a 500', () => {
