@@ -16,7 +16,7 @@ import {
   type VariableDefinitionNode,
 } from 'graphql';
 import { toSnake } from '../src/shared/naming.ts';
-import { withVariable, type Operation } from './operation.ts';
+import { withDefaults, withVariable, type Operation } from './operation.ts';
 
 /** Where a variable's value comes from on the wire. */
 export type VariableSource = 'path' | 'query' | 'body' | 'body-field';
@@ -129,7 +129,7 @@ export function compileOperation(schema: GraphQLSchema, op: Operation): Compiled
   }
   if (ops.length !== 1 || !ops[0].name) throw new Error(`operation ${where}: the document must have exactly one named operation`);
   const withVariables = new Map((op.with?.allowed ?? []).map((r) => [r, withVariable(r)]));
-  for (const r of [...(op.with?.default ?? []), ...(op.with?.always ?? [])]) if (!withVariables.has(r)) throw new Error(`operation ${where}: default relation ${r} is not allowed`);
+  for (const r of withDefaults(op)) if (!withVariables.has(r)) throw new Error(`operation ${where}: default or always relation ${r} is not allowed`);
   const declared = new Set((ops[0].variableDefinitions ?? []).map((v) => v.variable.name.value));
   const operation: OperationDefinitionNode = {
     ...ops[0],

@@ -5,7 +5,7 @@ import { toSnake } from '../src/shared/naming.ts';
 import type { CompiledOperation } from './compile.ts';
 import { compiledOperations, operations } from './index.ts';
 import { parameterSchema, requestBodySchema, responseSchema, SchemaComponents, type JsonSchema } from './json-schema.ts';
-import { operationPaths, restPath, withParameter, type MultipartOptions, type Operation } from './operation.ts';
+import { operationPaths, restPath, withDefaults, withParameter, type MultipartOptions, type Operation } from './operation.ts';
 import { FILE_URL_PATH } from '../src/modules/files/file-serving.route.ts';
 import { FILE_VARIANTS } from '../src/modules/files/file-urls.ts';
 import { SERVABLE_TYPES } from '../src/modules/files/files.rules.ts';
@@ -264,13 +264,14 @@ function parameters(c: CompiledOperation, root: GraphQLObjectType): (OpenApiPara
     add({ name: v.wire, in: 'query', required: v.required, ...(description ? { description } : {}), schema, ...(list ? { style: 'form', explode: false } : {}) });
   }
   if (c.op.with) {
-    const { allowed, default: byDefault } = c.op.with;
+    const { allowed, always } = c.op.with;
+    const byDefault = withDefaults(c.op);
     add({
       name: withParameter(c.op),
       in: 'query',
       required: false,
-      description: `Related records to embed${byDefault?.length ? ` (without \`${withParameter(c.op)}\`: ${byDefault.join(', ')})` : ''}; naming a nested relation includes its parent. ${LIST_HINT}`,
-      schema: { type: 'array', items: { type: 'string', enum: [...allowed] }, ...(byDefault?.length ? { default: [...byDefault] } : {}) },
+      description: `Related records to embed${byDefault.length ? ` (without \`${withParameter(c.op)}\`: ${byDefault.join(', ')})` : ''}${always?.length ? `; ${always.join(', ')} always embedded, whatever it names` : ''}; naming a nested relation includes its parent. ${LIST_HINT}`,
+      schema: { type: 'array', items: { type: 'string', enum: [...allowed] }, ...(byDefault.length ? { default: byDefault } : {}) },
       style: 'form',
       explode: false,
     });

@@ -173,4 +173,7 @@ export const operationPaths = (op: Pick<Operation, 'path' | 'aliases'>): string[
 /** The query parameter (and MCP argument) an operation's relations are named in: `with` unless the spec says otherwise. */
 export const withParameter = (op: Pick<Operation, 'with'>): string => op.with?.parameter ?? 'with';
 
+/** The relations embedded when the request names none: the defaults and those always embedded. */
+export const withDefaults = (op: Pick<Operation, 'with'>): string[] => [...new Set([...(op.with?.default ?? []), ...(op.with?.always ?? [])])];
+
 export const withVariable = (relation: string): string => `with_${relation.replace(/\./g, '_')}`;

@@ -9,7 +9,7 @@ import type { CompiledOperation } from './compile.ts';
 import { compiledOperations, runOperation } from './index.ts';
 import { inputSchema, type JsonSchema } from './json-schema.ts';
 import type { OperationRequest } from './variables.ts';
-import { isDestructive, operationPaths, restPath, withParameter } from './operation.ts';
+import { isDestructive, operationPaths, restPath, withDefaults, withParameter } from './operation.ts';
 
 /**
  * The tools of the operation table: one per operation, named after its GraphQL operation
@@ -81,7 +81,7 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
     properties[relations] = {
       type: 'array',
       items: { type: 'string', enum: [...op.with.allowed] },
-      description: `related records to embed${op.with.default?.length ? `; default: ${op.with.default.join(', ')}` : ''}${op.with.always?.length ? `; always: ${op.with.always.join(', ')}` : ''}`,
+      description: `related records to embed${withDefaults(op).length ? `; default: ${withDefaults(op).join(', ')}` : ''}${op.with.always?.length ? `; always: ${op.with.always.join(', ')}` : ''}`,
     };
   }
   const readOnly = !compiled.isMutation;

@@ -12,7 +12,7 @@ import {
 import { ForbiddenError, ValidationError, type FieldIssue } from '../src/shared/errors.ts';
 import { toCamel, toSnake } from '../src/shared/naming.ts';
 import type { CompiledOperation, EchoIgnored, VariableSpec } from './compile.ts';
-import { withParameter } from './operation.ts';
+import { withDefaults, withParameter } from './operation.ts';
 
 /**
  * The request of an operation, from any entry point: REST (strings from the path and query string,
@@ -195,8 +195,9 @@ export function operationVariables(compiled: CompiledOperation, request: Operati
 function withValues(compiled: CompiledOperation, raw: unknown, issues: Issues): Record<string, boolean> {
   const allowed = compiled.op.with?.allowed ?? [];
   const parameter = withParameter(compiled.op);
-  const always = Object.fromEntries((compiled.op.with?.always ?? []).map((r) => [compiled.withVariables.get(r)!, true]));
-  if (raw === undefined) return { ...Object.fromEntries((compiled.op.with?.default ?? []).map((r) => [compiled.withVariables.get(r)!, true])), ...always };
+  const on = (relations: readonly string[]) => Object.fromEntries(relations.map((r) => [compiled.withVariables.get(r)!, true]));
+  if (raw === undefined) return on(withDefaults(compiled.op));
+  const always = on(compiled.op.with?.always ?? []);
   if (!allowed.length) {
     issues.add([parameter], 'this endpoint has no relations to include');
     return {};

@@ -173,7 +173,7 @@ export const bankTransactionOperations = defineOperations([
         }
       }
       ${TRANSACTION_FIELDS}`,
-    with: { allowed: RELATIONS, default: ['details'], always: ['details'] },
+    with: { allowed: RELATIONS, always: ['details'] },
     tenantParameter: 'client_account_id',
   },
   {
@@ -183,7 +183,7 @@ export const bankTransactionOperations = defineOperations([
     document: /* GraphQL */ `
       query GetBankTransaction($id: Int!) { bankTransaction(id: $id) { ...BankTransactionFields } }
       ${TRANSACTION_FIELDS}`,
-    with: { allowed: RELATIONS, default: ['details'], always: ['details'] },
+    with: { allowed: RELATIONS, always: ['details'] },
   },
   {
     method: 'POST',

@@ -379,12 +379,13 @@ async function seedYears(books: Books, ids: DemoIds, today: Date) {
   const invoice = (date: Date, customer: number, lines: Revenue[], paidAfterDays: number | null) => {
     const vat25 = share(lines.filter((l) => l.account === '3000').reduce((s, l) => s + l.net, 0), 250);
     const vat15 = share(lines.filter((l) => l.account === '3030').reduce((s, l) => s + l.net, 0), 150);
-    const inv = { date, customer, lines, total: lines.reduce((s, l) => s + l.net, 0) + vat25 + vat15 } as (typeof invoices)[number];
+    const net = lines.reduce((s, l) => s + l.net, 0);
+    const inv = { date, customer, lines, total: net + vat25 + vat15 } as (typeof invoices)[number];
     invoices.push(inv);
     at(date, 20, async (b) => {
       const { id: documentId } = await b.document(
         { businessPartnerId: customer, documentType: 'ARINV', documentNumber: inv.number!, documentDate: date },
-        { gross: inv.total, net: lines.reduce((s, l) => s + l.net, 0), termsDays: 14 },
+        { gross: inv.total, net, termsDays: 14 },
       );
       inv.entryId = await b.post(date, `Faktura ${inv.number}, ${partnerName.get(customer)}`, [
         { account: '1500', debit: inv.total, dims: [bp(customer)] },
@@ -413,12 +414,13 @@ async function seedYears(books: Books, ids: DemoIds, today: Date) {
   const bill = (date: Date, supplier: number, description: string, costs: Cost[], termsDays: number) => {
     const vat25 = share(costs.filter((c) => c.vat === 25).reduce((s, c) => s + c.net, 0), 250);
     const vat15 = share(costs.filter((c) => c.vat === 15).reduce((s, c) => s + c.net, 0), 150);
-    const total = costs.reduce((s, c) => s + c.net, 0) + vat25 + vat15;
+    const net = costs.reduce((s, c) => s + c.net, 0);
+    const total = net + vat25 + vat15;
     const number = `${date.getUTCFullYear()}-${String(++billNo).padStart(4, '0')}`;
     at(date, 10, async (b) => {
       const { id: documentId } = await b.document(
         { businessPartnerId: supplier, documentType: 'APINV', documentNumber: number, documentDate: date },
-        { gross: total, net: costs.reduce((s, c) => s + c.net, 0), termsDays },
+        { gross: total, net, termsDays },
       );
       const entryId = await b.post(date, `${description}, ${partnerName.get(supplier)} (faktura ${number})`, [
         ...costs.map((c) => ({ account: c.account, debit: c.net, tax: c.vat === 25 ? '1' : c.vat === 15 ? '11' : undefined, dims: c.dims, text: c.text })),

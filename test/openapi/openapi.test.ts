@@ -3,7 +3,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { compiledOperations } from '../../rest-adapter/index.ts';
 import { requestBodySchema } from '../../rest-adapter/json-schema.ts';
 import { buildOpenApiDocument, openApiKey, type OpenApiParameter } from '../../rest-adapter/openapi.ts';
-import { operationPaths, withParameter } from '../../rest-adapter/operation.ts';
+import { operationPaths, withDefaults, withParameter } from '../../rest-adapter/operation.ts';
 import { schema } from '../../src/schema.ts';
 import { PACKAGE_VERSION } from '../../src/version.ts';
 import { createResponseValidator, ResponseMismatchError, type ReceivedResponse } from '../support/openapi-validator.ts';
@@ -71,7 +71,9 @@ describe('the OpenAPI document', () => {
       const w = params.find((p) => p.name === withParameter(c.op));
       if (!c.op.with) return expect(w).toBeUndefined();
       expect(w).toMatchObject({ in: 'query', style: 'form', explode: false, schema: { type: 'array', items: { enum: [...c.op.with.allowed] } } });
-      expect(w!.schema.default).toEqual(c.op.with.default ? [...c.op.with.default] : undefined);
+      // the default is what a request without it gets: the route's defaults and the relations it always embeds
+      expect(w!.schema.default).toEqual(withDefaults(c.op).length ? withDefaults(c.op) : undefined);
+      for (const r of c.op.with.always ?? []) expect(w!.description).toContain(`${r} always embedded`);
     });
 
     it('writes take an Idempotency-Key header (keys belong to users: not the public ones)', () => {
