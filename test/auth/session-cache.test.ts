@@ -12,7 +12,7 @@ describe.each(targets())('session token cache (%s)', (target) => {
   let uncached: TestApp;
 
   beforeAll(async () => {
-    app = await startTestApp(target, { log: ['query'] });
+    app = await startTestApp(target, { log: ['query'], env: { SESSION_CACHE_SECONDS: '5' } });
     uncached = await startTestApp(target, { database: app.db, env: { SESSION_CACHE_SECONDS: '0' } });
   });
   afterAll(async () => {

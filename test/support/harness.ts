@@ -163,7 +163,13 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
   // Event-loop-delay shedding is off: a loaded CI machine must not turn functional tests into 503s
   // (test/platform/load-shedding.test.ts turns it on).
   const ownDataDir = options.env?.DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'regnskap-test-app-')) : undefined;
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', BASE_URL: url, REQUEST_MAX_EVENT_LOOP_DELAY_MS: '0', ...(ownDataDir && { DATA_DIR: ownDataDir }), ...options.env });
+  // An app whose statements a test counts keeps verified session tokens for 5 minutes (the most allowed): with the 5 s
+  // default a loaded machine could let the entry expire between the two requests a query-count test
+  // compares, and the second would count one session lookup more (the session-cache tests set it).
+  const countsStatements = options.log?.includes('query') ? { SESSION_CACHE_SECONDS: '300' } : {};
+  const config = loadConfig({
+    PORT: '0', LOG_LEVEL: 'silent', BASE_URL: url, REQUEST_MAX_EVENT_LOOP_DELAY_MS: '0', ...countsStatements, ...(ownDataDir && { DATA_DIR: ownDataDir }), ...options.env,
+  });
   const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const { express } = await createApp({
     config,
