@@ -256,7 +256,9 @@ describe.each(targets())('database-backed rate limits (%s)', (target) => {
     expect((await store.increment('192.0.2.7')).totalHits).toBe(1);
     expect(await db.prisma.rateLimitCounter.count({ where: { key: `${ns}192.0.2.7` } })).toBe(1);
 
-    await db.prisma.$executeRaw`UPDATE rate_limit_counters SET reset_at = now() WHERE key = ${`${ns}192.0.2.7`}`;
+    // a window that has ended: reset_at is timestamptz(3), so a bare now() may round up past the next
+    // statement's now() on a fast machine (and the window would still be open for it)
+    await db.prisma.$executeRaw`UPDATE rate_limit_counters SET reset_at = now() - interval '1 second' WHERE key = ${`${ns}192.0.2.7`}`;
     expect(await store.get('192.0.2.7')).toBeUndefined();
     await store.decrement('192.0.2.7');
     expect((await db.prisma.rateLimitCounter.findUniqueOrThrow({ where: { key: `${ns}192.0.2.7` } })).hits).toBe(1);
