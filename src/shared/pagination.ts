@@ -92,38 +92,67 @@ export function inIdOrder<T extends { id: number }>(ids: readonly { id: number }
 
 type SortOrder = 'asc' | 'desc';
 
-/** The model field an `orderBy` value names (`-created_at`, `createdAt`, `+name`), or undefined. */
-const orderField = (raw: string, allowed: Record<string, string>): string | undefined => {
-  const name = toSnake(toCamel(raw.replace(/^[-+]/, '').trim()));
+/** One term of an order: what `allowed` maps the public name to (a model field or a column), and its direction. */
+export interface OrderTerm<F extends string = string> {
+  field: F;
+  direction: SortOrder;
+}
+
+const DIRECTION_WORD = /^(asc|desc)$/i;
+const TERM_WORD = /^([-+]?)([A-Za-z_][A-Za-z0-9_]*)(?::(asc|desc))?$/i;
+
+/** The public name a word names in `allowed` (snake_case, camelCase or upper case), or undefined. */
+const orderName = (word: string, allowed: Readonly<Record<string, string>>): string | undefined =>
   // own names only: `constructor`, `__proto__` or `toString` are no fields (a plain object has them all)
-  return Object.hasOwn(allowed, name) ? allowed[name] : undefined;
-};
+  [word, toSnake(toCamel(word)), word.toLowerCase()].find((name) => Object.hasOwn(allowed, name));
 
 /**
- * The `orderBy` argument: field names, `-` for descending (e.g. `description`, `-created_at`).
- * `allowed` maps the public names (snake_case) to model fields; camelCase is accepted too.
+ * `order_by` as clients write it, one rule for every list: terms separated by commas, semicolons or
+ * spaces (how a REST array arrives, or in one GraphQL string), each `field` (ascending), `-field`
+ * (descending), `+field`, `field:asc|desc`, or `field asc|desc` (the direction as the next word:
+ * spec 001's "booking_date asc, amount asc" and "a field plus asc or desc"). Each field at most once.
+ * The terms mapped through `allowed`, or the problem in words.
  */
-export const orderByNames = (allowed: Record<string, string>) =>
+export function parseOrder<F extends string>(values: readonly string[], allowed: Readonly<Record<string, F>>): OrderTerm<F>[] | string {
+  const words = values.flatMap((v) => v.split(/[\s,;]+/)).filter(Boolean);
+  const fields = Object.keys(allowed).length;
+  // a bound before any work: more names than the list has fields only makes a longer ORDER BY
+  if (words.filter((w) => !DIRECTION_WORD.test(w)).length > fields) return `names at most ${fields} fields`;
+  const terms: (OrderTerm<F> & { name: string; directed: boolean })[] = [];
+  for (const word of words) {
+    const last = terms.at(-1);
+    if (DIRECTION_WORD.test(word)) {
+      if (!last || last.directed) return `'${word}' must follow the field it orders, e.g. 'created_at desc'`;
+      last.direction = word.toLowerCase() as SortOrder;
+      last.directed = true;
+      continue;
+    }
+    const m = TERM_WORD.exec(word);
+    const name = m ? orderName(m[2], allowed) : undefined;
+    if (!m || !name || (m[1] && m[3])) {
+      return `cannot order by '${word.slice(0, 60)}'; allowed: ${Object.keys(allowed).join(', ')} (each as field or -field for descending, or field asc|desc)`;
+    }
+    if (terms.some((t) => t.name === name)) return `names ${name} twice`;
+    terms.push({ name, field: allowed[name]!, direction: m[1] === '-' || m[3]?.toLowerCase() === 'desc' ? 'desc' : 'asc', directed: !!(m[1] || m[3]) });
+  }
+  return terms.map(({ field, direction }) => ({ field, direction }));
+}
+
+/** The `orderBy` argument of a list (a string list; see parseOrder). `allowed` maps the public names (snake_case) to model fields or columns. */
+export const orderByNames = (allowed: Readonly<Record<string, string>>) =>
   z
     .array(z.string())
-    // each field once at most: a longer list only makes a longer ORDER BY (100,000 names were accepted)
-    .max(Object.keys(allowed).length, `names at most ${Object.keys(allowed).length} fields`)
     .superRefine((values, ctx) => {
-      for (const raw of values) {
-        if (!orderField(raw, allowed)) {
-          ctx.issues.push({
-            code: 'custom',
-            input: raw,
-            message: `cannot order by '${raw}'; allowed: ${Object.keys(allowed).join(', ')} (prefix - for descending)`,
-          });
-        }
-      }
+      const terms = parseOrder(values, allowed);
+      if (typeof terms === 'string') ctx.issues.push({ code: 'custom', input: values, message: terms });
     })
     .nullish();
 
 /** Checked `orderBy` values (or the fallback) as what `allowed` maps them to, each with its direction. */
-export function orderTerms(values: readonly string[] | null | undefined, allowed: Record<string, string>, fallback: readonly string[]): { field: string; direction: SortOrder }[] {
-  return (values?.length ? values : fallback).map((raw) => ({ field: orderField(raw, allowed)!, direction: raw.startsWith('-') ? 'desc' : 'asc' }));
+export function orderTerms<F extends string>(values: readonly string[] | null | undefined, allowed: Readonly<Record<string, F>>, fallback: readonly string[]): OrderTerm<F>[] {
+  const terms = parseOrder(values?.length ? values : fallback, allowed);
+  if (typeof terms === 'string') throw new Error(`unchecked order: ${terms}`);
+  return terms;
 }
 
 /** Prisma orderBy of checked `orderBy` values; the id is always the last key so pages are stable. */

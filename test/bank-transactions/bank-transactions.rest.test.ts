@@ -158,6 +158,16 @@ describe.each(targets())('bank transactions REST (%s)', (target) => {
       expect((await list(`client_account_id=${t.account.id}&order_by=colour`)).status).toBe(400);
     });
 
+    it('order_by written as the spec writes the default, "booking_date asc, amount asc", and with desc', async () => {
+      const asWritten = await list(`client_account_id=${t.account.id}&order_by=${encodeURIComponent('booking_date asc, amount asc')}`);
+      expect(asWritten.body.data.map((x: { id: number }) => x.id)).toEqual([ids[2], ids[1], ids[0]]);
+      const reversed = await list(`client_account_id=${t.account.id}&order_by=${encodeURIComponent('booking_date desc, amount desc')}`);
+      expect(reversed.body.data.map((x: { id: number }) => x.id)).toEqual([ids[0], ids[1], ids[2]]);
+      expect(await list(`client_account_id=${t.account.id}&order_by=${encodeURIComponent('-amount desc')}`)).toMatchObject({
+        status: 400, body: { error: "order_by: 'desc' must follow the field it orders, e.g. 'created_at desc'", status: 400 },
+      });
+    });
+
     it.each([
       ['missing', ''],
       ['invalid', 'client_account_id=abc'],

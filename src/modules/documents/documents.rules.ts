@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Decimal } from '@prisma/client/runtime/client';
-import { pageArgs } from '../../shared/pagination.ts';
+import { orderByNames, pageArgs } from '../../shared/pagination.ts';
 import { currencyCode, decimal, evenWithIssues, flag, id, immutable, jsonObjectOrNull, optionalText, required } from '../../shared/validation.ts';
 
 // ── Values (spec 001 "Commercial document": "Allowed values … not shown": defined here) ──────────
@@ -237,19 +237,8 @@ export const FINALIZED_LOCKED_FIELDS = [
 
 const booleanFilter = z.boolean().nullish();
 
-/** order_by values: `field`, `field:asc`, `field:desc` or `-field` (descending), fields of DOCUMENT_ORDER_FIELDS. */
-const orderBy = z
-  .array(z.string())
-  .max(Object.keys(DOCUMENT_ORDER_FIELDS).length, `names at most ${Object.keys(DOCUMENT_ORDER_FIELDS).length} fields`)
-  .superRefine((values, ctx) => {
-    for (const raw of values) {
-      const m = /^([-+]?)([a-z_]+)(?::(asc|desc))?$/i.exec(raw.trim());
-      if (!m || !Object.hasOwn(DOCUMENT_ORDER_FIELDS, m[2].toLowerCase()) || (m[1] && m[3])) {
-        ctx.addIssue({ code: 'custom', message: `cannot order by '${raw.slice(0, 60)}'; allowed: ${Object.keys(DOCUMENT_ORDER_FIELDS).join(', ')}, each as field, field:asc, field:desc or -field` });
-      }
-    }
-  })
-  .nullish();
+/** order_by: fields of DOCUMENT_ORDER_FIELDS, as every list takes them (parseOrder: `-field`, `field:desc`, `field desc`). */
+const orderBy = orderByNames(DOCUMENT_ORDER_FIELDS);
 
 /** The inputs of every document operation (the GraphQL fields' arguments). */
 export const documentRules = {

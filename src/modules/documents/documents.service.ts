@@ -4,7 +4,7 @@ import { enqueue } from '../../jobs/jobs.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { requestLoader } from '../../shared/loaders.ts';
-import { pageWindow, type Page, type PageLimits } from '../../shared/pagination.ts';
+import { orderTerms, pageWindow, type Page, type PageLimits } from '../../shared/pagination.ts';
 import type { Reference } from '../../shared/references.ts';
 import { formatDate } from '../../shared/scalars.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
@@ -148,13 +148,9 @@ export function documentState(ctx: RequestContext, id: number): Promise<Document
 
 // ── Reading ───────────────────────────────────────────────────────────────────────────────────────
 
-/** `-document_date`, `document_date:desc`, `document_date` → [column, direction]. */
-function orderTerms(values: readonly string[] | null | undefined, allowed: Record<string, string>): [string, 'ASC' | 'DESC'][] {
-  const terms: [string, 'ASC' | 'DESC'][] = (values?.length ? values : ['document_date:desc']).map((raw) => {
-    const m = /^([-+]?)([a-z_]+)(?::(asc|desc))?$/i.exec(raw.trim())!;
-    const desc = m[1] === '-' || m[3]?.toLowerCase() === 'desc';
-    return [allowed[m[2].toLowerCase()], desc ? 'DESC' : 'ASC'];
-  });
+/** The list's ORDER BY terms: order_by (newest document date first without one), then id (descending with the default). */
+function documentOrder(values: readonly string[] | null | undefined): [string, 'ASC' | 'DESC'][] {
+  const terms = orderTerms(values, DOCUMENT_ORDER_FIELDS, ['-document_date']).map((t): [string, 'ASC' | 'DESC'] => [t.field, t.direction === 'desc' ? 'DESC' : 'ASC']);
   if (!terms.some(([c]) => c === 'id')) terms.push(['id', values?.length ? 'ASC' : 'DESC']);
   return terms;
 }
@@ -220,7 +216,7 @@ export async function listDocuments(ctx: RequestContext, args: Args<typeof rules
   }
   const filtered = `SELECT * FROM (${DERIVED.replace('%WHERE%', 'd.client_account_id = $1')}) s${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
   const window = pageWindow(a, DOCUMENT_PAGE_LIMITS);
-  const order = orderTerms(a.orderBy, DOCUMENT_ORDER_FIELDS)
+  const order = documentOrder(a.orderBy)
     .map(([c, d]) => `${c} ${d}${c === 'id' ? '' : ' NULLS LAST'}`)
     .join(', ');
   const [ids, count] = await Promise.all([

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageArgs, type PageLimits } from '../../shared/pagination.ts';
+import { pageArgs, parseOrder, type PageLimits } from '../../shared/pagination.ts';
 import { evenWithIssues, filterText, id, optionalText, required } from '../../shared/validation.ts';
 
 /** Voucher status values (spec 001): PENDING, DRAFT, ARCHIVED, BOOKED, DELETED. */
@@ -43,38 +43,18 @@ export const VOUCHER_ORDER_FIELDS = {
   status: 'v.status',
   type: 'v.type',
 } as const;
-export type VoucherOrderField = keyof typeof VOUCHER_ORDER_FIELDS;
-export interface VoucherOrder {
-  field: VoucherOrderField;
-  direction: 'asc' | 'desc';
-}
 /** Newest first when order_by is not given. */
-export const DEFAULT_VOUCHER_ORDER: VoucherOrder[] = [{ field: 'created_at', direction: 'desc' }];
+export const DEFAULT_VOUCHER_ORDER = ['-created_at'];
 
 /**
- * `field asc|desc`, several separated by commas (`document_date desc, id asc`); the direction is
- * asc when omitted; `-field` is descending too. Each field at most once. The problem in words, or the
- * order (a pure function: the schema checks with it, the service orders by it).
+ * order_by: one string of terms (`document_date desc, id asc`; `-field` is descending too), read as
+ * every list's order_by is (parseOrder), with the fields of VOUCHER_ORDER_FIELDS.
  */
-export function parseVoucherOrder(raw: string): VoucherOrder[] | string {
-  const out: VoucherOrder[] = [];
-  for (const part of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const m = /^(-)?([a-z_]+)(?:\s+(asc|desc))?$/i.exec(part);
-    const field = m?.[2].toLowerCase();
-    if (!m || !field || !Object.hasOwn(VOUCHER_ORDER_FIELDS, field) || (m[1] && m[3])) {
-      return `cannot order by '${part.slice(0, 60)}': give a field and asc or desc, e.g. 'created_at desc'; fields: ${Object.keys(VOUCHER_ORDER_FIELDS).join(', ')}`;
-    }
-    if (out.some((o) => o.field === field)) return `names ${field} twice`;
-    out.push({ field: field as VoucherOrderField, direction: m[1] || m[3]?.toLowerCase() === 'desc' ? 'desc' : 'asc' });
-  }
-  return out;
-}
-
 export const voucherOrderBy = z
   .string()
   .max(200, 'must be at most 200 characters')
   .superRefine((raw, ctx) => {
-    const order = parseVoucherOrder(raw);
+    const order = parseOrder([raw], VOUCHER_ORDER_FIELDS);
     if (typeof order === 'string') ctx.addIssue({ code: 'custom', message: order });
   })
   .nullish();

@@ -1,7 +1,7 @@
 import { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
-import { findPage, inIdOrder, pageWindow } from '../../shared/pagination.ts';
+import { findPage, inIdOrder, orderTerms, pageWindow } from '../../shared/pagination.ts';
 import { canAccessAccount, listedAccounts, requireOwned } from '../../shared/tenancy.ts';
 import { formatDate } from '../../shared/scalars.ts';
 import { containsPattern } from '../../shared/text-search.ts';
@@ -11,14 +11,12 @@ import { derivedDocumentsSql } from '../documents/documents.service.ts';
 import { combine, cut, isPdfable, loadPdf, PDF, UnusableFileError, type PdfPart } from './voucher-pdf.ts';
 import {
   DEFAULT_VOUCHER_ORDER,
-  parseVoucherOrder,
   rangeIssues,
   VOUCHER_ORDER_FIELDS,
   VOUCHER_PAGE_LIMITS,
   VOUCHER_STATEMENT_PAGE_LIMITS,
   voucherRules as rules,
   type SourceAction,
-  type VoucherOrder,
 } from './vouchers.rules.ts';
 
 type Query = { include?: PrismaNS.VoucherInclude; select?: PrismaNS.VoucherSelect };
@@ -119,12 +117,11 @@ export async function listVouchers(ctx: RequestContext, args: Args<typeof rules.
     where.push(sql`v.id <> ${a.similarTo!} AND cardinality(v.embedding) = ${target.length}`);
   }
 
-  const parsed = a.orderBy ? parseVoucherOrder(a.orderBy) : [];
-  const order: VoucherOrder[] = Array.isArray(parsed) && parsed.length ? parsed : DEFAULT_VOUCHER_ORDER;
+  const order = orderTerms(a.orderBy ? [a.orderBy] : null, VOUCHER_ORDER_FIELDS, DEFAULT_VOUCHER_ORDER);
   const orderSql = [
     ...(target ? [sql`similarity DESC NULLS LAST`] : []),
-    ...order.map((o) => PrismaNS.raw(`${VOUCHER_ORDER_FIELDS[o.field]} ${o.direction === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`)),
-    ...(order.some((o) => o.field === 'id') ? [] : [PrismaNS.raw(`v.id ${order[0].direction === 'desc' ? 'DESC' : 'ASC'}`)]),
+    ...order.map((o) => PrismaNS.raw(`${o.field} ${o.direction === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`)),
+    ...(order.some((o) => o.field === VOUCHER_ORDER_FIELDS.id) ? [] : [PrismaNS.raw(`v.id ${order[0]!.direction === 'desc' ? 'DESC' : 'ASC'}`)]),
   ];
   const from = sql`FROM vouchers v JOIN files f ON f.id = v.file_id WHERE ${join(where, ' AND ')}`;
 
