@@ -148,11 +148,18 @@ export const orderByNames = (allowed: Readonly<Record<string, string>>) =>
     })
     .nullish();
 
-/** Checked `orderBy` values (or the fallback) as what `allowed` maps them to, each with its direction. */
-export function orderTerms<F extends string>(values: readonly string[] | null | undefined, allowed: Readonly<Record<string, F>>, fallback: readonly string[]): OrderTerm<F>[] {
-  const terms = parseOrder(values?.length ? values : fallback, allowed);
+const checked = <F extends string>(terms: OrderTerm<F>[] | string): OrderTerm<F>[] => {
   if (typeof terms === 'string') throw new Error(`unchecked order: ${terms}`);
   return terms;
+};
+
+/**
+ * Checked `orderBy` values as what `allowed` maps them to, each with its direction; the fallback's
+ * when they name no term (none given, or only separators: `order_by=,,,`).
+ */
+export function orderTerms<F extends string>(values: readonly string[] | null | undefined, allowed: Readonly<Record<string, F>>, fallback: readonly string[]): OrderTerm<F>[] {
+  const given = values?.length ? checked(parseOrder(values, allowed)) : [];
+  return given.length ? given : checked(parseOrder(fallback, allowed));
 }
 
 /** Prisma orderBy of checked `orderBy` values; the id is always the last key so pages are stable. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseOrder } from '../../src/shared/pagination.ts';
+import { orderTerms, parseOrder } from '../../src/shared/pagination.ts';
 
 // One order_by rule for every list (README "REST conventions"): spec 001 writes orders as
 // "-created_at" (items), "booking_date asc, amount asc" (bank transactions) and "a field plus asc or
@@ -35,5 +35,19 @@ describe('parseOrder: the order_by every list takes', () => {
     ['more names than the list has fields', Array(5).fill('amount'), /^names at most 4 fields$/],
   ])('%s is refused', (_rule, values, message) => {
     expect(parseOrder(values, ALLOWED)).toMatch(message);
+  });
+});
+
+describe('orderTerms: the order a list sorts by', () => {
+  it.each<[string, string[] | null]>([
+    ['none given', null],
+    ['an empty list', []],
+    ['only separators (order_by=,,, or a space)', [' ', ',,,', ';']],
+  ])('the default when %s names no term', (_case, values) => {
+    expect(orderTerms(values, ALLOWED, ['-created_at'])).toEqual([{ field: 'createdAt', direction: 'desc' }]);
+  });
+
+  it('the terms given otherwise', () => {
+    expect(orderTerms(['amount desc'], ALLOWED, ['-created_at'])).toEqual([{ field: 'amount', direction: 'desc' }]);
   });
 });
