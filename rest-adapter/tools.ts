@@ -78,10 +78,11 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
   }
   const relations = withParameter(op);
   if (op.with) {
+    const defaults = withDefaults(op);
     properties[relations] = {
       type: 'array',
       items: { type: 'string', enum: [...op.with.allowed] },
-      description: `related records to embed${withDefaults(op).length ? `; default: ${withDefaults(op).join(', ')}` : ''}${op.with.always?.length ? `; always: ${op.with.always.join(', ')}` : ''}`,
+      description: `related records to embed${defaults.length ? `; default: ${defaults.join(', ')}` : ''}${op.with.always?.length ? `; always: ${op.with.always.join(', ')}` : ''}`,
     };
   }
   const readOnly = !compiled.isMutation;

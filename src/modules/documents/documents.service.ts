@@ -151,8 +151,9 @@ export function documentState(ctx: RequestContext, id: number): Promise<Document
 /** The list's ORDER BY terms: order_by (newest document date first without one), then id (descending with the default). */
 function documentOrder(values: readonly string[] | null | undefined): [string, 'ASC' | 'DESC'][] {
   const given = orderTerms(values, DOCUMENT_ORDER_FIELDS, []);
-  const terms = (given.length ? given : orderTerms(null, DOCUMENT_ORDER_FIELDS, ['-document_date'])).map((t): [string, 'ASC' | 'DESC'] => [t.field, t.direction === 'desc' ? 'DESC' : 'ASC']);
-  if (!terms.some(([c]) => c === 'id')) terms.push(['id', given.length ? 'ASC' : 'DESC']);
+  if (!given.length) return [['document_date', 'DESC'], ['id', 'DESC']];
+  const terms = given.map((t): [string, 'ASC' | 'DESC'] => [t.field, t.direction === 'desc' ? 'DESC' : 'ASC']);
+  if (!terms.some(([c]) => c === 'id')) terms.push(['id', 'ASC']);
   return terms;
 }
 
