@@ -30,7 +30,12 @@ const httpUrl = (field: string) =>
 
 /** The inputs of the portal operations (the GraphQL fields' arguments). */
 export const portalRules = {
-  authorize: z.object({ returnTo: httpUrl('return_to') }),
+  /**
+   * status, reportees, parties: a person's connection. client_account_id is optional (integrators send
+   * it with every call): checked for access (403), otherwise it changes nothing — see personAccount
+   */
+  connection: z.object({ clientAccountId: id.nullish() }),
+  authorize: z.object({ returnTo: httpUrl('return_to'), clientAccountId: id.nullish() }),
   createSystemUser: z.object({ clientAccountId: id, redirectUrl: httpUrl('redirect_url') }),
   listSystemUsers: z.object({ clientAccountId: id.nullish(), ...pageArgs }),
   getSystemUser: z.object({ id: z.string().max(100, 'must be at most 100 characters') }),
