@@ -375,6 +375,9 @@ describe.each(targets())('portal integrations REST (%s)', (target) => {
       const other = await company();
       expect(await get('/govportal/system-users/00000000-0000-4000-8000-000000000000', c.user.token)).toMatchObject({ status: 404, body: { status: 404 } });
       expect((await get('/govportal/system-users/not-a-uuid', c.user.token)).status).toBe(404);
+      // spec 002 "id is a UUID string … 404": a long id is no UUID either, so 404 (it was a 400 "at most 100 characters"), never echoed
+      const long = await get(`/govportal/system-users/${'x'.repeat(500)}`, c.user.token);
+      expect(long).toMatchObject({ status: 404, body: { error: 'System user (the id is no UUID) not found', status: 404 } });
       expect((await get(`/govportal/system-users/${su.id}`, other.user.token)).status).toBe(404);
       const em = await app.seed.user();
       await app.seed.grantRole({ userId: em.id, clientAccountId: c.account.id, role: 'EM' });
@@ -447,6 +450,9 @@ describe.each(targets())('portal integrations REST (%s)', (target) => {
       ['query empty', 2024, '', '', /query/],
       ['client_account_id missing', 2024, 'Storgata', 'nocompany', /client_account_id/],
       ['a year the tax authority does not serve (upstream 400)', 1990, 'Storgata', '', /property search failed/],
+      // spec 002 "Path: inntektsaar integer": any integer is passed on, the tax authority answers which years it has
+      ['year 1: no local "must be a year" rule, the tax authority refuses it', 1, 'Storgata', '', /property search failed/],
+      ['year 99999: the tax authority refuses it', 99999, 'Storgata', '', /property search failed/],
     ])('property search: %s → 400', async (_what, year, query, mode, message) => {
       const c = await approvedCompany();
       const res =

@@ -38,9 +38,11 @@ export const portalRules = {
   authorize: z.object({ returnTo: httpUrl('return_to'), clientAccountId: id.nullish() }),
   createSystemUser: z.object({ clientAccountId: id, redirectUrl: httpUrl('redirect_url') }),
   listSystemUsers: z.object({ clientAccountId: id.nullish(), ...pageArgs }),
-  getSystemUser: z.object({ id: z.string().max(100, 'must be at most 100 characters') }),
+  /** any string: one that is no UUID names no system user (404, without a lookup) */
+  getSystemUser: z.object({ id: z.string() }),
   propertySearch: z.object({
-    inntektsaar: z.number().int('must be an integer').min(1900, 'must be a year').max(2200, 'must be a year'),
+    /** spec 002: "inntektsaar integer"; which income years exist is the tax authority's to say (its 400) */
+    inntektsaar: z.number().int('must be an integer'),
     clientAccountId: id,
     query: z.string().trim().min(1, 'is required').max(200, 'must be at most 200 characters'),
   }),

@@ -334,7 +334,7 @@ export async function createSystemUser(ctx: RequestContext, args: Args<typeof ru
 export async function getSystemUser(ctx: RequestContext, args: Args<typeof rules.getSystemUser>, query: SystemUserQuery = {}) {
   const { id } = parse(rules.getSystemUser, args);
   const row = isUuid(id) ? await ctx.db.govportalSystemUser.findUnique({ where: { id: id.toLowerCase() } }) : null;
-  if (!row || !(await canAccessAccount(ctx, row.clientAccountId))) throw new NotFoundError(`System user ${id}`);
+  if (!row || !(await canAccessAccount(ctx, row.clientAccountId))) throw new NotFoundError(isUuid(id) ? `System user ${id}` : 'System user (the id is no UUID)');
   await requireManager(ctx, row.clientAccountId);
   await syncSystemUsers(ctx, [row], { missing: 'fail' });
   return ctx.db.govportalSystemUser.findUniqueOrThrow({ ...query, where: { id: row.id } });
