@@ -16,7 +16,7 @@ import { createRequestContext, type Actor, type RequestContext } from './shared/
 import { ReferenceCache } from './shared/reference-cache.ts';
 import { boundValidationErrors, guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
 import { queryLimitsPlugin } from './shared/query-limits.ts';
-import { guardGraphqlHttp, guardQuery, jsonBody } from './shared/input-guard.ts';
+import { guardGraphqlHttp, guardPath, guardQuery, jsonBody } from './shared/input-guard.ts';
 import { camt053Body } from './modules/bank-transactions/camt053-body.ts';
 import { errorShapeOf, sendError } from './shared/error-renderer.ts';
 import { admissionControl, type Admission } from './shared/admission.ts';
@@ -93,8 +93,9 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     next();
   });
 
-  // the route's error shape first, so the query guard's 400 and a 503 below take it too
+  // the route's error shape first, so the path and query guards' 400 and a 503 below take it too
   app.use('/api/v2', errorShapeRouter());
+  app.use(guardPath);
   app.use(guardQuery);
 
   // At most config.admission.concurrency requests at work; the rest wait their turn in arrival order

@@ -17,6 +17,10 @@ const SYSTEM_USER_FIELDS = /* GraphQL */ `
     updated_at: updatedAt
   }`;
 
+/** the optional client_account_id of a person's login operations */
+const ACCOUNT =
+  'client_account_id (optional, as integrators send it with every call): one of your client accounts, 403 for another; the login is the person’s, so it changes nothing else.';
+
 const LOGIN =
   'The browser comes back to /public/v2/integrations/{service}/callback, which stores the connection for you (a login is a person’s) and shows a "connected" page, or sends the browser to return_to.';
 
@@ -24,26 +28,26 @@ export const portalIntegrationOperations = defineOperations([
   {
     method: 'GET',
     path: '/integrations/govportal/status',
-    summary: 'Whether you are connected to the government portal: {connected, end_session_url} (the national login’s logout URL; null when not connected).',
-    document: /* GraphQL */ `query GetGovportalStatus { govportalStatus { connected end_session_url: endSessionUrl } }`,
+    summary: `Whether you are connected to the government portal: {connected, end_session_url} (the national login’s logout URL; null when not connected). ${ACCOUNT}`,
+    document: /* GraphQL */ `query GetGovportalStatus($clientAccountId: Int) { govportalStatus(clientAccountId: $clientAccountId) { connected end_session_url: endSessionUrl } }`,
   },
   {
     method: 'POST',
     path: '/integrations/govportal/authorize',
-    summary: `Start connecting to the government portal: answers {authorization_url}; redirect the user there (the national login). ${LOGIN} Body (optional): return_to.`,
-    document: /* GraphQL */ `mutation CreateGovportalAuthorization($returnTo: String) { authorizeGovportal(returnTo: $returnTo) { authorization_url: authorizationUrl } }`,
+    summary: `Start connecting to the government portal: answers {authorization_url}; redirect the user there (the national login). ${LOGIN} Body (optional): return_to, client_account_id. ${ACCOUNT}`,
+    document: /* GraphQL */ `mutation CreateGovportalAuthorization($returnTo: String, $clientAccountId: Int) { authorizeGovportal(returnTo: $returnTo, clientAccountId: $clientAccountId) { authorization_url: authorizationUrl } }`,
   },
   {
     method: 'GET',
     path: '/integrations/govportal/reportees',
-    summary: 'Whom you may act for at the government portal: the portal’s HAL+JSON list of reportees, unchanged. 403 without a valid portal access token.',
-    document: /* GraphQL */ `query ListGovportalReportees { govportalReportees }`,
+    summary: `Whom you may act for at the government portal: the portal’s HAL+JSON list of reportees, unchanged. 403 without a valid portal access token. ${ACCOUNT}`,
+    document: /* GraphQL */ `query ListGovportalReportees($clientAccountId: Int) { govportalReportees(clientAccountId: $clientAccountId) }`,
   },
   {
     method: 'GET',
     path: '/integrations/govportal/parties',
-    summary: 'Your authorized parties at the government portal, as the portal answers them. 403 without a valid portal access token; 500 when the portal fails.',
-    document: /* GraphQL */ `query ListGovportalParties { govportalParties }`,
+    summary: `Your authorized parties at the government portal, as the portal answers them. 403 without a valid portal access token; 500 when the portal fails. ${ACCOUNT}`,
+    document: /* GraphQL */ `query ListGovportalParties($clientAccountId: Int) { govportalParties(clientAccountId: $clientAccountId) }`,
   },
   {
     method: 'GET',
@@ -90,14 +94,14 @@ export const portalIntegrationOperations = defineOperations([
   {
     method: 'GET',
     path: '/integrations/idprovider/status',
-    summary: 'Whether you are logged in with the national login: {connected, end_session_url}.',
-    document: /* GraphQL */ `query GetIdproviderStatus { idproviderStatus { connected end_session_url: endSessionUrl } }`,
+    summary: `Whether you are logged in with the national login: {connected, end_session_url}. ${ACCOUNT}`,
+    document: /* GraphQL */ `query GetIdproviderStatus($clientAccountId: Int) { idproviderStatus(clientAccountId: $clientAccountId) { connected end_session_url: endSessionUrl } }`,
   },
   {
     method: 'POST',
     path: '/integrations/idprovider/authorize',
-    summary: `Start a national login: answers {authorization_url}; redirect the user there. ${LOGIN} Body (optional): return_to.`,
-    document: /* GraphQL */ `mutation CreateIdproviderAuthorization($returnTo: String) { authorizeIdprovider(returnTo: $returnTo) { authorization_url: authorizationUrl } }`,
+    summary: `Start a national login: answers {authorization_url}; redirect the user there. ${LOGIN} Body (optional): return_to, client_account_id. ${ACCOUNT}`,
+    document: /* GraphQL */ `mutation CreateIdproviderAuthorization($returnTo: String, $clientAccountId: Int) { authorizeIdprovider(returnTo: $returnTo, clientAccountId: $clientAccountId) { authorization_url: authorizationUrl } }`,
   },
   {
     method: 'GET',

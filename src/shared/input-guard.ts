@@ -134,6 +134,33 @@ export function formBody(options: { limit: string }): RequestHandler {
   return express.urlencoded({ extended: false, limit: options.limit, verify: verifyForm });
 }
 
+/** The control characters (C0 and DEL): no path of this service has one, and the NUL reaches PostgreSQL as a 500. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * The path of every request, before any route: percent-encoding that decodes to no UTF-8 text (`%`,
+ * `%ZZ`, `%C0%80`, a lone surrogate `%ED%A0%80`) or to a control character (`%00`, `%0A`, `%7F`)
+ * is a 400 in the path's error shape (src/shared/error-renderer.ts). No path of this service
+ * contains either, and a path parameter holding a NUL was a 500 where it reached the database
+ * (`DELETE /v2/oauth/clients/%00`): one check here covers every entry point, today's and future
+ * ones. The message never repeats the path. (A raw control character never gets this far: Node's
+ * HTTP parser refuses the request line, src/shared/client-errors.ts.)
+ */
+export function guardPath(req: Request, _res: Response, next: NextFunction): void {
+  const raw = req.originalUrl;
+  const end = raw.indexOf('?');
+  const path = end < 0 ? raw : raw.slice(0, end);
+  if (!path.includes('%')) return next();
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return next(new ValidationError('The request path has malformed percent-encoding (a % not followed by two hex digits, or bytes that are no UTF-8 text)'));
+  }
+  if (CONTROL.test(decoded)) return next(new ValidationError('The request path must not contain control characters (U+0000 to U+001F, U+007F), percent-encoded or not'));
+  next();
+}
+
 /** Query strings of every path: a NUL in a parameter name or value is a 400 naming it. */
 export function guardQuery(req: Request, _res: Response, next: NextFunction): void {
   const raw = req.originalUrl.indexOf('?');

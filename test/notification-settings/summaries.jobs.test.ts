@@ -201,11 +201,12 @@ describe.each(targets())('scheduled summaries (%s)', (target) => {
       await setting(bk, provider.account.id, 'ORGANIZATIONAL_ROLE_CHANGES', true, false);
     });
 
-    it("the day after: the provider's accountants and bookkeepers (AA, BK) get the roles added and removed at its clients, with who changed them", async () => {
+    it('spec 002 "daily summary to users of a provider account about organizational roles added or removed at contracted clients": every user of the provider account, whatever the role (AA, CA, BK, EM), gets the day\'s changes with who made them; "A type without a stored setting is enabled"', async () => {
       const out = await run(roleChangesJob, { now, clientAccountIds: [provider.account.id] });
-      expect(out).toEqual({ period: day, sent: 2, optedOut: 1, alreadySent: 0 });
+      expect(out).toEqual({ period: day, sent: 4, optedOut: 1, alreadySent: 0 });
       const dated = `${day.slice(8, 10)}.${day.slice(5, 7)}.${day.slice(0, 4)}`;
-      for (const staff of [provider.user, bk]) {
+      // AA (the tenant's user), BK (e-mail on), EM and CA (no stored setting: enabled)
+      for (const staff of [provider.user, bk, em, providerOwner]) {
         const mails = await mailsTo(staff.email);
         expect(mails).toHaveLength(1);
         expect(mails[0].subject).toBe(`Rolleendringer hos kundene til ${provider.account.displayName} ${dated}`);
@@ -217,11 +218,12 @@ describe.each(targets())('scheduled summaries (%s)', (target) => {
         expect(text).not.toContain('regnskapsfører (AA)'); // the provider's own roles and the refused BK grant are not changes at a client
         expect(text.match(/^\s+[+−] /gm)).toHaveLength(4); // the tenant's owner, the leaver's grant, the newcomer, the leaver's removal; not the one two days before
       }
-      for (const none of [em, providerOwner, optedOut, client.user, newcomer]) expect(await mailsTo(none.email)).toEqual([]);
+      // the one who turned e-mail off, and the client's own users (no users of the provider account)
+      for (const none of [optedOut, client.user, newcomer]) expect(await mailsTo(none.email)).toEqual([]);
     });
 
     it('"idempotent per period": the same day again sends nothing', async () => {
-      expect(await run(roleChangesJob, { now, clientAccountIds: [provider.account.id] })).toEqual({ period: day, sent: 0, optedOut: 1, alreadySent: 2 });
+      expect(await run(roleChangesJob, { now, clientAccountIds: [provider.account.id] })).toEqual({ period: day, sent: 0, optedOut: 1, alreadySent: 4 });
       expect(await mailsTo(bk.email)).toHaveLength(1);
     });
 

@@ -175,17 +175,17 @@ describe.each(targets())('OAuth authorize (%s)', (db) => {
     });
 
     describe('consent', () => {
-      it('POST confirm=yes → 302 to `{redirect_uri}?code=<code>&state=<state>` exactly (no other parameters, e.g. no iss)', async () => {
+      it('POST confirm=yes → 302 to `{redirect_uri}?code=<code>&state=<state>`, plus RFC 9207 iss and nothing else', async () => {
         const u = await kit.user();
         const client = await kit.register();
         const res = await u.browser.consent(path(codeParams(client.client_id, { state: 'state-123' })), 'yes');
         expect(res.status).toBe(302);
         expect(target(res)).toBe(kit.redirectUri);
-        expect(paramNames(res)).toEqual(['code', 'state']);
+        expect(paramNames(res).sort()).toEqual(['code', 'iss', 'state']);
         expect(res.location!.searchParams.get('state')).toBe('state-123');
+        expect(res.location!.searchParams.get('iss')).toBe(app.url);
         expect(res.location!.hash).toBe('');
         const code = res.location!.searchParams.get('code')!;
-        expect(res.location!.href).toBe(`${kit.redirectUri}?code=${code}&state=state-123`);
         expect((await exchange(code, client)).status).toBe(200);
       });
 
@@ -195,7 +195,7 @@ describe.each(targets())('OAuth authorize (%s)', (db) => {
         const res = await u.browser.consent(path(codeParams(client.client_id)), 'yes');
         expect(res.status).toBe(302);
         expect(target(res)).toBe(kit.redirectUri);
-        expect(paramNames(res)).toEqual(['code']);
+        expect(paramNames(res).sort()).toEqual(['code', 'iss']);
         expect((await exchange(res.location!.searchParams.get('code')!, client)).status).toBe(200);
       });
 
@@ -280,7 +280,7 @@ describe.each(targets())('OAuth authorize (%s)', (db) => {
         const granted = await u.browser.consent(path(params), 'yes');
         expect(granted.status).toBe(302);
         expect(target(granted)).toBe('https://client.example/cb');
-        expect(paramNames(granted)).toEqual(['tenant', 'code', 'state']);
+        expect(paramNames(granted)).toEqual(['tenant', 'code', 'state', 'iss']);
         expect(granted.location!.searchParams.get('tenant')).toBe('7');
         expect((await exchange(granted.location!.searchParams.get('code')!, client, withQuery)).status).toBe(200);
 
@@ -399,6 +399,40 @@ describe.each(targets())('OAuth authorize (%s)', (db) => {
       const res = await attacker.post('/public/v2/oauth/login', { csrf: Browser.field(form.text, 'csrf'), next: '', email: u.email, password: PASSWORD });
       expect(res.status).toBe(403);
       await notSignedIn(attacker);
+    });
+
+    // Issue 26: "`next` after login is followed only to this server's own authorize endpoint (both
+    // /v2/oauth/authorize and /public/v2/oauth/authorize with their query), never to a path that redirects onward"
+    it.each(PREFIXES)('spec 000 "after login the user returns to the authorize endpoint and sees the consent form": `next` = %s/authorize with its query is followed (303, exactly)', async (prefix) => {
+      const u = await kit.user();
+      const client = await kit.register();
+      const next = kit.authorizePath({ client_id: client.client_id, redirect_uri: kit.redirectUri, response_type: 'code', state: 'a b&c' }, prefix);
+      const browser = new Browser(app.url);
+      const res = await browser.signIn(u.email, PASSWORD, next);
+      expect(res.status).toBe(303);
+      expect(res.headers.get('location')).toBe(next);
+      expect((await browser.get(next)).text).toContain('name="confirm" value="yes"');
+    });
+
+    it.each([
+      ['the portal callback, which sends the browser on to its return_to', '/public/v2/integrations/govportal/callback?code=x&state=y'],
+      ['the login page itself, whose own next could point anywhere', '/public/v2/oauth/login?next=https%3A%2F%2Fevil.example%2F'],
+      ['GraphiQL', '/graphql?query=%7B__typename%7D'],
+      ['another OAuth endpoint', '/v2/oauth/token'],
+      ['a path that only starts like authorize', '/v2/oauth/authorizeX?client_id=x'],
+      ['a dot-segment walk out of authorize', '/v2/oauth/authorize/../../public/v2/integrations/govportal/callback?state=y'],
+      ['an encoded walk out of authorize', '/public/v2/oauth/authorize%2F..%2F..%2Fintegrations%2Fgovportal%2Fcallback'],
+      ['authorize with a fragment', '/v2/oauth/authorize#https://evil.example'],
+      ['authorize on another host, protocol-relative', '//evil.example/v2/oauth/authorize?client_id=x'],
+    ])('`next` = %s is not followed: after sign-in the safe default, the "Signed in" page (200, no redirect)', async (_name, next) => {
+      const u = await kit.user();
+      const browser = new Browser(app.url);
+      const form = await browser.get(`/public/v2/oauth/login?next=${encodeURIComponent(next)}`);
+      expect(Browser.field(form.text, 'next')).toBe('');
+      const res = await browser.post('/public/v2/oauth/login', { csrf: Browser.field(form.text, 'csrf'), next, email: u.email, password: PASSWORD });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('location')).toBeNull();
+      expect(res.text).toContain('You are signed in as');
     });
 
     it.each(['https://evil.example/', '//evil.example/', '/\\evil.example/', 'https://evil.example/public/v2/oauth/authorize?client_id=x', 'javascript:alert(1)'])(

@@ -319,7 +319,8 @@ describe.each(targets())('OAuth clients (%s)', (db) => {
       const pkce = pkcePair();
       const consent = await u.browser.consent(kit.authorizePath({ client_id: client.client_id, redirect_uri: uri, response_type: 'code', state: 's', code_challenge: pkce.s256, code_challenge_method: 'S256' }), 'yes');
       expect(consent.status, consent.text).toBe(302);
-      expect(consent.headers.get('location')).toMatch(/^com\.example\.app:\/oauth\/callback\?code=[^&]+&state=s$/);
+      expect(consent.headers.get('location')).toMatch(/^com\.example\.app:\/oauth\/callback\?code=[^&]+&state=s&iss=[^&]+$/);
+      expect(consent.location!.searchParams.get('iss')).toBe(app.url);
       const code = consent.location!.searchParams.get('code')!;
       const t = await kit.token({ grant_type: 'authorization_code', code, redirect_uri: uri, client_id: client.client_id, code_verifier: pkce.verifier });
       expect(t.status, t.text).toBe(200);

@@ -136,7 +136,7 @@ describe.each(targets())('PKCE (%s)', (target) => {
       const client = await k.register(PUBLIC);
       const res = await user.browser.get(k.authorizePath({ client_id: client.client_id, redirect_uri: k.redirectUri, response_type: 'code', state: 's' }));
       expect(res.status, res.text).toBe(302);
-      expect(Object.fromEntries(res.location!.searchParams)).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/code_challenge/), state: 's' });
+      expect(Object.fromEntries(res.location!.searchParams)).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/code_challenge/), state: 's', iss: app.url });
     });
 
     it('a public client that sends a client_secret anyway is not authenticated (401 invalid_client): it has none', async () => {

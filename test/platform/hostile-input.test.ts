@@ -133,11 +133,69 @@ describe.each(targets())('hostile input is refused at the edge (%s)', (target) =
   it.each([
     ['variables={', '/graphql?query=%7B__typename%7D&variables=%7B', 400, 'variables: must be a JSON object'],
     ['extensions={', '/graphql?query=%7B__typename%7D&extensions=%7B', 400, 'extensions: must be a JSON object'],
-    ['a path below /graphql', '/graphql/%00', 404, 'No such endpoint: GET /graphql/%00'],
+    ['a path below /graphql', '/graphql/x', 404, 'No such endpoint: GET /graphql/x'],
   ])('GET /graphql with %s → 4xx as a GraphQL response', async (_name, path, status, message) => {
     const res = await app.http('GET', path, { token: t.user.token, headers: { accept: 'application/json' } });
     expect(res.status).toBe(status);
     expect(res.body).toMatchObject({ errors: [{ message, extensions: { code: expect.any(String) } }] });
+  });
+
+  // Issue 26: "a NUL byte in any path segment (e.g. DELETE /v2/oauth/clients/%00, a 500 today) is a 4xx — make this
+  // general: any path anywhere … with a percent-encoded NUL (or other control characters / malformed
+  // percent-encoding) answers a 4xx in that path's error shape, never 500".
+  const PATH_SHAPES: [string, 'GET' | 'POST' | 'DELETE', string, (body: any) => void][] = [
+    ['OAuth', 'DELETE', '/v2/oauth/clients/X', (b) => expect(b).toEqual({ error: 'invalid_request', error_description: expect.any(String) })],
+    ['OAuth (public)', 'GET', '/public/v2/oauth/X', (b) => expect(b).toEqual({ error: 'invalid_request', error_description: expect.any(String) })],
+    ['OAuth authorize', 'GET', '/v2/oauth/authorize/X', (b) => expect(b).toEqual({ error: 'invalid_request', error_description: expect.any(String) })],
+    ['REST', 'GET', '/api/v2/items/X', (b) => expect(b).toEqual({ error: expect.any(String), status: 400 })],
+    ['REST, the v2 envelope (voucher delete)', 'DELETE', '/api/v2/vouchers/X', (b) => expect(b).toEqual({ error: { code: 'common.validation_error', message: expect.any(String), request_id: expect.any(String) } })],
+    ['REST, public', 'GET', '/public/v2/invitations/X', (b) => expect(b).toEqual({ error: expect.any(String), status: 400 })],
+    ['GraphQL', 'GET', '/graphql/X', (b) => expect(b).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'common.validation_error' } }] })],
+    ['MCP', 'POST', '/mcp/X', (b) => expect(b).toEqual({ error: expect.any(String), status: 400 })],
+    ['discovery', 'GET', '/.well-known/oauth-protected-resource/X', (b) => expect(b).toEqual({ error: expect.any(String), status: 400 })],
+    ['the portal callback', 'GET', '/public/v2/integrations/X/callback', (b) => expect(b).toEqual({ error: expect.any(String), status: 400 })],
+  ];
+  const BAD_SEGMENTS: [string, string, RegExp][] = [
+    ['a NUL', '%00', /control characters/],
+    ['a NUL inside a segment', 'a%00b', /control characters/],
+    ['a line feed', 'a%0Ab', /control characters/],
+    ['a tab', '%09', /control characters/],
+    ['DEL', '%7F', /control characters/],
+    ['a lone %', '%', /malformed percent-encoding/],
+    ['% not followed by hex', '%ZZ', /malformed percent-encoding/],
+    ['a cut UTF-8 sequence', '%E0%A4%A', /malformed percent-encoding/],
+    ['an overlong NUL', '%C0%80', /malformed percent-encoding/],
+    ['a lone surrogate', '%ED%A0%80', /malformed percent-encoding/],
+  ];
+  it.each(PATH_SHAPES)(
+    'spec 000: "400 invalid request" — %s: a path segment with control characters or malformed percent-encoding is 400 in that path’s error shape, never 500',
+    async (_name, method, path, shape) => {
+      for (const [what, segment, message] of BAD_SEGMENTS) {
+        const res = await fetch(`${app.url}${path.replace('X', segment)}`, {
+          method,
+          headers: { authorization: `Bearer ${t.user.token}`, accept: 'application/json', 'content-type': 'application/json' },
+          body: method === 'POST' ? '{}' : undefined,
+          redirect: 'manual',
+        });
+        expect(res.status, `${what}: ${method} ${path.replace('X', segment)}`).toBe(400);
+        const body = await res.json();
+        shape(body);
+        expect(JSON.stringify(body), what).toMatch(message);
+        expect(res.headers.get('x-request-id')).toEqual(expect.any(String));
+      }
+    },
+  );
+
+  it('spec 000 "DELETE /v2/oauth/clients/{client_id}": DELETE /v2/oauth/clients/%00 → 400 invalid_request (it was a 500); an ordinary unknown id is still 404', async () => {
+    const session = t.user.token; // a session token, as POST /v2/oauth/login gives
+    const nul = await app.http('DELETE', '/v2/oauth/clients/%00', { token: session });
+    expect(nul).toMatchObject({ status: 400, body: { error: 'invalid_request', error_description: expect.stringContaining('control characters') } });
+    expect(await app.http('DELETE', '/v2/oauth/clients/no-such-client', { token: session })).toMatchObject({ status: 404, body: { error: 'not_found' } });
+  });
+
+  it('encoded characters that are no control characters still reach the routes (%20, %2F, UTF-8)', async () => {
+    expect((await app.http('GET', '/api/v2/items/%20', { token: t.user.token })).body.error).toMatch(/^id: must be an integer/);
+    expect((await app.http('GET', '/public/v2/invitations/%C3%A6%2F', {})).status).toBe(404);
   });
 
   it.each([

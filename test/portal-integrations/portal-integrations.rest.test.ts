@@ -150,6 +150,60 @@ describe.each(targets())('portal integrations REST (%s)', (target) => {
     });
   });
 
+  // Issue 26 item 5: "POST /integrations/govportal/authorize accepts an optional client_account_id (403 for an
+  // account the caller cannot access), as integrators send it with every call … idprovider/authorize, status
+  // endpoints". Spec 000: "Access to any other client account yields 403".
+  describe('client_account_id, as integrators send it with every call', () => {
+    it.each(['govportal', 'idprovider'])(
+      'spec 002 "POST /integrations/%s/authorize … {authorization_url}": with client_account_id of one of your accounts (body) → 200 {authorization_url}',
+      async (service) => {
+        const { account, user } = await company();
+        const res = await post(`/${service}/authorize`, user.token, { client_account_id: account.id });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(Object.keys(res.body)).toEqual(['authorization_url']);
+        expect(new URL(res.body.authorization_url).searchParams.get('redirect_uri')).toBe(`${app.url}/public/v2/integrations/${service}/callback`);
+        // an employee's account is an eligible account too: starting one's own login needs no manager
+        const employee = await company('EM');
+        expect((await post(`/${service}/authorize`, employee.user.token, { client_account_id: employee.account.id, return_to: `${app.url}/graphql` })).status).toBe(200);
+      },
+    );
+
+    it.each(['govportal', 'idprovider'])('spec 000 "Access to any other client account yields 403": POST /integrations/%s/authorize with another tenant’s or a missing client_account_id → 403 {error, status}, no login started', async (service) => {
+      const { user } = await company();
+      const other = await company();
+      for (const id of [other.account.id, 2_000_000_000]) {
+        const res = await post(`/${service}/authorize`, user.token, { client_account_id: id });
+        expect(res).toMatchObject({ status: 403, body: { error: expect.stringContaining(`client account ${id}`), status: 403 } });
+      }
+      expect(await app.db.prisma.portalLoginState.count({ where: { userId: user.id } })).toBe(0);
+      // a client_account_id that is no id is a 400 naming it
+      expect(await post(`/${service}/authorize`, user.token, { client_account_id: 'abc' })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/client_account_id/) } });
+    });
+
+    it.each(['govportal', 'idprovider'])('spec 002 "GET /integrations/%s/status {connected, end_session_url}": ?client_account_id= of your account answers the same; another tenant’s is 403', async (service) => {
+      const { account, user } = await company();
+      const other = await company();
+      expect(await get(`/${service}/status?client_account_id=${account.id}`, user.token)).toMatchObject({ status: 200, body: { connected: false, end_session_url: null } });
+      expect(await get(`/${service}/status?client_account_id=${other.account.id}`, user.token)).toMatchObject({ status: 403, body: { status: 403 } });
+    });
+
+    it('the connection stays the person’s: started with one client account it is connected whichever account (or none) the status names; reportees and parties take client_account_id too', async () => {
+      const { account, user } = await company();
+      const second = await app.seed.clientAccount();
+      await app.seed.grantRole({ userId: user.id, clientAccountId: second.id, role: 'CA' });
+      const other = await company();
+      const steps = await login(app, user.token, 'govportal', TEST_PERSONS[0]!.pid, { client_account_id: account.id });
+      expect(steps.callback.status).toBe(200);
+      for (const q of ['', `?client_account_id=${account.id}`, `?client_account_id=${second.id}`]) {
+        expect((await get(`/govportal/status${q}`, user.token)).body.connected).toBe(true);
+      }
+      for (const path of ['/govportal/reportees', '/govportal/parties']) {
+        expect((await get(`${path}?client_account_id=${second.id}`, user.token)).status).toBe(200);
+        expect(await get(`${path}?client_account_id=${other.account.id}`, user.token)).toMatchObject({ status: 403, body: { status: 403 } });
+      }
+    });
+  });
+
   describe('reportees and parties', () => {
     it('reportees: the person, organisations derived from the number (the same on every login), and those given through the sandbox control', async () => {
       const pid = TEST_PERSONS[1]!.pid;
@@ -321,6 +375,9 @@ describe.each(targets())('portal integrations REST (%s)', (target) => {
       const other = await company();
       expect(await get('/govportal/system-users/00000000-0000-4000-8000-000000000000', c.user.token)).toMatchObject({ status: 404, body: { status: 404 } });
       expect((await get('/govportal/system-users/not-a-uuid', c.user.token)).status).toBe(404);
+      // spec 002 "id is a UUID string … 404": a long id is no UUID either, so 404 (it was a 400 "at most 100 characters"), never echoed
+      const long = await get(`/govportal/system-users/${'x'.repeat(500)}`, c.user.token);
+      expect(long).toMatchObject({ status: 404, body: { error: 'System user (the id is no UUID) not found', status: 404 } });
       expect((await get(`/govportal/system-users/${su.id}`, other.user.token)).status).toBe(404);
       const em = await app.seed.user();
       await app.seed.grantRole({ userId: em.id, clientAccountId: c.account.id, role: 'EM' });
@@ -393,6 +450,9 @@ describe.each(targets())('portal integrations REST (%s)', (target) => {
       ['query empty', 2024, '', '', /query/],
       ['client_account_id missing', 2024, 'Storgata', 'nocompany', /client_account_id/],
       ['a year the tax authority does not serve (upstream 400)', 1990, 'Storgata', '', /property search failed/],
+      // spec 002 "Path: inntektsaar integer": any integer is passed on, the tax authority answers which years it has
+      ['year 1: no local "must be a year" rule, the tax authority refuses it', 1, 'Storgata', '', /property search failed/],
+      ['year 99999: the tax authority refuses it', 99999, 'Storgata', '', /property search failed/],
     ])('property search: %s → 400', async (_what, year, query, mode, message) => {
       const c = await approvedCompany();
       const res =

@@ -46,6 +46,17 @@ describe.each(targets())('users GraphQL (%s)', (target) => {
     expect((await app.http('POST', '/graphql', { token: second, body: { query: '{ me { scopes } }' } })).status).toBe(401);
   });
 
+  it('changePassword to the current password is accepted (no unstated "must differ" refusal): it ends the other sessions, as any change does', async () => {
+    const email = `pw-same-${target}-${Date.now()}@test.example`;
+    await createUser(app.seed.system, { input: { email, password: 'same password 1' } });
+    const first = (await login(email, 'same password 1')).body.access_token;
+    const second = (await login(email, 'same password 1')).body.access_token;
+    const res = await app.gql(first, 'mutation { changePassword(input: { currentPassword: "same password 1", newPassword: "same password 1" }) }');
+    expect(res).toEqual({ data: { changePassword: true } });
+    expect((await login(email, 'same password 1')).status).toBe(200);
+    expect((await app.http('POST', '/graphql', { token: second, body: { query: '{ me { scopes } }' } })).status).toBe(401);
+  });
+
   it('a read-only token cannot change the profile (insufficient_scope)', async () => {
     const u = await app.seed.user();
     expect(errorCode(await app.gql(u.readToken, 'mutation { updateMe(input: { firstName: "X" }) { id } }'))).toBe('insufficient_scope');

@@ -12,7 +12,7 @@ export const NotificationTypeEnum = builder.enumType('NotificationType', {
         "Mondays, to the client account's owners (CA), only when something needs attention: open tasks, unreconciled bank transactions, open voucher questions, draft journal entries and vouchers, with counts and links. E-mail only",
     },
     ORGANIZATIONAL_ROLE_CHANGES: {
-      description: "Daily, to the accountants and bookkeepers (AA, BK) of a provider account: roles added or removed at its clients the day before, only on days with changes. E-mail only",
+      description: "Daily, to the users of a provider account (every role): roles added or removed at its clients the day before, only on days with changes. E-mail only",
     },
   } satisfies Record<(typeof NOTIFICATION_TYPES)[number], { description: string }>,
 });

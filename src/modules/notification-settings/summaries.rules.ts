@@ -125,7 +125,7 @@ export function roleChangesMail(a: {
     text:
       `${greeting(a.recipient)}\n\ndisse rollene ble lagt til eller fjernet hos kundene til ${a.provider.displayName} ${weekday(a.day)} ${norwegianDate(a.day)}:\n\n` +
       `${blocks.join('\n\n')}\n\n` +
-      `Du får denne oversikten dagen etter hver dag med endringer, som regnskapsfører eller bokfører i ${a.provider.displayName}.\n` +
+      `Du får denne oversikten dagen etter hver dag med endringer, som bruker av ${a.provider.displayName}.\n` +
       footer(a.baseUrl, a.provider.id, 'ORGANIZATIONAL_ROLE_CHANGES'),
   };
 }

@@ -121,9 +121,10 @@ export async function sendWeeklyTodoSummaries(ctx: RequestContext, options: Summ
 }
 
 /**
- * ORGANIZATIONAL_ROLE_CHANGES (daily): to the accountants and bookkeepers (AA, BK) of each provider
- * account, the roles added or removed the day before (Europe/Oslo) at the client accounts it serves
- * now; nothing on a day without changes.
+ * ORGANIZATIONAL_ROLE_CHANGES (daily): to every user of each provider account, whatever their role
+ * there (spec 002: "daily summary to users of a provider account"), the roles added or removed the day
+ * before (Europe/Oslo) at the client accounts it serves now; nothing on a day without changes. Who
+ * does not want it turns e-mail off for the type at the provider account.
  */
 export async function sendRoleChangeSummaries(ctx: RequestContext, options: SummaryOptions): Promise<SummaryRun> {
   const day = dayBefore(options.now);
@@ -147,7 +148,7 @@ export async function sendRoleChangeSummaries(ctx: RequestContext, options: Summ
     ctx.db.clientAccount.findMany({ where: { id: { in: accountIds } }, select: { id: true, displayName: true, organizationNumber: true } }),
     ctx.db.user.findMany({ where: { id: { in: userIds } }, select: { id: true, email: true, firstName: true, lastName: true } }),
     ctx.db.membership.findMany({
-      where: { clientAccountId: { in: providerIds }, role: { in: ['AA', 'BK'] } },
+      where: { clientAccountId: { in: providerIds } },
       distinct: ['userId', 'clientAccountId'],
       select: { clientAccountId: true, userId: true, user: { select: { email: true, firstName: true, lastName: true } } },
       orderBy: [{ clientAccountId: 'asc' }, { userId: 'asc' }],

@@ -45,8 +45,9 @@ export function authorizeRoute(deps: { oauth: OauthProvider; prisma: Prisma; bas
     if (!(client.redirectUris ?? []).includes(redirectUri)) return oauthError(res, 400, 'invalid_redirect_uri', 'redirect_uri does not match a URI registered for this client');
 
     const state = single(params.state);
+    // an error or denial goes back like a code does: with state and RFC 9207's iss (the provider adds it to its own redirects)
     const back = (error: string, description?: string) =>
-      redirectToClient(res, redirectUri, { error, error_description: description, state: state === REPEATED ? undefined : state });
+      redirectToClient(res, redirectUri, { error, error_description: description, state: state === REPEATED ? undefined : state, iss: deps.baseUrl });
     if (state === REPEATED) return back('invalid_request', 'state may be sent only once');
 
     if (single(params.response_type) !== 'code') return back('unsupported_response_type');

@@ -6,6 +6,7 @@ import { resourceIdentifiers } from './provider.ts';
  * GET /.well-known/oauth-authorization-server (RFC 8414). Issuer is the base URL; endpoints are listed
  * at /v2/oauth (each is also served at /public/v2/oauth). `none` is the public-client method (PKCE
  * without a secret). S256 comes first among the PKCE methods; plain stays the default (spec 000).
+ * Authorization responses carry RFC 9207's `iss`.
  */
 export function authorizationServerMetadata(baseUrl: string): RequestHandler {
   const doc = {
@@ -22,6 +23,9 @@ export function authorizationServerMetadata(baseUrl: string): RequestHandler {
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256', 'plain'],
+    // RFC 9207: every authorization response (code, error, denial) carries iss = issuer, so a client
+    // talking to several authorization servers can tell which one answered (mix-up attacks)
+    authorization_response_iss_parameter_supported: true,
   };
   return (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=3600');

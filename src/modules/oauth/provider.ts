@@ -219,16 +219,10 @@ export function createOauthProvider(deps: { config: Config; prisma: Prisma; keys
   provider.use(async (ctx, next) => {
     await next();
     const route = ctx.oidc?.route;
-    if ((route === 'authorization' || route === 'resume') && (ctx.status === 303 || ctx.status === 302)) {
-      // spec: 302 to {redirect_uri}?code=…&state=…; the library answers 303 and adds RFC 9207 `iss`
+    if ((route === 'authorization' || route === 'resume') && ctx.status === 303) {
+      // spec: 302 to {redirect_uri}?code=…&state=…; the library answers 303. Its RFC 9207 `iss` stays:
+      // the metadata says authorization_response_iss_parameter_supported (discovery.route.ts)
       ctx.status = 302;
-      const location = ctx.response.get('location');
-      if (location) {
-        const url = new URL(location);
-        url.searchParams.delete('iss');
-        ctx.redirect(url.href);
-        ctx.status = 302;
-      }
     }
     if (route === 'revocation' && ctx.status === 200 && !ctx.body) ctx.body = {};
   });

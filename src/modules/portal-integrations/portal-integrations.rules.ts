@@ -30,12 +30,19 @@ const httpUrl = (field: string) =>
 
 /** The inputs of the portal operations (the GraphQL fields' arguments). */
 export const portalRules = {
-  authorize: z.object({ returnTo: httpUrl('return_to') }),
+  /**
+   * status, reportees, parties: a person's connection. client_account_id is optional (integrators send
+   * it with every call): checked for access (403), otherwise it changes nothing — see personAccount
+   */
+  connection: z.object({ clientAccountId: id.nullish() }),
+  authorize: z.object({ returnTo: httpUrl('return_to'), clientAccountId: id.nullish() }),
   createSystemUser: z.object({ clientAccountId: id, redirectUrl: httpUrl('redirect_url') }),
   listSystemUsers: z.object({ clientAccountId: id.nullish(), ...pageArgs }),
-  getSystemUser: z.object({ id: z.string().max(100, 'must be at most 100 characters') }),
+  /** any string: one that is no UUID names no system user (404, without a lookup) */
+  getSystemUser: z.object({ id: z.string() }),
   propertySearch: z.object({
-    inntektsaar: z.number().int('must be an integer').min(1900, 'must be a year').max(2200, 'must be a year'),
+    /** spec 002: "inntektsaar integer"; which income years exist is the tax authority's to say (its 400) */
+    inntektsaar: z.number().int('must be an integer'),
     clientAccountId: id,
     query: z.string().trim().min(1, 'is required').max(200, 'must be at most 200 characters'),
   }),

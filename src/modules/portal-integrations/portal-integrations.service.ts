@@ -22,7 +22,7 @@ import { searchProperties } from '../../integrations/taxauthority/property.ts';
 import { inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { findPage, pageWindow } from '../../shared/pagination.ts';
-import { canAccessAccount, isSystem } from '../../shared/tenancy.ts';
+import { canAccessAccount, isSystem, requireAccount } from '../../shared/tenancy.ts';
 import { parse, type Args } from '../../shared/validation.ts';
 import { managedAccountIds, requireManager, requireOrganizationNumber } from '../client-accounts/client-accounts.service.ts';
 import {
@@ -56,6 +56,19 @@ function personUser(ctx: RequestContext): number {
   return ctx.actor.userId;
 }
 
+/**
+ * The client account an integrator names with a person's login operation (status, authorize,
+ * reportees, parties: client_account_id, optional). Integrators send it with every call, so it is
+ * accepted; an account the caller cannot access is 403 (spec 000: "Access to any other client account
+ * yields 403"). It changes nothing else: the login and the portal token are the person's (one per user
+ * and service, whatever account the browser flow was started from) and the portal lets the person act
+ * for every organisation the person may represent, so tying the connection to one account would
+ * misstate what it can do, and a remembered account would be read by nothing.
+ */
+async function personAccount(ctx: RequestContext, clientAccountId: number | null | undefined): Promise<void> {
+  if (clientAccountId != null) await requireAccount(ctx, clientAccountId);
+}
+
 const loginClientId = (ctx: RequestContext) => integrationsOf(ctx).connector('idprovider').clientId ?? DEFAULT_CLIENT_ID;
 
 // ── Login connections: status, authorize, callback ──────────────────────────────────────────────
@@ -65,7 +78,8 @@ const loginClientId = (ctx: RequestContext) => integrationsOf(ctx).connector('id
  * login can refresh; end_session_url is the national login's logout URL (with the login's id_token
  * as hint), null when not connected.
  */
-export async function connectionStatus(ctx: RequestContext, service: LoginService): Promise<{ connected: boolean; endSessionUrl: string | null }> {
+export async function connectionStatus(ctx: RequestContext, service: LoginService, args: Args<typeof rules.connection> = {}): Promise<{ connected: boolean; endSessionUrl: string | null }> {
+  await personAccount(ctx, parse(rules.connection, args).clientAccountId);
   if (!ctx.actor.userId) return { connected: false, endSessionUrl: null };
   const row = await ctx.db.portalConnection.findUnique({
     where: { userId_service: { userId: ctx.actor.userId, service: DB_SERVICE[service] } },
@@ -83,8 +97,9 @@ export async function connectionStatus(ctx: RequestContext, service: LoginServic
  * origin in CORS_ORIGINS.
  */
 export async function startLogin(ctx: RequestContext, service: LoginService, args: Args<typeof rules.authorize>): Promise<{ authorizationUrl: string }> {
-  const { returnTo } = parse(rules.authorize, args);
+  const { returnTo, clientAccountId } = parse(rules.authorize, args);
   const userId = personUser(ctx);
+  await personAccount(ctx, clientAccountId);
   const integrations = integrationsOf(ctx);
   if (returnTo && !integrations.isAppOrigin(returnTo)) {
     throw ValidationError.field('returnTo', 'must be an address of this service or of an origin in CORS_ORIGINS');
@@ -220,12 +235,14 @@ async function withPortalToken<T>(ctx: RequestContext, what: string, failure: nu
 }
 
 /** GET …/govportal/reportees: the portal's HAL+JSON as it answered. 403 without a valid portal token. */
-export function govportalReportees(ctx: RequestContext): Promise<unknown> {
+export async function govportalReportees(ctx: RequestContext, args: Args<typeof rules.connection> = {}): Promise<unknown> {
+  await personAccount(ctx, parse(rules.connection, args).clientAccountId);
   return withPortalToken(ctx, 'Listing reportees', 500, (token) => reportees(integrationsOf(ctx).connector('govportal'), token));
 }
 
 /** GET …/govportal/parties: the portal's authorized parties as it answered. 403; 500 when the portal fails. */
-export function govportalParties(ctx: RequestContext): Promise<unknown> {
+export async function govportalParties(ctx: RequestContext, args: Args<typeof rules.connection> = {}): Promise<unknown> {
+  await personAccount(ctx, parse(rules.connection, args).clientAccountId);
   return withPortalToken(ctx, 'Listing authorized parties', 500, (token) => authorizedParties(integrationsOf(ctx).connector('govportal'), token));
 }
 
@@ -317,7 +334,7 @@ export async function createSystemUser(ctx: RequestContext, args: Args<typeof ru
 export async function getSystemUser(ctx: RequestContext, args: Args<typeof rules.getSystemUser>, query: SystemUserQuery = {}) {
   const { id } = parse(rules.getSystemUser, args);
   const row = isUuid(id) ? await ctx.db.govportalSystemUser.findUnique({ where: { id: id.toLowerCase() } }) : null;
-  if (!row || !(await canAccessAccount(ctx, row.clientAccountId))) throw new NotFoundError(`System user ${id}`);
+  if (!row || !(await canAccessAccount(ctx, row.clientAccountId))) throw new NotFoundError(isUuid(id) ? `System user ${id}` : 'System user (the id is no UUID)');
   await requireManager(ctx, row.clientAccountId);
   await syncSystemUsers(ctx, [row], { missing: 'fail' });
   return ctx.db.govportalSystemUser.findUniqueOrThrow({ ...query, where: { id: row.id } });

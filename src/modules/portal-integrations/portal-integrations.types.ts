@@ -86,26 +86,37 @@ const DialogSearchResult = builder.objectRef<{ items: Dialog[] }>('DialogSearchR
   fields: (t) => ({ items: t.field({ type: [DialogItem], extensions: listCost(100), resolve: (r) => r.items }) }),
 });
 
+/** client_account_id of a person's login operations: optional, checked for access, changes nothing else (the login is the person's) */
+const ACCOUNT_ARG = 'Optional: one of your client accounts (403 for another). Integrators may send it with every call; the login and its token are the person’s, so it changes nothing else';
+
 builder.queryFields((t) => ({
   govportalStatus: t.field({
     type: ConnectionStatus,
     description: "Whether you are connected to the government portal (your person's portal token).",
-    resolve: (_root, _args, ctx) => connectionStatus(ctx, 'govportal'),
+    args: { clientAccountId: t.arg.int({ description: ACCOUNT_ARG }) },
+    validate: rules.connection,
+    resolve: (_root, args, ctx) => connectionStatus(ctx, 'govportal', args),
   }),
   idproviderStatus: t.field({
     type: ConnectionStatus,
     description: 'Whether you are logged in with the national login.',
-    resolve: (_root, _args, ctx) => connectionStatus(ctx, 'idprovider'),
+    args: { clientAccountId: t.arg.int({ description: ACCOUNT_ARG }) },
+    validate: rules.connection,
+    resolve: (_root, args, ctx) => connectionStatus(ctx, 'idprovider', args),
   }),
   govportalReportees: t.field({
     type: 'JSON',
     description: "Whom you may act for at the government portal: the portal's HAL+JSON as it answered. 403 without a valid portal token.",
-    resolve: (_root, _args, ctx) => govportalReportees(ctx),
+    args: { clientAccountId: t.arg.int({ description: ACCOUNT_ARG }) },
+    validate: rules.connection,
+    resolve: (_root, args, ctx) => govportalReportees(ctx, args),
   }),
   govportalParties: t.field({
     type: 'JSON',
     description: "Your authorized parties at the government portal, as it answered. 403 without a valid portal token; 500 when the portal fails.",
-    resolve: (_root, _args, ctx) => govportalParties(ctx),
+    args: { clientAccountId: t.arg.int({ description: ACCOUNT_ARG }) },
+    validate: rules.connection,
+    resolve: (_root, args, ctx) => govportalParties(ctx, args),
   }),
   govportalSystemUsers: t.field({
     type: SystemUserList,
@@ -150,14 +161,20 @@ builder.mutationFields((t) => ({
   authorizeGovportal: t.field({
     type: AuthorizationUrl,
     description: "Starts connecting you to the government portal: send your browser to authorizationUrl (the national login); the callback stores the portal token.",
-    args: { returnTo: t.arg.string({ description: 'Where the browser goes after the callback: an address of this service or of an origin in CORS_ORIGINS. Default: a page saying you are connected' }) },
+    args: {
+      returnTo: t.arg.string({ description: 'Where the browser goes after the callback: an address of this service or of an origin in CORS_ORIGINS. Default: a page saying you are connected' }),
+      clientAccountId: t.arg.int({ description: ACCOUNT_ARG }),
+    },
     validate: rules.authorize,
     resolve: (_root, args, ctx) => startLogin(ctx, 'govportal', args),
   }),
   authorizeIdprovider: t.field({
     type: AuthorizationUrl,
     description: 'Starts a national login: send your browser to authorizationUrl; the callback stores the login.',
-    args: { returnTo: t.arg.string({ description: 'Where the browser goes after the callback: an address of this service or of an origin in CORS_ORIGINS. Default: a page saying you are connected' }) },
+    args: {
+      returnTo: t.arg.string({ description: 'Where the browser goes after the callback: an address of this service or of an origin in CORS_ORIGINS. Default: a page saying you are connected' }),
+      clientAccountId: t.arg.int({ description: ACCOUNT_ARG }),
+    },
     validate: rules.authorize,
     resolve: (_root, args, ctx) => startLogin(ctx, 'idprovider', args),
   }),
