@@ -22,6 +22,7 @@ import { errorShapeOf, sendError } from './shared/error-renderer.ts';
 import { admissionControl, type Admission } from './shared/admission.ts';
 import { bearerChallenge, MethodNotAllowedError, NoSuchEndpointError, UnauthenticatedError } from './shared/errors.ts';
 import type { createMcpHandler } from '../rest-adapter/mcp.ts';
+import { mcpBody } from '../rest-adapter/mcp-http.ts';
 import { PACKAGE_VERSION } from './version.ts';
 import { sessionTokenVerifier } from './modules/auth/sessions.service.ts';
 import { loadOauthKeys } from './modules/oauth/keys.ts';
@@ -212,10 +213,11 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     '/mcp',
     bearer('mcp'),
     apiLimit,
-    jsonBody({ limit: '1mb', verify: keepRawBody }),
+    ...mcpBody({ verify: keepRawBody }),
     loadMcp,
+    (req: Request, res: Response, next: NextFunction) => mcp!.checkMessage(req, res, next),
     idempotency({ prisma: db.prisma, isWrite: (req) => mcp!.isWriteCall(req) }),
-    (req, res) => mcp!.handle(req, res),
+    (req: Request, res: Response) => mcp!.handle(req, res),
   );
   app.all('/mcp', (req, _res, next) => next(new MethodNotAllowedError(`Method ${req.method} is not allowed on /mcp: every call is a POST (stateless Streamable HTTP)`, ['POST'])));
 
