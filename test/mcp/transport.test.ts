@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { onceTargets, startTestApp, type TestApp } from '../support/harness.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { onceTargets, startTestApp, type HttpResult, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 
 // Issue 26, item 14 (spec 000: "every call is a POST"; the protocol is the MCP specification, 2025-11-25):
@@ -10,7 +11,10 @@ import type { Tenant } from '../support/seed.ts';
 // - JSON-RPC 2.0: "-32700 Parse error: Invalid JSON was received by the server", "-32600 Invalid
 //   Request: The JSON sent is not a valid Request object";
 // - Streamable HTTP: "The body of the POST request MUST be a single JSON-RPC request, notification, or
-//   response" (2025-06-18 removed batching).
+//   response" (2025-06-18 removed batching); "Servers MUST validate the Origin header on all incoming
+//   connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers
+//   MUST respond with HTTP 403 Forbidden. The HTTP response body MAY comprise a JSON-RPC error response
+//   that has no id".
 // None of it depends on the database: once per run (onceTargets()).
 
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
@@ -28,7 +32,7 @@ async function sdkClient(app: TestApp, token: string, headers: Record<string, st
 const onceHere = onceTargets();
 if (onceHere.length === 0) it.skip('the MCP transport checks run in the run that has PostgreSQL', () => {});
 
-describe.each(onceHere)('MCP transport: JSON-RPC errors (%s)', (target) => {
+describe.each(onceHere)('MCP transport: JSON-RPC errors and the Origin check (%s)', (target) => {
   describe('defaults (CORS_ORIGINS *, MCP_ALLOWED_ORIGINS unset)', () => {
     let app: TestApp;
     let t: Tenant;
@@ -114,5 +118,99 @@ describe.each(onceHere)('MCP transport: JSON-RPC errors (%s)', (target) => {
       expect(get.status).toBe(405);
       expect(get.body).toEqual(rpcError(-32000));
     });
+
+    const refused = (res: HttpResult) => {
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(rpcError(-32000));
+      expect(res.body.error.message).toMatch(/Origin .* may not call \/mcp/);
+    };
+
+    it('"If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden": another origin is 403 with a JSON-RPC error without id, before the token is looked at', async () => {
+      refused(await post(PING, { origin: 'https://evil.example' }));
+      refused(await post(PING, { origin: 'https://evil.example' }, null));
+      refused(await post(PING, { origin: 'null' }));
+      refused(await post(PING, { origin: `${app.url}.evil.example` }));
+      refused(await post(PING, { origin: `https://${new URL(app.url).host}` }));
+      refused(await app.http('GET', '/mcp', { token: t.user.token, headers: { origin: 'https://evil.example' } }));
+      // with CORS_ORIGINS * the API's other entry points still take any origin
+      expect((await app.http('GET', '/api/v2/units?per_page=1', { token: t.user.token, headers: { origin: 'https://evil.example' } })).status).toBe(200);
+    });
+
+    it('"MUST validate the Origin header": the SDK client sent from another origin is refused with 403', async () => {
+      await expect(sdkClient(app, t.user.token, { origin: 'https://evil.example' })).rejects.toMatchObject({ code: 403 });
+    });
+
+    it('requests without Origin and from the service\'s own origin (BASE_URL) pass, through the SDK client and raw', async () => {
+      expect(await post(PING)).toMatchObject({ status: 200, body: { id: 1, result: {} } });
+      expect(await post(PING, { origin: app.url })).toMatchObject({ status: 200, body: { id: 1, result: {} } });
+      expect(await post(PING, { origin: app.url.toUpperCase() })).toMatchObject({ status: 200 });
+      const own = await sdkClient(app, t.user.token, { origin: app.url });
+      expect((await own.listTools()).tools.length).toBeGreaterThan(5);
+      await own.close();
+    });
+
+    it('a preflight of /mcp allows the origins the Origin check lets through, and no other', async () => {
+      const preflight = (origin: string) =>
+        app.http('OPTIONS', '/mcp', { headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' } });
+      const own = await preflight(app.url);
+      expect(own.status).toBe(204);
+      expect(own.headers.get('access-control-allow-origin')).toBe(app.url);
+      expect(own.headers.get('access-control-allow-headers')).toMatch(/mcp-protocol-version/i);
+      expect(own.headers.get('cross-origin-resource-policy')).toBeNull();
+      const other = await preflight('https://evil.example');
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    });
+  });
+
+  describe('CORS_ORIGINS a list, MCP_ALLOWED_ORIGINS unset', () => {
+    let app: TestApp;
+    let t: Tenant;
+    beforeAll(async () => {
+      app = await startTestApp(target, { env: { CORS_ORIGINS: 'https://app.example, https://Admin.example:443/' } });
+      t = await app.seed.tenant();
+    });
+    afterAll(() => app?.close());
+
+    it('"MCP_ALLOWED_ORIGINS, default: the CORS_ORIGINS list when it is a list": its origins pass, any other is 403', async () => {
+      const post = (origin: string) => app.http('POST', '/mcp', { token: t.user.token, body: PING, headers: { ...MCP_HEADERS, origin } });
+      expect((await post('https://app.example')).status).toBe(200);
+      expect((await post('https://admin.example')).status).toBe(200);
+      expect((await post(app.url)).status).toBe(200);
+      expect((await post('https://other.example')).status).toBe(403);
+      expect((await post('http://app.example')).status).toBe(403);
+    });
+  });
+
+  describe('MCP_ALLOWED_ORIGINS set', () => {
+    let app: TestApp;
+    let t: Tenant;
+    beforeAll(async () => {
+      app = await startTestApp(target, { env: { CORS_ORIGINS: 'https://app.example', MCP_ALLOWED_ORIGINS: 'https://agent.example,http://localhost:5173' } });
+      t = await app.seed.tenant();
+    });
+    afterAll(() => app?.close());
+
+    it('"from the allowed origins pass (MCP_ALLOWED_ORIGINS)": its origins and the own one pass; CORS_ORIGINS no longer counts for /mcp', async () => {
+      const post = (origin: string) => app.http('POST', '/mcp', { token: t.user.token, body: PING, headers: { ...MCP_HEADERS, origin } });
+      expect((await post('https://agent.example')).status).toBe(200);
+      expect((await post('http://localhost:5173')).status).toBe(200);
+      expect((await post(app.url)).status).toBe(200);
+      expect((await post('https://app.example')).status).toBe(403);
+      const preflight = await app.http('OPTIONS', '/mcp', { headers: { origin: 'https://agent.example', 'access-control-request-method': 'POST' } });
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('https://agent.example');
+    });
+  });
+
+  it('MCP_ALLOWED_ORIGINS must list origins: `*` or a value that is no origin stops the server at start, naming the variable', () => {
+    expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: '*' })).toThrow(ConfigError);
+    expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: '*' })).toThrow(/MCP_ALLOWED_ORIGINS/);
+    expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: 'agent.example' })).toThrow(/MCP_ALLOWED_ORIGINS/);
+    expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: 'https://agent.example/path' })).toThrow(/MCP_ALLOWED_ORIGINS/);
+    expect(loadConfig({ BASE_URL: 'https://api.example', MCP_ALLOWED_ORIGINS: 'https://Agent.example:443, http://localhost:5173/' }).mcpOrigins).toEqual([
+      'https://api.example',
+      'https://agent.example',
+      'http://localhost:5173',
+    ]);
+    expect(loadConfig({ BASE_URL: 'https://api.example/base' }).mcpOrigins).toEqual(['https://api.example']);
   });
 });
