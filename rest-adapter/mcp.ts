@@ -1,10 +1,10 @@
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, JSONRPCMessageSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestContext } from '../src/shared/context.ts';
-import { InsufficientScopeError, ValidationError } from '../src/shared/errors.ts';
+import { boundedMessage, InsufficientScopeError, JsonRpcRequestError } from '../src/shared/errors.ts';
 import { toSnake } from '../src/shared/naming.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../src/shared/query-limits.ts';
 import { toolbox, toolErrorBody } from './tools.ts';
@@ -17,6 +17,10 @@ import { toolbox, toolErrorBody } from './tools.ts';
  * `graphql_query` (read-only) and `graphql_mutation`. A token without `write` sees only the
  * read-only tools and gets a tool error for any other. `?modules=items,units` narrows tools/list to
  * those modules (the first path segment of each operation); the GraphQL tools are always listed.
+ *
+ * JSON-RPC errors: a tool that does not exist is -32602 (Invalid params, as the MCP tools specification
+ * answers an unknown tool); a body that is not one JSON-RPC message is refused before the SDK sees it
+ * (`checkMessage`: a batch array, which MCP 2025-06-18 removed, or no message at all, -32600 with HTTP 400).
  */
 
 /** A tool's failure as MCP reports it: a result with isError and the REST error body as text. */
@@ -24,17 +28,37 @@ function toolError(ctx: RequestContext, e: unknown): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(toolErrorBody(ctx, e)) }] };
 }
 
+/**
+ * A JSON-RPC error answering a request: the SDK answers a thrown error's `code` and `message` (McpError
+ * would write "MCP error -32602: " into the message, which clients then prefix again).
+ */
+const rpcError = (code: ErrorCode, message: string) => Object.assign(new Error(boundedMessage(message)), { code });
+
 /** The POST /mcp handler (the bearer middleware has put the request context on req.ctx). */
 export function createMcpHandler(schema: GraphQLSchema, info: { name: string; version: string }, options: { queryLimits?: QueryLimits } = {}) {
   const { tools, byName, modules } = toolbox(schema, options.queryLimits ?? DEFAULT_QUERY_LIMITS);
 
   /** A call of a tool that writes: the Idempotency-Key applies to it (src/shared/idempotency.ts). */
   const isWriteCall = (req: Request): boolean => {
-    const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
-    return messages.some((m) => {
-      const msg = m as { method?: unknown; params?: { name?: unknown } } | null;
-      return msg?.method === 'tools/call' && byName.get(String(msg.params?.name))?.readOnly === false;
-    });
+    const msg = req.body as { method?: unknown; params?: { name?: unknown } } | null | undefined;
+    return msg?.method === 'tools/call' && byName.get(String(msg.params?.name))?.readOnly === false;
+  };
+
+  /**
+   * The parsed body is one JSON-RPC 2.0 message (a request, a notification or a response), checked
+   * before the Idempotency-Key or the SDK sees it. A batch array is refused: MCP 2025-06-18 removed
+   * JSON-RPC batching ("The body of the POST request MUST be a single JSON-RPC request, notification, or
+   * response"). A body of another content type is left to the SDK's transport (415).
+   */
+  const checkMessage = (req: Request, _res: Response, next: NextFunction): void => {
+    if (!req.is('application/json')) return next();
+    if (Array.isArray(req.body)) {
+      return next(new JsonRpcRequestError('Invalid Request: JSON-RPC batches are not supported (MCP removed them in 2025-06-18); send one message per POST', 'invalid_request'));
+    }
+    if (!JSONRPCMessageSchema.safeParse(req.body).success) {
+      return next(new JsonRpcRequestError('Invalid Request: the body is no JSON-RPC 2.0 message (an object with jsonrpc "2.0" and a method, or a response to one)', 'invalid_request'));
+    }
+    next();
   };
 
   const handle = async (req: Request, res: Response) => {
@@ -53,8 +77,9 @@ export function createMcpHandler(schema: GraphQLSchema, info: { name: string; ve
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
       const entry = byName.get(request.params.name);
+      // a protocol error, not a tool's result (MCP tools specification: "Unknown tools" are -32602)
+      if (!entry) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
       try {
-        if (!entry) throw ValidationError.field('name', `no tool '${request.params.name}'`);
         if (!entry.readOnly && !canWrite) throw new InsufficientScopeError('write');
         const result = await entry.call(ctx, request.params.arguments ?? {});
         return { content: [{ type: 'text', text: JSON.stringify(result) }] };
@@ -70,5 +95,5 @@ export function createMcpHandler(schema: GraphQLSchema, info: { name: string; ve
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
   };
-  return { handle, isWriteCall };
+  return { handle, isWriteCall, checkMessage };
 }

@@ -22,6 +22,7 @@ import { errorShapeOf, sendError } from './shared/error-renderer.ts';
 import { admissionControl, type Admission } from './shared/admission.ts';
 import { bearerChallenge, MethodNotAllowedError, NoSuchEndpointError, UnauthenticatedError } from './shared/errors.ts';
 import type { createMcpHandler } from '../rest-adapter/mcp.ts';
+import { mcpBody, mcpOriginGuard } from '../rest-adapter/mcp-http.ts';
 import { PACKAGE_VERSION } from './version.ts';
 import { sessionTokenVerifier } from './modules/auth/sessions.service.ts';
 import { loadOauthKeys } from './modules/oauth/keys.ts';
@@ -105,14 +106,16 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
 
   // Browsers on other origins may call the bearer-token entry points (no cookies there): preflights
   // are answered here, before any authentication.
-  const crossOrigin = cors({
-    origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
+  const crossOriginOptions = {
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Idempotency-Key', 'X-Request-Id', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-Id'],
     exposedHeaders: ['X-Request-Id', 'WWW-Authenticate', 'Idempotent-Replayed', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Mcp-Session-Id', 'Allow'],
     maxAge: 600,
-  });
-  app.use(['/api/v2', '/graphql', '/mcp', PUBLIC_PREFIX], crossOrigin);
+  } satisfies cors.CorsOptions;
+  const crossOrigin = cors({ ...crossOriginOptions, origin: config.corsOrigins === '*' ? '*' : config.corsOrigins });
+  app.use(['/api/v2', '/graphql', PUBLIC_PREFIX], crossOrigin);
+  // /mcp: the origins its Origin check lets through (config.mcpOrigins), never `*`
+  app.use('/mcp', cors({ ...crossOriginOptions, origin: config.mcpOrigins }));
 
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
@@ -209,14 +212,17 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     });
     mcpLoading.then(() => next(), next);
   };
+  // the transport's Origin check (against DNS rebinding) comes first: a page's request is refused before its token is looked at
+  app.all('/mcp', mcpOriginGuard(config.mcpOrigins));
   app.post(
     '/mcp',
     bearer('mcp'),
     apiLimit,
-    jsonBody({ limit: '1mb', verify: keepRawBody }),
+    ...mcpBody({ verify: keepRawBody }),
     loadMcp,
+    (req: Request, res: Response, next: NextFunction) => mcp!.checkMessage(req, res, next),
     idempotency({ prisma: db.prisma, isWrite: (req) => mcp!.isWriteCall(req) }),
-    (req, res) => mcp!.handle(req, res),
+    (req: Request, res: Response) => mcp!.handle(req, res),
   );
   app.all('/mcp', (req, _res, next) => next(new MethodNotAllowedError(`Method ${req.method} is not allowed on /mcp: every call is a POST (stateless Streamable HTTP)`, ['POST'])));
 

@@ -30,6 +30,16 @@ const schema = z.object({
   /** Origins browsers may call the API from: `*` (default: bearer tokens, no cookies) or a comma-separated list */
   CORS_ORIGINS: z.string().default('*'),
   /**
+   * Origins POST /mcp accepts requests from besides BASE_URL's own (the MCP transport's check against
+   * DNS rebinding: a request whose Origin is not one of them is 403; one without Origin passes):
+   * comma-separated origins. Default: CORS_ORIGINS when it is a list, none when it is `*`.
+   */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .refine((v) => v.trim() !== '*', 'must list origins (https://app.example,https://admin.example): `*` would turn off the check against DNS rebinding the MCP transport requires')
+    .refine((v) => splitOrigins(v).every((o) => asOrigin(o) !== undefined), 'must be comma-separated origins: scheme://host[:port] (http or https), no path')
+    .optional(),
+  /**
    * express 'trust proxy': off by default, so X-Forwarded-For is ignored and rate limits count the
    * peer's address. `true`, a hop count, or addresses/subnets (e.g. `loopback`, `10.0.0.0/8`).
    */
@@ -127,6 +137,8 @@ export interface Config {
   smtpUrl: string | undefined;
   /** '*' or the allowed origins */
   corsOrigins: '*' | string[];
+  /** the origins POST /mcp takes requests from (BASE_URL's, then MCP_ALLOWED_ORIGINS or the CORS_ORIGINS list); requests without Origin pass too */
+  mcpOrigins: string[];
   trustProxy: boolean | number | string;
   /** admission control: requests at once (0: off), waiting at most, longest wait */
   admission: { concurrency: number; queueLimit: number; maxWaitMs: number; maxEventLoopDelayMs: number };
@@ -182,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   const oauthJwks = e.OAUTH_JWKS === undefined ? undefined : parseJwks(e.OAUTH_JWKS);
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  const corsOrigins = e.CORS_ORIGINS.trim() === '*' ? '*' : splitOrigins(e.CORS_ORIGINS);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -195,7 +208,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauthJwks,
     oauthCookieKeys: e.OAUTH_COOKIE_KEYS?.split(',').map((k) => k.trim()).filter(Boolean),
     smtpUrl: e.SMTP_URL,
-    corsOrigins: e.CORS_ORIGINS.trim() === '*' ? '*' : e.CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean),
+    corsOrigins,
+    mcpOrigins: [
+      ...new Set([
+        new URL(baseUrl).origin,
+        ...(e.MCP_ALLOWED_ORIGINS !== undefined ? splitOrigins(e.MCP_ALLOWED_ORIGINS) : corsOrigins === '*' ? [] : corsOrigins).map((o) => asOrigin(o) ?? o),
+      ]),
+    ],
     trustProxy: /^(false|off|no|0)$/i.test(e.TRUST_PROXY) ? false : /^(true|on|yes)$/i.test(e.TRUST_PROXY) ? true : /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
     admission: { concurrency: e.REQUEST_CONCURRENCY ?? (e.DATABASE_URL ? 16 : 4), queueLimit: e.REQUEST_QUEUE_LIMIT, maxWaitMs: e.REQUEST_QUEUE_TIMEOUT_MS, maxEventLoopDelayMs: e.REQUEST_MAX_EVENT_LOOP_DELAY_MS },
     apiRateLimit: /^(0+|off)$/i.test(e.API_RATE_LIMIT) ? null : { limit: Number(e.API_RATE_LIMIT), windowMs: e.API_RATE_LIMIT_WINDOW_SECONDS * 1000 },
@@ -225,9 +244,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sandboxHost: '127.0.0.1',
       sandboxPublicUrl: e.SANDBOX_PUBLIC_URL?.replace(/\/+$/, ''),
       appBaseUrl: baseUrl,
-      appOrigins: [new URL(baseUrl).origin, ...(e.CORS_ORIGINS.trim() === '*' ? [] : e.CORS_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean))],
+      appOrigins: [new URL(baseUrl).origin, ...(corsOrigins === '*' ? [] : corsOrigins)],
     },
   };
+}
+
+/** A comma-separated list of origins, each trimmed and without a trailing slash. */
+function splitOrigins(list: string): string[] {
+  return list.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
+}
+
+/** An http(s) origin as a browser sends it in `Origin` (lower-case host, no default port), or undefined when `text` is none. */
+export function asOrigin(text: string): string | undefined {
+  if (!URL.canParse(text)) return undefined;
+  const u = new URL(text);
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password || u.pathname !== '/' || u.search || u.hash) return undefined;
+  return u.origin;
 }
 
 function parseJwks(text: string): { keys: JWK[] } {

@@ -14,8 +14,9 @@ import { toSnake } from './naming.ts';
  *   envelope {error: {code, message, request_id}}                 reports, voucher delete (spec 000)
  *   oauth    {error: <oauth_code>, error_description: <text>}      OAuth endpoints, /mcp's 401
  *   graphql  {errors: [{message, extensions: {code, …}}]}         /graphql
+ *   jsonrpc  {jsonrpc: "2.0", id: null, error: {code, message}}   /mcp (but its 401: oauth)
  */
-export type ErrorShape = 'simple' | 'envelope' | 'oauth' | 'graphql';
+export type ErrorShape = 'simple' | 'envelope' | 'oauth' | 'graphql' | 'jsonrpc';
 
 export interface WireError {
   status: number;
@@ -81,8 +82,20 @@ function unbounded(err: unknown): WireError {
 /** OAuth error codes (RFC 6749 / 6750) for statuses outside the OAuth endpoints' own tables. */
 const OAUTH_CODES: Record<number, string> = { 400: 'invalid_request', 401: 'invalid_token', 403: 'insufficient_scope', 429: 'rate_limit_exceeded', 500: 'server_error', 503: 'temporarily_unavailable' };
 
+/**
+ * The JSON-RPC error code of an HTTP-level error of /mcp: a body that is not JSON -32700 (Parse error),
+ * any other 400 -32600 (Invalid Request: a batch array, no JSON-RPC message, a NUL in a string);
+ * anything else (403 Origin, 405, 413, 429, 503, 500) -32000, the implementation-defined server error
+ * the MCP SDK's transport also answers its own 406, 413 and 415 with.
+ */
+const jsonRpcCode = (err: WireError): number => (err.code === 'jsonrpc.parse_error' ? -32700 : err.status === 400 ? -32600 : -32000);
+
 export function errorBody(err: WireError, shape: ErrorShape, requestId: string): unknown {
+  // a bearer token's 401 keeps the OAuth shape on /mcp too (RFC 6750: the WWW-Authenticate challenge and its error code)
+  if (shape === 'jsonrpc' && err.status === 401) shape = 'oauth';
   switch (shape) {
+    case 'jsonrpc':
+      return { jsonrpc: '2.0', id: null, error: { code: jsonRpcCode(err), message: err.message } };
     case 'envelope':
       return { error: { code: err.code, message: err.message, request_id: requestId } };
     case 'oauth':
@@ -104,7 +117,8 @@ export function errorShapeOf(req: Request, res: Response): ErrorShape {
 /** The shape by path alone, for answers given before a route is known. */
 export function errorShapeOfPath(path: string): ErrorShape {
   if (path === '/graphql' || path.startsWith('/graphql/')) return 'graphql';
-  if (/^\/(public\/)?v2\/oauth(\/|$)/.test(path) || path === '/mcp') return 'oauth';
+  if (path === '/mcp') return 'jsonrpc';
+  if (/^\/(public\/)?v2\/oauth(\/|$)/.test(path)) return 'oauth';
   return 'simple';
 }
 
@@ -117,6 +131,6 @@ export function sendError(res: Response, err: unknown, shape: ErrorShape, reques
   if (wire.status >= 500 && wire.status !== 503) logger.error({ err, requestId }, 'unexpected error'); // 503: load shed, expected
   if (res.headersSent) return void res.end();
   for (const [name, value] of Object.entries(wire.headers)) res.setHeader(name, value);
-  if (shape === 'oauth') res.setHeader('Cache-Control', 'no-store');
+  if (shape === 'oauth' || (shape === 'jsonrpc' && wire.status === 401)) res.setHeader('Cache-Control', 'no-store');
   res.status(wire.status).json(errorBody(wire, shape, requestId));
 }

@@ -96,6 +96,17 @@ export class InsufficientScopeError extends AppError {
   }
 }
 
+/**
+ * A POST /mcp body that is no JSON-RPC message the server takes, answered as a JSON-RPC error with HTTP
+ * 400: not JSON (`parse_error`, -32700) or not one JSON-RPC 2.0 message (`invalid_request`, -32600: a
+ * batch array, an object without `jsonrpc: "2.0"` and `method`).
+ */
+export class JsonRpcRequestError extends AppError {
+  constructor(message: string, kind: 'parse_error' | 'invalid_request') {
+    super(message, 400, `jsonrpc.${kind}`);
+  }
+}
+
 export class NotFoundError extends AppError {
   constructor(what: string) {
     super(`${what} not found`, 404, 'common.not_found');

@@ -124,9 +124,13 @@ const chain =
     for (const h of hooks) h?.(req, res, buf, encoding);
   };
 
-/** The JSON body parser every entry point uses (the guard runs on the raw bytes; `verify` adds more). */
-export function jsonBody(options: { limit: string; type?: (req: IncomingMessage) => boolean; verify?: Verify }): RequestHandler {
-  return express.json({ limit: options.limit, ...(options.type ? { type: options.type } : {}), verify: chain(verifyJson, options.verify) });
+/**
+ * The JSON body parser every entry point uses (the guard runs on the raw bytes; `verify` adds more).
+ * `strict: false` takes any JSON value, not only objects and arrays (/mcp answers `1` as a JSON-RPC
+ * Invalid Request, not as a parse error).
+ */
+export function jsonBody(options: { limit: string; type?: (req: IncomingMessage) => boolean; verify?: Verify; strict?: boolean }): RequestHandler {
+  return express.json({ limit: options.limit, ...(options.type ? { type: options.type } : {}), ...(options.strict === false ? { strict: false } : {}), verify: chain(verifyJson, options.verify) });
 }
 
 /** The form body parser every entry point uses. */

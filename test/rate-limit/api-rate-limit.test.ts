@@ -104,7 +104,7 @@ describe.each(targets())('per-user API rate limit (%s)', (target) => {
 
     const tool = await mcp(user.token);
     expectLimited(tool);
-    expect(tool.body).toEqual({ error: 'rate_limit_exceeded', error_description: USER_MESSAGE });
+    expect(tool.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: USER_MESSAGE } });
 
     // counted after authentication, before routing: an unknown path or a write is refused the same way
     expect(await rest(user.token, '/api/v2/no-such-thing')).toMatchObject({ status: 429, body: { error: USER_MESSAGE, status: 429 } });
