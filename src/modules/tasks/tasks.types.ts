@@ -130,7 +130,7 @@ builder.mutationFields((t) => ({
     resolve: (query, _root, args, ctx) => updateTask(ctx, args, query),
   }),
   deleteTask: t.boolean({
-    description: 'Deletes the task, its subtasks and their chat threads (REST: 204).',
+    description: 'Deletes the task and its chat thread; its subtasks become top-level tasks and keep their threads (REST: 204).',
     args: { id: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => deleteTask(ctx, args),
   }),
