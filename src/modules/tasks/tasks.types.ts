@@ -51,7 +51,7 @@ const taskFields = {
   assignedToId: 'A user with access to the client account; null: nobody',
   providerClientAccountId: 'A provider account serving the client account (its thread follows)',
   parentTaskId: 'Another task of the client account (not one of this task’s subtasks)',
-  relationType: 'A word such as voucher, document, businesspartner; with relationId',
+  relationType: 'What it is about, e.g. voucher, document, businesspartner (at most 50 characters, stored lower-cased); with relationId',
   relationId: 'Of a record of this API the relation type names: it must exist in the client account',
 };
 
