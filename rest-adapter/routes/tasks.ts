@@ -92,7 +92,7 @@ export const taskOperations = defineOperations([
   {
     method: 'DELETE',
     path: '/tasks/:id',
-    summary: 'Delete a task, its subtasks and their chat threads (messages and participants with them), in one transaction; 204.',
+    summary: 'Delete a task and its chat thread (messages and participants with it), in one transaction; its subtasks become top-level tasks (parent_task_id null) and keep their own threads. 204.',
     document: /* GraphQL */ `mutation DeleteTask($id: Int!) { deleteTask(id: $id) }`,
     status: 204,
   },

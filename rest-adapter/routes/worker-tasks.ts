@@ -35,7 +35,7 @@ const TASK_FIELDS = /* GraphQL */ `
 const WITH = { allowed: ['results', 'consensus'] } as const;
 
 const TYPES =
-  'Task types (data per type): VOUCHER_CLASSIFICATION {document_type}, VOUCHER_DATA_EXTRACTION {document_date, due_date, gross_amount, currency_code, organization_number, document_number, kid}, VOUCHER_DUPLICATE_CHECK {is_duplicate} (secondary relation: the other voucher), BANK_TRANSACTION_MATCH {is_match} (relation bank_transaction, secondary voucher or document) — each completed when 2 users agree —, MANUAL_REVIEW {approved, note} (any relation; one result completes it).';
+  "task_type is free text (1–100 characters, case-sensitive). The service's own types (data per type): VOUCHER_CLASSIFICATION {document_type}, VOUCHER_DATA_EXTRACTION {document_date, due_date, gross_amount, currency_code, organization_number, document_number, kid}, VOUCHER_DUPLICATE_CHECK {is_duplicate} (secondary relation: the other voucher), BANK_TRANSACTION_MATCH {is_match} (relation bank_transaction, secondary voucher or document) — each completed when 2 users agree —, MANUAL_REVIEW {approved, note} (any relation or none; one result completes it). Any other task_type is yours: any relation, any JSON object as data, and results leave the task PENDING.";
 
 export const workerTaskOperations = defineOperations([
   {
@@ -43,12 +43,12 @@ export const workerTaskOperations = defineOperations([
     path: '/contributor/tasks',
     aliases: ['/worker/tasks'],
     summary:
-      "List the worker tasks of your client accounts (client_account_id narrows to one): status (default PENDING, several allowed, null for all), task_type, has_submitted_results, has_results_from_id, has_no_results_from_id, less_than_results_from_me (tasks where you have submitted fewer results than this), downplay_results_from_id (tasks with a result from that user last), order_by (id, created_at, completed_at, task_type, status; - descending; default created_at), page, per_page (100, at most 100); with=results,consensus.",
+      "List the worker tasks of your client accounts (client_account_id narrows to one): status (default PENDING, several allowed, null for all), task_type (exact values, several allowed), has_submitted_results, has_results_from_id, has_no_results_from_id, less_than_results_from_me (tasks where you have submitted fewer results than this), downplay_results_from_id (tasks with a result from that user last), order_by (id, created_at, completed_at, task_type, status; - descending; default created_at), page, per_page (100, at most 100); with=results,consensus.",
     document: /* GraphQL */ `
       query ListWorkerTasks(
         $clientAccountId: Int
         $status: [WorkerTaskStatus!]
-        $taskType: [WorkerTaskType!]
+        $taskType: [String!]
         $hasSubmittedResults: Boolean
         $hasResultsFromId: Int
         $hasNoResultsFromId: Int
@@ -92,7 +92,7 @@ export const workerTaskOperations = defineOperations([
     method: 'POST',
     path: '/contributor/tasks',
     aliases: ['/worker/tasks'],
-    summary: `Create a worker task: task_type, relation_type (voucher, document, bank_transaction, journal_entry, businesspartner) and relation_id are required; the task belongs to that record's client account (a record you cannot see is 400); status only PENDING; secondary relation in the same account; comment at most 2000 characters. 201. ${TYPES}`,
+    summary: `Create a worker task: task_type is required. relation_type + relation_id (together): a record of this API (voucher, document, bank_transaction, journal_entry, businesspartner; one you cannot see is 400) makes the task that record's client account's; any other relation_type (at most 50 characters) is kept unchecked, and the task belongs to client_account_id or your only client account. status only PENDING; a secondary relation to a record must be in the same account; comment at most 2000 characters. 201. ${TYPES}`,
     document: /* GraphQL */ `
       mutation CreateWorkerTask($input: CreateWorkerTaskInput!) { createWorkerTask(input: $input) { ...WorkerTaskFields } }
       ${TASK_FIELDS}`,
@@ -114,7 +114,7 @@ export const workerTaskOperations = defineOperations([
     path: '/contributor/tasks/:id/results',
     aliases: ['/worker/tasks/:id/results'],
     summary:
-      "Submit a result: body {data: object}, checked against the task type's data (400 naming data.<field>); several users may submit, and a user again (the latest counts). When the type's required number of users' latest results carry the same data, the task becomes COMPLETED (completed_at set, this result its consensus) in the same transaction. 400 for a COMPLETED or CANCELLED task. Response: the result record.",
+      "Submit a result: body {data: any JSON object}; the task stays PENDING. Several users may submit, and a user again (the latest counts). For the service's own task types the data is checked against the type's (400 naming data.<field>), and when the type's required number of users' latest results carry the same data the task becomes COMPLETED (completed_at set, this result its consensus) in the same transaction. 400 for a COMPLETED or CANCELLED task. Response: the result record.",
     document: /* GraphQL */ `
       mutation SubmitWorkerTaskResult($id: Int!, $data: JSON!) { submitWorkerTaskResult(taskId: $id, data: $data) { ...WorkerTaskResultFields } }
       ${RESULT_FIELDS}`,

@@ -4,10 +4,11 @@ import type { Path } from './validation.ts';
 
 /**
  * `relation_type` + `relation_id`: what a task or a chat thread is about (spec 002: "relation_type
- * (e.g. document, businesspartner)"). The type is a lower-case word, stored as sent after trimming and
- * lower-casing ("BusinessPartner" → businesspartner). Where it names a kind of record this API
- * holds, the record must exist in the same client account (400 otherwise); other types are kept as
- * they are, with their id unchecked (records of systems outside this API).
+ * (e.g. document, businesspartner)", no values listed). The type is any text of at most 50
+ * characters (the column), stored trimmed and lower-cased ("BusinessPartner" → businesspartner);
+ * empty is none. Where it names a kind of record this API holds, the record must exist in the same
+ * client account (400 otherwise); other types are kept as they are, with their id unchecked
+ * (records of systems outside this API).
  */
 export const RELATION_TYPES: Readonly<Record<string, ReferenceModel>> = {
   voucher: 'voucher',
@@ -22,13 +23,13 @@ export const RELATION_TYPES: Readonly<Record<string, ReferenceModel>> = {
   task: 'task',
 };
 
-/** A relation_type value: a lower-case word of letters, digits and _ (at most 50). */
+/** A relation_type value: any text of at most 50 characters, trimmed and lower-cased; empty (or null) is none. */
 export const relationType = z
   .string()
   .trim()
   .toLowerCase()
   .max(50, 'must be at most 50 characters')
-  .regex(/^[a-z][a-z0-9_]*$/, 'must be a word of letters, digits and _ (e.g. document, businesspartner, voucher)')
+  .transform((v) => v || null)
   .nullish();
 
 /** The issue of a relation that is half given (relation_id without relation_type or the other way round), or undefined. */

@@ -81,16 +81,18 @@ describe.each(targets())('chat and tasks over GraphQL and MCP (%s)', (target) =>
     expect(large).toEqual(small);
   });
 
-  it('tasks: createTask makes its thread; subtasks and parentTask; deleteTask removes both', async () => {
+  it('tasks: createTask makes its thread; subtasks and parentTask; deleteTask: spec 002 "Deletes task and its chat channel", the subtask stays as a top-level task', async () => {
     const parent = await app.gql(t.user.token, `mutation { createTask(input: { clientAccountId: ${t.account.id}, title: "Forelder", taskType: YEAR_END }) { id threadId thread { subject relationType } } }`);
     expect(parent.data.createTask).toMatchObject({ thread: { subject: 'Forelder', relationType: 'task' } });
-    const child = await app.gql(t.user.token, `mutation { createTask(input: { clientAccountId: ${t.account.id}, title: "Barn", parentTaskId: ${parent.data.createTask.id} }) { id parentTask { title } } }`);
+    const child = await app.gql(t.user.token, `mutation { createTask(input: { clientAccountId: ${t.account.id}, title: "Barn", parentTaskId: ${parent.data.createTask.id} }) { id threadId parentTask { title } } }`);
     expect(child.data.createTask.parentTask).toEqual({ title: 'Forelder' });
     const read = await app.gql(t.user.token, `{ task(id: ${parent.data.createTask.id}) { subtasks { title } status taskType } }`);
     expect(read.data.task).toEqual({ subtasks: [{ title: 'Barn' }], status: 'OPEN', taskType: 'YEAR_END' });
     const del = await app.gql(t.user.token, `mutation { deleteTask(id: ${parent.data.createTask.id}) }`);
     expect(del.data).toEqual({ deleteTask: true });
     expect(await app.db.prisma.chatThread.findUnique({ where: { id: parent.data.createTask.threadId } })).toBeNull();
+    const kept = await app.gql(t.user.token, `{ task(id: ${child.data.createTask.id}) { parentTaskId parentTask { id } thread { id } } }`);
+    expect(kept.data.task).toEqual({ parentTaskId: null, parentTask: null, thread: { id: child.data.createTask.threadId } });
   });
 
   it('the enums publish the task statuses and types with what each means', async () => {

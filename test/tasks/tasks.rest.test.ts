@@ -73,23 +73,59 @@ describe.each(targets())('tasks REST (%s)', (target) => {
     expect(found.body.data.map((x: any) => x.id)).toEqual([made.thread_id]);
   });
 
-  it('DELETE: 204 "Deletes task and its chat channel" — with its subtasks and theirs, their threads, messages and participants', async () => {
+  it('spec 002: "Deletes task and its chat channel"; 204: the thread goes with its messages and participants, the subtasks become top-level tasks and keep their threads, in one transaction', async () => {
     const parent = await task();
     const child = await task({ parent_task_id: parent.id });
     const grandchild = await task({ parent_task_id: child.id });
+    const second = await task({ parent_task_id: parent.id });
     const sibling = await task();
+    const editor = await app.seed.user();
+    await app.seed.grantRole({ userId: editor.id, clientAccountId: t.account.id, role: 'CA' });
+    await app.http('POST', `/api/v2/chat/threads/${parent.thread_id}/messages`, { token: t.user.token, body: { message: 'på forelderen' } });
     await app.http('POST', `/api/v2/chat/threads/${child.thread_id}/messages`, { token: t.user.token, body: { message: 'hei' } });
-    const res = await remove(parent.id);
+
+    const res = await remove(parent.id, editor.token);
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
-    expect(await app.db.prisma.task.count({ where: { id: { in: [parent.id, child.id, grandchild.id] } } })).toBe(0);
-    expect(await app.db.prisma.chatThread.count({ where: { id: { in: [parent.thread_id, child.thread_id, grandchild.thread_id] } } })).toBe(0);
-    expect(await app.db.prisma.chatMessage.count({ where: { threadId: child.thread_id } })).toBe(0);
-    expect(await app.db.prisma.chatParticipant.count({ where: { threadId: parent.thread_id } })).toBe(0);
     expect((await get(parent.id)).status).toBe(404);
+    expect(await app.db.prisma.chatThread.count({ where: { id: parent.thread_id } })).toBe(0);
+    expect(await app.db.prisma.chatMessage.count({ where: { threadId: parent.thread_id } })).toBe(0);
+    expect(await app.db.prisma.chatParticipant.count({ where: { threadId: parent.thread_id } })).toBe(0);
     expect((await app.http('GET', `/api/v2/chat/threads/${parent.thread_id}`, { token: t.user.token })).status).toBe(404);
-    expect((await get(sibling.id)).status).toBe(200);
-    expect((await app.http('GET', `/api/v2/chat/threads/${sibling.thread_id}`, { token: t.user.token })).status).toBe(200);
+
+    // the direct subtasks are top-level now, changed by the caller; a subtask's own subtasks stay under it
+    for (const sub of [child, second]) {
+      const now = await get(sub.id, '?with=parent_task');
+      expect(now.status).toBe(200);
+      expect(now.body).toMatchObject({ id: sub.id, parent_task_id: null, parent_task: null, thread_id: sub.thread_id, updated_by_id: editor.id });
+    }
+    expect((await get(grandchild.id)).body).toMatchObject({ parent_task_id: child.id, thread_id: grandchild.thread_id });
+    const topLevel = await list(`client_account_id=${t.account.id}&parent_task_id=null&per_page=1000`);
+    expect(topLevel.body.data.map((x: any) => x.id)).toEqual(expect.arrayContaining([child.id, second.id]));
+    // their threads and messages stay
+    const childThread = await app.http('GET', `/api/v2/chat/threads/${child.thread_id}`, { token: t.user.token });
+    expect(childThread).toMatchObject({ status: 200, body: { id: child.thread_id, relation_type: 'task', relation_id: child.id } });
+    expect(await app.db.prisma.chatMessage.count({ where: { threadId: child.thread_id } })).toBe(1);
+    for (const other of [grandchild, second, sibling]) expect((await app.http('GET', `/api/v2/chat/threads/${other.thread_id}`, { token: t.user.token })).status).toBe(200);
+  });
+
+  it('spec 002: "Deletes task and its chat channel": a failure after the subtasks were moved leaves them under their parent (one transaction)', async () => {
+    const parent = await task();
+    const child = await task({ parent_task_id: parent.id });
+    // a trigger refuses to delete this one task: the statement after the subtasks' update fails
+    const prisma = app.db.prisma;
+    await prisma.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION refuse_task_delete_${parent.id}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$`);
+    await prisma.$executeRawUnsafe(`CREATE TRIGGER refuse_task_delete_${parent.id} BEFORE DELETE ON tasks FOR EACH ROW WHEN (OLD.id = ${parent.id}) EXECUTE FUNCTION refuse_task_delete_${parent.id}()`);
+    try {
+      expect((await remove(parent.id)).status).toBe(500);
+    } finally {
+      await prisma.$executeRawUnsafe(`DROP TRIGGER refuse_task_delete_${parent.id} ON tasks`);
+      await prisma.$executeRawUnsafe(`DROP FUNCTION refuse_task_delete_${parent.id}()`);
+    }
+    expect((await get(child.id)).body.parent_task_id).toBe(parent.id);
+    expect((await get(parent.id)).status).toBe(200);
+    expect((await remove(parent.id)).status).toBe(204);
+    expect((await get(child.id)).body.parent_task_id).toBeNull();
   });
 
   it('DELETE: 404 for none, 403 for another account\'s task, 403 for a read-only token', async () => {

@@ -59,6 +59,30 @@ describe.each(targets())('worker tasks GraphQL and MCP (%s)', (target) => {
     expect(page.data.workerTasks).toEqual({ nodes: [{ id: task.id }], meta: { records: 1, perPage: 100 } });
   });
 
+  it('spec 002: "task_type (required)" is a String and "Worker task | PENDING | result submission | | PENDING": a client\'s own type through GraphQL and the MCP tools takes any JSON object and stays PENDING', async () => {
+    const created = await app.gql(t.user.token, `mutation($input: CreateWorkerTaskInput!) { createWorkerTask(input: $input) { ${TASK} } }`, { input: { taskType: 'Fakturakontroll', relationType: 'ekstern', relationId: 9 } });
+    expect(created.errors).toBeUndefined();
+    const task = created.data.createWorkerTask;
+    expect(task).toMatchObject({ clientAccountId: t.account.id, status: 'PENDING', taskType: 'Fakturakontroll', relationType: 'ekstern', relationId: 9 });
+    const submitted = await app.gql(t.user.token, `mutation($id: Int!, $data: JSON!) { submitWorkerTaskResult(taskId: $id, data: $data) { data } }`, { id: task.id, data: { godkjent: [true, { av: 'meg' }] } });
+    expect(submitted.errors).toBeUndefined();
+    expect(submitted.data.submitWorkerTaskResult.data).toEqual({ godkjent: [true, { av: 'meg' }] });
+
+    const client = new Client({ name: 'worker', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp?modules=contributor`), { requestInit: { headers: { authorization: `Bearer ${t.user.token}` } } }));
+    try {
+      const again = await client.callTool({ name: 'submit_worker_task_result', arguments: { id: task.id, data: { godkjent: [true, { av: 'meg' }] } } });
+      expect(again.isError).toBeFalsy();
+      const listed = await client.callTool({ name: 'list_worker_tasks', arguments: { client_account_id: t.account.id, task_type: ['Fakturakontroll'], with: ['results', 'consensus'] } });
+      const rows = JSON.parse((listed.content as { text: string }[])[0].text).data;
+      expect(rows).toEqual([expect.objectContaining({ id: task.id, task_type: 'Fakturakontroll', status: 'PENDING', completed_at: null, consensus: null, results: [expect.anything(), expect.anything()] })]);
+    } finally {
+      await client.close();
+    }
+    const one = await app.gql(t.user.token, `{ workerTasks(clientAccountId: ${t.account.id}, taskType: ["Fakturakontroll"]) { nodes { id status } } }`);
+    expect(one.data.workerTasks.nodes).toEqual([{ id: task.id, status: 'PENDING' }]);
+  });
+
   it('errors carry the API codes: validation, forbidden, not found, and a read-only token cannot mutate', async () => {
     const theirs = (await createTask(other)).data.createWorkerTask;
     expect(errorCode(await app.gql(t.user.token, `{ workerTask(id: ${theirs.id}) { id } }`))).toBe('common.forbidden');

@@ -104,12 +104,15 @@ describe.each(targets())('worker tasks REST (%s)', (target) => {
 
     it.each<[string, (ids: { v: number; v2: number; bt: number; theirs: number; deleted: number }) => Record<string, unknown>, RegExp]>([
       ['task_type missing', ({ v }) => ({ relation_type: 'voucher', relation_id: v }), /task_type: is required/],
-      ['an unknown task_type', ({ v }) => ({ task_type: 'OCR', relation_type: 'voucher', relation_id: v }), /task_type/],
+      ['an empty task_type', ({ v }) => ({ task_type: '  ', relation_type: 'voucher', relation_id: v }), /task_type: must not be empty/],
+      ['a task_type over 100 characters', () => ({ task_type: 'x'.repeat(101) }), /task_type: must be at most 100 characters/],
+      ['a relation_type over 50 characters', () => ({ task_type: 'OCR', relation_type: 'x'.repeat(51), relation_id: 1 }), /relation_type: must be at most 50 characters/],
+      ["relation_id without relation_type on a client's own type", () => ({ task_type: 'OCR', relation_id: 1 }), /relation_type: is required with relation_id/],
       ['relation_type missing', ({ v }) => ({ task_type: 'VOUCHER_CLASSIFICATION', relation_id: v }), /relation_type: is required with relation_id/],
       ['relation_id missing', () => ({ task_type: 'VOUCHER_CLASSIFICATION', relation_type: 'voucher' }), /relation_id: is required with relation_type/],
       ['no relation on a type that is about a record', () => ({ task_type: 'VOUCHER_CLASSIFICATION' }), /relation_type: is required for a VOUCHER_CLASSIFICATION task \(voucher\)/],
       ['a secondary relation without a relation', ({ v }) => ({ task_type: 'MANUAL_REVIEW', secondary_relation_type: 'voucher', secondary_relation_id: v }), /secondary_relation_type: needs a relation/],
-      ['an unknown relation_type', ({ v }) => ({ task_type: 'MANUAL_REVIEW', relation_type: 'invoice', relation_id: v }), /relation_type: must be one of voucher, document, bank_transaction, journal_entry, businesspartner/],
+      ["a relation_type the service's own type does not take", ({ v }) => ({ task_type: 'MANUAL_REVIEW', relation_type: 'invoice', relation_id: v }), /relation_type: a MANUAL_REVIEW task is about a voucher or document or bank_transaction or journal_entry or businesspartner, not a invoice/],
       ['a relation the task type does not take', ({ bt }) => ({ task_type: 'VOUCHER_CLASSIFICATION', relation_type: 'bank_transaction', relation_id: bt }), /relation_type: a VOUCHER_CLASSIFICATION task is about a voucher/],
       ['a required secondary relation missing', ({ v }) => ({ task_type: 'VOUCHER_DUPLICATE_CHECK', relation_type: 'voucher', relation_id: v }), /secondary_relation_type: is required for a VOUCHER_DUPLICATE_CHECK task/],
       ['secondary_relation_type without its id', ({ v }) => ({ task_type: 'MANUAL_REVIEW', relation_type: 'voucher', relation_id: v, secondary_relation_type: 'voucher' }), /secondary_relation_id: is required with secondary_relation_type/],
@@ -137,6 +140,31 @@ describe.each(targets())('worker tasks REST (%s)', (target) => {
       expect(named.status, JSON.stringify(named.body)).toBe(201);
       expect((await submit(res.body.id, { data: { approved: true } })).status).toBe(200);
       expect((await get(res.body.id)).body).toMatchObject({ status: 'COMPLETED', relation_type: null });
+    });
+
+    it('spec 002: "task_type (required)", values not listed: any text of 1–100 characters is a task type — a client\'s own type is 201 with nothing else, with a relation word of its own, or about a record', async () => {
+      const bare = await create({ task_type: 'kvittering-sjekk' });
+      expect(bare.status, JSON.stringify(bare.body)).toBe(201);
+      expect(bare.body).toMatchObject({ task_type: 'kvittering-sjekk', status: 'PENDING', client_account_id: t.account.id, relation_type: null, relation_id: null, completed_at: null });
+
+      const longest = 'Æ'.repeat(100);
+      const words = await create({ task_type: ` ${longest} `, relation_type: ' Invoice ', relation_id: 42, secondary_relation_type: 'crm-contact', secondary_relation_id: 7, comment: 'Se over' });
+      expect(words.status, JSON.stringify(words.body)).toBe(201);
+      expect(words.body).toMatchObject({ task_type: longest, relation_type: 'invoice', relation_id: 42, secondary_relation_type: 'crm-contact', secondary_relation_id: 7, client_account_id: t.account.id });
+
+      // a relation to a record of this API still decides the account, and must be a record the caller sees
+      const v = await voucher();
+      const about = await create({ task_type: 'Sjekk beløp', relation_type: 'voucher', relation_id: v, secondary_relation_type: 'voucher', secondary_relation_id: v });
+      expect(about.status, JSON.stringify(about.body)).toBe(201);
+      expect(about.body).toMatchObject({ task_type: 'Sjekk beløp', relation_type: 'voucher', relation_id: v, client_account_id: t.account.id });
+      const theirs = await create({ task_type: 'Sjekk beløp', relation_type: 'voucher', relation_id: await voucher(other) });
+      expect(theirs).toMatchObject({ status: 400, body: { error: expect.stringMatching(/relation_id: voucher \d+ does not exist/) } });
+
+      // the spelling is the client's: a type in other case is another type, not the service's own
+      const lower = await create({ task_type: 'voucher_classification' });
+      expect(lower.status, JSON.stringify(lower.body)).toBe(201);
+      expect(lower.body.task_type).toBe('voucher_classification');
+      expect((await get(bare.body.id)).body).toEqual(bare.body);
     });
 
     it('a task without a relation: client_account_id of another account is 403; a caller with several accounts must name one (400)', async () => {
@@ -250,6 +278,44 @@ describe.each(targets())('worker tasks REST (%s)', (target) => {
       const res = await submit(task.id, { data: { approved: false, note: 'Feil mva' } });
       expect(res.body.data).toEqual({ approved: false, note: 'Feil mva' });
       expect((await get(task.id, '?with=consensus')).body).toMatchObject({ status: 'COMPLETED', consensus: { id: res.body.id } });
+    });
+
+    it('spec 002: "Worker task | PENDING | result submission | | PENDING": a client\'s own task type takes any JSON object as data, from several users, and stays PENDING', async () => {
+      const task = (await create({ task_type: 'Kvittering OK?', relation_type: 'voucher', relation_id: await voucher() })).body;
+      const [a, b] = [await colleague(), await colleague()];
+      const answers: Record<string, unknown>[] = [
+        { ok: true },
+        { ok: true },
+        {},
+        { nested: { list: [1, 'to', null, { tre: 3.5 }], flag: false }, Beløp: '1 234,50' },
+        { ok: true, note: 'x'.repeat(5000) },
+      ];
+      const results = [];
+      for (const [i, data] of answers.entries()) {
+        const res = await submit(task.id, { data }, [t.user, a, b, a, b][i].token, i % 2 ? '/contributor' : '/worker');
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(res.body).toEqual({ id: expect.any(Number), submitted_at: expect.any(String), submitted_by_id: [t.user, a, b, a, b][i].id, task_id: task.id, status: 'SUBMITTED', data });
+        results.push(res.body);
+      }
+      const after = await get(task.id, '?with=results,consensus');
+      expect(after.body).toMatchObject({ status: 'PENDING', completed_at: null, consensus: null });
+      expect(after.body.results).toEqual(results);
+      // it leaves PENDING only by PATCH; then results are refused as for any task
+      expect((await patch(task.id, { status: 'CANCELLED' })).body.status).toBe('CANCELLED');
+      expect(await submit(task.id, { data: { ok: true } })).toMatchObject({ status: 400, body: { error: expect.stringContaining('the task is CANCELLED') } });
+    });
+
+    it.each<[string, unknown, RegExp]>([
+      ['data missing', undefined, /data: is required/],
+      ['data null', null, /data: Expected non-nullable/],
+      ['data an array', [{ ok: true }], /data: must be a JSON object/],
+      ['data a string', 'ok', /data: must be a JSON object/],
+      ['data a number', 1, /data: must be a JSON object/],
+    ])('spec 002: "data (object, required)" holds for a client\'s own task type too: %s is 400', async (_name, data, message) => {
+      const task = (await create({ task_type: 'eget' })).body;
+      const res = await submit(task.id, data === undefined ? {} : { data });
+      expect(res).toMatchObject({ status: 400, body: { error: expect.stringMatching(message), status: 400 } });
+      expect(await app.db.prisma.workerTaskResult.count({ where: { taskId: task.id } })).toBe(0);
     });
 
     it('"Not allowed for COMPLETED tasks (400)", nor for CANCELLED ones; nothing is stored', async () => {
@@ -371,6 +437,25 @@ describe.each(targets())('worker tasks REST (%s)', (target) => {
       expect(names(await of('less_than_results_from_me=1', a.token))).toEqual(['fresh', 'byB']);
       expect(names(await of('less_than_results_from_me=2', a.token))).toEqual(['fresh', 'byA', 'byB', 'byBoth']);
       expect(names(await of('less_than_results_from_me=3', a.token))).toEqual(['fresh', 'byA', 'byB', 'byBoth', 'aTwice']);
+      // "integer threshold": any integer; fewer than 0 results is none
+      expect(names(await of('less_than_results_from_me=0', a.token))).toEqual([]);
+      expect(names(await of('less_than_results_from_me=-3', a.token))).toEqual([]);
+      expect(names(await of('less_than_results_from_me=1000', a.token))).toEqual(['fresh', 'byA', 'byB', 'byBoth', 'aTwice']);
+    });
+
+    it('spec 002: "task_type (comma, semicolon or space separated)" filters free task types as stored, the service\'s and the client\'s alike', async () => {
+      const own = await app.seed.tenant();
+      const mk = async (task_type: string) => (await create({ task_type }, own.user.token)).body.id as number;
+      const [alpha, beta, gamma, review] = [await mk('alpha'), await mk('beta-2'), await mk('Gamma_3'), await mk('MANUAL_REVIEW')];
+      const filter = async (qs: string) => {
+        const res = await list(`client_account_id=${own.account.id}&${qs}`, own.user.token);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        return res.body.data.map((x: any) => x.id);
+      };
+      expect(await filter('task_type=alpha')).toEqual([alpha]);
+      expect(await filter('task_type=alpha,beta-2')).toEqual([alpha, beta]);
+      expect(await filter('task_type=beta-2;Gamma_3%20MANUAL_REVIEW')).toEqual([beta, gamma, review]);
+      expect(await filter('task_type=gamma_3,OCR')).toEqual([]);
     });
 
     it('page and per_page: the page envelope counts every match', async () => {
@@ -389,8 +474,7 @@ describe.each(targets())('worker tasks REST (%s)', (target) => {
     it.each<[string, RegExp]>([
       ['order_by=colour', /order_by.*cannot order by 'colour'/],
       ['status=DONE', /status/],
-      ['task_type=OCR', /task_type/],
-      ['less_than_results_from_me=0', /less_than_results_from_me: must be at least 1/],
+      ['less_than_results_from_me=1.5', /less_than_results_from_me: must be an integer/],
       ['has_results_from_id=x', /has_results_from_id: must be an integer/],
       ['has_submitted_results=maybe', /has_submitted_results: must be true or false/],
       ['with=votes', /with/],

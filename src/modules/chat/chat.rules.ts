@@ -38,18 +38,18 @@ const messageBody = z
     isDraft: flag,
     /** a PREVIEW message (tool_mode PREVIEW) of the same thread that no message approves yet */
     approvesMessageId: id.nullish(),
-    /** files uploaded with type CHAT_ATTACHMENT (images or PDF) by the sender for the thread's client account, not yet attached */
-    attachmentIds: z.array(id).max(MAX_ATTACHMENTS, `must name at most ${MAX_ATTACHMENTS} files`).nullish(),
+    /** files uploaded with type CHAT_ATTACHMENT (images or PDF) by the sender for the thread's client account, not yet attached; a file named twice is attached once */
+    attachmentIds: z
+      .array(id)
+      .transform((ids) => [...new Set(ids)])
+      .pipe(z.array(id).max(MAX_ATTACHMENTS, `must name at most ${MAX_ATTACHMENTS} files`))
+      .nullish(),
   })
   .superRefine((m, ctx) => {
     const hasText = typeof m.message === 'string' && m.message.trim() !== '';
     if (!hasText && m.approvesMessageId == null && !m.attachmentIds?.length) {
       ctx.issues.push({ code: 'custom', input: m.message, path: ['message'], message: 'is required unless approves_message_id or attachment_ids is given' });
     }
-    const ids = m.attachmentIds ?? [];
-    ids.forEach((f, i) => {
-      if (ids.indexOf(f) !== i) ctx.issues.push({ code: 'custom', input: f, path: ['attachmentIds', i], message: `names file ${f} twice` });
-    });
     if (m.isDraft && m.approvesMessageId != null) ctx.issues.push({ code: 'custom', input: m.isDraft, path: ['isDraft'], message: 'an approval (approves_message_id) cannot be a draft' });
   }, evenWithIssues);
 

@@ -150,7 +150,7 @@ const CreateChatMessageInput = builder.inputType('CreateChatMessageInput', {
     message: t.string({ description: messageFields.message }),
     isDraft: t.boolean({ description: messageFields.isDraft }),
     approvesMessageId: t.int({ description: 'A PREVIEW message (toolMode PREVIEW) of the thread that no message approves yet' }),
-    attachmentIds: t.intList({ description: 'Files uploaded with type CHAT_ATTACHMENT (images or PDF) by you for the thread’s client account, not yet attached (else 403); at most 20' }),
+    attachmentIds: t.intList({ description: 'Files uploaded with type CHAT_ATTACHMENT (images or PDF) by you for the thread’s client account, not yet attached (else 403); at most 20, a file named twice is attached once' }),
   }),
 });
 
@@ -159,7 +159,7 @@ const CreateChatThreadInput = builder.inputType('CreateChatThreadInput', {
     clientAccountId: t.int({ required: true }),
     providerClientAccountId: t.int({ description: 'A provider account serving the client account (its users may then use the thread)' }),
     subject: t.string({ description: 'At most 500 characters' }),
-    relationType: t.string({ description: 'A word such as document, businesspartner, voucher; with relationId' }),
+    relationType: t.string({ description: 'What it is about, e.g. document, businesspartner, voucher (at most 50 characters, stored lower-cased); with relationId' }),
     relationId: t.int({ description: 'Of a record of this API the relation type names: it must exist in the client account' }),
     isCompleted: t.boolean({ description: 'Default false' }),
     isArchived: t.boolean({ description: 'Default false' }),

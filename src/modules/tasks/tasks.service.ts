@@ -151,15 +151,17 @@ export async function updateTask(ctx: RequestContext, args: Args<typeof rules.up
   });
 }
 
-/** DELETE /tasks/{id}: the task, its subtasks (and theirs) and all their chat threads, in one transaction. */
+/**
+ * DELETE /tasks/{id} (spec 002: "Deletes task and its chat channel"): the task and its thread (with
+ * the thread's messages and participants), in one transaction. Its subtasks are not deleted: they
+ * become top-level tasks (parent_task_id null, updated by the caller) and keep their own threads.
+ */
 export async function deleteTask(ctx: RequestContext, args: { id: number }): Promise<boolean> {
   return inTransaction(ctx, async (tx) => {
-    const task = await getTask(tx, args);
-    const ids = await subtreeIds(tx, task.id);
-    const threads = await tx.db.task.findMany({ where: { id: { in: ids } }, select: { threadId: true } });
-    await tx.db.task.delete({ where: { id: task.id } }); // subtasks cascade
-    const threadIds = threads.map((t) => t.threadId).filter((id): id is number => id != null);
-    if (threadIds.length) await tx.db.chatThread.deleteMany({ where: { id: { in: threadIds } } });
+    const task = await getTask(tx, args, { select: { id: true, clientAccountId: true, threadId: true } });
+    await tx.db.task.updateMany({ where: { parentTaskId: task.id }, data: { parentTaskId: null, updatedById: auditUserId(tx) } });
+    await tx.db.task.delete({ where: { id: task.id } });
+    if (task.threadId != null) await tx.db.chatThread.deleteMany({ where: { id: task.threadId } });
     return true;
   });
 }

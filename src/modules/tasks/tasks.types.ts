@@ -51,7 +51,7 @@ const taskFields = {
   assignedToId: 'A user with access to the client account; null: nobody',
   providerClientAccountId: 'A provider account serving the client account (its thread follows)',
   parentTaskId: 'Another task of the client account (not one of this task’s subtasks)',
-  relationType: 'A word such as voucher, document, businesspartner; with relationId',
+  relationType: 'What it is about, e.g. voucher, document, businesspartner (at most 50 characters, stored lower-cased); with relationId',
   relationId: 'Of a record of this API the relation type names: it must exist in the client account',
 };
 
@@ -130,7 +130,7 @@ builder.mutationFields((t) => ({
     resolve: (query, _root, args, ctx) => updateTask(ctx, args, query),
   }),
   deleteTask: t.boolean({
-    description: 'Deletes the task, its subtasks and their chat threads (REST: 204).',
+    description: 'Deletes the task and its chat thread; its subtasks become top-level tasks and keep their threads (REST: 204).',
     args: { id: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => deleteTask(ctx, args),
   }),

@@ -3,20 +3,23 @@ import { z } from 'zod';
 import { DOCUMENT_TYPES } from '../documents/documents.rules.ts';
 import { digitsOnly, isValidOrganizationNumber } from '../../shared/norwegian-ids.ts';
 import { orderByNames, pageArgs, type PageLimits } from '../../shared/pagination.ts';
-import { decimal, evenWithIssues, id, optionalText, required } from '../../shared/validation.ts';
+import { decimal, evenWithIssues, id, nonEmptyText, optionalText, required } from '../../shared/validation.ts';
 
-// ── Values (spec 002 "Worker task and result": task types and the data per type are not shown) ──
+// ── Values (spec 002 "Worker task and result": task_type's values are not listed, "The structure of
+// data per task type: not shown") ──
 
 export const WORKER_TASK_STATUSES = ['PENDING', 'COMPLETED', 'CANCELLED'] as const;
 export type WorkerTaskStatusCode = (typeof WORKER_TASK_STATUSES)[number];
 
 /**
- * What a relation_type names, and the table its relation_id is looked up in. The names follow the
- * other relation_type fields of the API (lower-case; `businesspartner` as chat threads and the
- * dimension types spell it).
+ * The relation_types that name a record of this API: its relation_id is looked up in that table, and
+ * the record decides the task's client account. The names follow the other relation_type fields of
+ * the API (lower-case; `businesspartner` as chat threads and the dimension types spell it). Any other
+ * relation_type is a word of the client's, kept as sent (lower-cased) with its id unchecked.
  */
 export const RELATION_TYPES = ['voucher', 'document', 'bank_transaction', 'journal_entry', 'businesspartner'] as const;
 export type RelationType = (typeof RELATION_TYPES)[number];
+export const isRecordRelation = (type: string | null | undefined): type is RelationType => (RELATION_TYPES as readonly (string | null | undefined)[]).includes(type);
 
 /** At most this many results per task (several users, and a user may answer again): a bound on the `results` relation. */
 export const MAX_RESULTS_PER_TASK = 50;
@@ -49,9 +52,11 @@ const orNull = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v
 const yesNo = (field: string) => z.boolean({ error: (i) => (i.input === undefined ? 'is required' : `${field} must be true or false`) });
 
 /**
- * The task types: which records a task is about, the shape of a result's `data` (snake_case keys,
- * normalised so equal answers are equal JSON) and how many users must submit the same data for the
- * consensus that completes the task.
+ * The service's own task types: which records a task is about, the shape of a result's `data`
+ * (snake_case keys, normalised so equal answers are equal JSON) and how many users must submit the
+ * same data for the consensus that completes the task. task_type is free text (spec 002 lists no
+ * values): a type not named here is the client's own, with no rule on its relations or its data
+ * (any JSON object) and no consensus — results leave it PENDING, as the state table says.
  */
 export const WORKER_TASK_TYPES = {
   VOUCHER_CLASSIFICATION: {
@@ -137,6 +142,10 @@ export const WORKER_TASK_TYPES = {
 export type WorkerTaskTypeCode = keyof typeof WORKER_TASK_TYPES;
 export const WORKER_TASK_TYPE_CODES = Object.keys(WORKER_TASK_TYPES) as WorkerTaskTypeCode[];
 
+/** The rules of one of the service's own task types (spelled exactly as listed), or undefined for a client's type. */
+export const ownTaskType = (taskType: unknown) =>
+  typeof taskType === 'string' && Object.hasOwn(WORKER_TASK_TYPES, taskType) ? WORKER_TASK_TYPES[taskType as WorkerTaskTypeCode] : undefined;
+
 /** JSON with the keys of every object sorted: equal data, equal text. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
@@ -181,6 +190,9 @@ export function submissionProblem(status: WorkerTaskStatusCode, resultCount: num
 
 // ── Inputs ──────────────────────────────────────────────────────────────────────────────────────
 
+/** The most task_type values one list filter names (each goes into the query). */
+const MAX_TASK_TYPE_FILTER = 100;
+
 /** GET /worker/tasks: page 1, per_page 100 (spec 002), also the most (each may embed its results). */
 export const WORKER_TASK_PAGE_LIMITS: PageLimits = { defaultPerPage: 100, maxPerPage: 100 };
 
@@ -188,24 +200,33 @@ export const WORKER_TASK_PAGE_LIMITS: PageLimits = { defaultPerPage: 100, maxPer
 export const WORKER_TASK_ORDER = { id: 'id', created_at: 'created_at', completed_at: 'completed_at', task_type: 'task_type', status: 'status' } as const;
 export const DEFAULT_WORKER_TASK_ORDER = ['created_at'];
 
+/** Any word of at most 50 characters (the column), lower-cased; empty is none. RELATION_TYPES name records of this API. */
 const relationType = z
   .string()
   .trim()
   .toLowerCase()
-  .pipe(z.enum(RELATION_TYPES, { error: () => `must be one of ${RELATION_TYPES.join(', ')}` }));
+  .max(50, 'must be at most 50 characters')
+  .transform((v) => v || null);
 
-const taskType = z.enum(WORKER_TASK_TYPE_CODES as [WorkerTaskTypeCode, ...WorkerTaskTypeCode[]], { error: () => `must be one of ${WORKER_TASK_TYPE_CODES.join(', ')}` });
+/** spec 002: "task_type (required)", values not listed: any text of 1–100 characters (trimmed), case-sensitive. */
+const taskType = nonEmptyText(100);
 const status = z.enum(WORKER_TASK_STATUSES, { error: () => `must be one of ${WORKER_TASK_STATUSES.join(', ')}` });
 
-/** The relations a task type takes (checked after the shape, so each problem names its field). */
+/**
+ * A relation is a type and an id together, for every task type; the service's own types also say
+ * which relations they take (checked after the shape, so each problem names its field).
+ */
 function relationRules(value: Record<string, unknown>, ctx: z.RefinementCtx) {
-  const type = WORKER_TASK_TYPES[value.taskType as WorkerTaskTypeCode];
-  if (!type) return;
   const rel = value.relationType;
-  if ((rel == null) !== (value.relationId == null)) {
-    ctx.addIssue({ code: 'custom', path: [rel == null ? 'relationType' : 'relationId'], message: 'is required with relation_' + (rel == null ? 'id' : 'type') });
-    return;
+  let halfGiven = false;
+  for (const [typeKey, idKey, prefix] of [['relationType', 'relationId', 'relation_'], ['secondaryRelationType', 'secondaryRelationId', 'secondary_relation_']] as const) {
+    if ((value[typeKey] == null) !== (value[idKey] == null)) {
+      halfGiven = true;
+      ctx.addIssue({ code: 'custom', path: [value[typeKey] == null ? typeKey : idKey], message: `is required with ${prefix}${value[typeKey] == null ? 'id' : 'type'}` });
+    }
   }
+  const type = ownTaskType(value.taskType);
+  if (!type || halfGiven) return;
   if (rel == null) {
     if (type.relationRequired) ctx.addIssue({ code: 'custom', path: ['relationType'], message: `is required for a ${value.taskType} task (${type.relation.join(' or ')})` });
     else if (value.secondaryRelationType != null || value.secondaryRelationId != null) {
@@ -218,10 +239,6 @@ function relationRules(value: Record<string, unknown>, ctx: z.RefinementCtx) {
   }
   const secType = value.secondaryRelationType;
   const secId = value.secondaryRelationId;
-  if ((secType == null) !== (secId == null)) {
-    ctx.addIssue({ code: 'custom', path: [secType == null ? 'secondaryRelationType' : 'secondaryRelationId'], message: 'is required with secondary_relation_' + (secType == null ? 'id' : 'type') });
-    return;
-  }
   if (!type.secondary) {
     if (secType != null) ctx.addIssue({ code: 'custom', path: ['secondaryRelationType'], message: `a ${value.taskType} task has no secondary relation` });
     return;
@@ -242,11 +259,13 @@ export const workerTaskRules = {
     clientAccountId: id.nullish(),
     /** default [PENDING] (the schema's); null lists every status */
     status: z.array(status).max(WORKER_TASK_STATUSES.length * 2, 'names at most 6 values').nullish(),
-    taskType: z.array(taskType).max(WORKER_TASK_TYPE_CODES.length * 2, `names at most ${WORKER_TASK_TYPE_CODES.length * 2} values`).nullish(),
+    /** free text, as stored (the REST list splits at commas, semicolons and blanks) */
+    taskType: z.array(taskType).max(MAX_TASK_TYPE_FILTER, `names at most ${MAX_TASK_TYPE_FILTER} values`).nullish(),
     hasSubmittedResults: z.boolean().nullish(),
     hasResultsFromId: id.nullish(),
     hasNoResultsFromId: id.nullish(),
-    lessThanResultsFromMe: z.number().int('must be a whole number').min(1, 'must be at least 1').max(MAX_RESULTS_PER_TASK + 1, `must be at most ${MAX_RESULTS_PER_TASK + 1}`).nullish(),
+    /** spec 002 "integer threshold": any whole number (0 or less matches no task) */
+    lessThanResultsFromMe: z.number().int('must be a whole number').nullish(),
     downplayResultsFromId: id.nullish(),
     orderBy: orderByNames(WORKER_TASK_ORDER),
     ...pageArgs,
@@ -270,7 +289,7 @@ export const workerTaskRules = {
   update: z.object({ id, input: z.object({ status }) }),
   submit: z.object({
     taskId: id,
-    /** checked against the task type's data schema by the service (it needs the task) */
+    /** spec 002 "data (object, required)": any JSON object; the service's own types check it against their schema (the service needs the task) */
     data: z.unknown().optional().superRefine((v, ctx) => {
       if (v == null) ctx.addIssue({ code: 'custom', message: 'is required' });
       else if (typeof v !== 'object' || Array.isArray(v)) ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });

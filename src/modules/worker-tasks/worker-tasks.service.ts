@@ -1,5 +1,4 @@
 import { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
-import type { WorkerTaskType } from '../../generated/prisma/enums.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { findPage, inIdOrder, pageWindow, toOrderBy } from '../../shared/pagination.ts';
@@ -9,7 +8,10 @@ import {
   agreedHash,
   dataHash,
   DEFAULT_WORKER_TASK_ORDER,
+  isRecordRelation,
+  ownTaskType,
   patchProblem,
+  RELATION_TYPES,
   submissionProblem,
   WORKER_TASK_ORDER,
   WORKER_TASK_PAGE_LIMITS,
@@ -103,12 +105,13 @@ export async function listWorkerTasks(ctx: RequestContext, args: Args<typeof rul
 const lockTask = (tx: RequestContext, id: number) => tx.db.$queryRaw`SELECT id FROM worker_tasks WHERE id = ${id} FOR UPDATE`;
 
 /**
- * POST /contributor/tasks: the relation must name a record the caller can see (else 400, as a
- * reference to another tenant's row reads as missing); the task belongs to that record's client
- * account, and the secondary relation must be a record of the same account. A task type that may go
- * without a relation (MANUAL_REVIEW; spec 002 requires only task_type) belongs to client_account_id,
- * or to the caller's only client account (403 for another's, 400 when the caller has several and
- * names none). Created PENDING.
+ * POST /contributor/tasks (spec 002: "task_type (required)"; any other field optional). A relation
+ * to a record of this API (RELATION_TYPES) must name a record the caller can see (else 400, as a
+ * reference to another tenant's row reads as missing), and the task belongs to that record's client
+ * account. A task with no such relation (none, or one of the client's own words, kept unchecked)
+ * belongs to client_account_id, or to the caller's only client account (403 for another's, 400 when
+ * the caller has several and names none: a task is always of one account). A secondary relation to a
+ * record of this API must be a record of the task's account. Created PENDING.
  */
 export async function createWorkerTask(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
@@ -117,26 +120,29 @@ export async function createWorkerTask(ctx: RequestContext, args: Args<typeof ru
     if (typeof asked === 'number') await requireAccount(tx, asked);
     const { input } = await validate(tx, rules.create, args, {
       check: async ({ input }, _found, issues) => {
-        if (input.relationType == null || input.relationId == null) {
+        if (isRecordRelation(input.relationType) && input.relationId != null) {
+          const account = await relationAccount(tx, input.relationType, input.relationId);
+          if (account === null || !(await canAccessAccount(tx, account))) {
+            issues.add(['relationId'], `${RELATION_NAMES[input.relationType]} ${input.relationId} does not exist`);
+            return;
+          }
+          if (input.clientAccountId != null && input.clientAccountId !== account) {
+            issues.add(['clientAccountId'], `must be the client account of the relation (${account}), or left out`);
+            return;
+          }
+          clientAccountId = account;
+        } else {
           const mine = input.clientAccountId != null ? [input.clientAccountId] : await listedAccounts(tx, null);
-          if (mine?.length === 1) clientAccountId = mine[0];
-          else issues.add(['clientAccountId'], 'is required for a task without a relation when you have access to several client accounts');
-          return;
+          if (mine?.length !== 1) {
+            issues.add(['clientAccountId'], `is required for a task without a relation to a record (${RELATION_TYPES.join(', ')}) when you have access to several client accounts`);
+            return;
+          }
+          clientAccountId = mine[0];
         }
-        const account = await relationAccount(tx, input.relationType, input.relationId);
-        if (account === null || !(await canAccessAccount(tx, account))) {
-          issues.add(['relationId'], `${RELATION_NAMES[input.relationType]} ${input.relationId} does not exist`);
-          return;
-        }
-        if (input.clientAccountId != null && input.clientAccountId !== account) {
-          issues.add(['clientAccountId'], `must be the client account of the relation (${account}), or left out`);
-          return;
-        }
-        clientAccountId = account;
-        if (input.secondaryRelationType && input.secondaryRelationId != null) {
+        if (isRecordRelation(input.secondaryRelationType) && input.secondaryRelationId != null) {
           const other = await relationAccount(tx, input.secondaryRelationType, input.secondaryRelationId);
-          if (other !== account) {
-            issues.add(['secondaryRelationId'], `${RELATION_NAMES[input.secondaryRelationType]} ${input.secondaryRelationId} does not exist in client account ${account}`);
+          if (other !== clientAccountId) {
+            issues.add(['secondaryRelationId'], `${RELATION_NAMES[input.secondaryRelationType]} ${input.secondaryRelationId} does not exist in client account ${clientAccountId}`);
           }
         }
       },
@@ -162,11 +168,13 @@ export async function updateWorkerTask(ctx: RequestContext, args: Args<typeof ru
 }
 
 /**
- * POST /worker/tasks/{id}/results: one result, its data checked and normalised by the task type's
- * schema. In the same transaction, with the task locked (so concurrent submissions are judged one
- * after the other and only one can reach the consensus): when the type's required number of
+ * POST /worker/tasks/{id}/results: one result. Its data is any JSON object (spec 002), stored as
+ * sent, and the task stays PENDING ("Worker task | PENDING | result submission | | PENDING"). For
+ * the service's own task types (WORKER_TASK_TYPES) the data is checked and normalised by the type's
+ * schema and, in the same transaction, with the task locked (so concurrent submissions are judged
+ * one after the other and only one can reach the consensus): when the type's required number of
  * submitters' latest results agree, the task becomes COMPLETED with completed_at and this result as
- * its consensus. Refused (400) unless the task is PENDING.
+ * its consensus (the spec's "COMPLETED move: not shown"). Refused (400) unless the task is PENDING.
  */
 export async function submitWorkerTaskResult(ctx: RequestContext, args: Args<typeof rules.submit>, query: ResultQuery = {}) {
   return inTransaction(ctx, async (tx) => {
@@ -179,14 +187,14 @@ export async function submitWorkerTaskResult(ctx: RequestContext, args: Args<typ
     );
     const problem = submissionProblem(task.status, task._count.results);
     if (problem) throw new ValidationError(`Worker task ${task.id}: ${problem}`);
-    const type = WORKER_TASK_TYPES[task.taskType];
-    const normalised = parse(type.data, data, ['data']) as PrismaNS.InputJsonValue;
+    const type = ownTaskType(task.taskType);
+    const stored = (type ? parse(type.data, data, ['data']) : data) as PrismaNS.InputJsonValue;
     const result = await tx.db.workerTaskResult.create({
-      data: { taskId: task.id, clientAccountId: task.clientAccountId, data: normalised, dataHash: dataHash(normalised), submittedById: auditUserId(tx) },
+      data: { taskId: task.id, clientAccountId: task.clientAccountId, data: stored, dataHash: dataHash(stored), submittedById: auditUserId(tx) },
       select: { id: true },
     });
-    const results = await tx.db.workerTaskResult.findMany({ where: { taskId: task.id }, select: { id: true, submittedById: true, dataHash: true } });
-    if (agreedHash(results, type.requiredAgreement) !== null) {
+    const results = type ? await tx.db.workerTaskResult.findMany({ where: { taskId: task.id }, select: { id: true, submittedById: true, dataHash: true } }) : [];
+    if (type && agreedHash(results, type.requiredAgreement) !== null) {
       // the only answer that gained a vote is this one: it is the consensus
       await tx.db.workerTask.update({ where: { id: task.id }, data: { status: 'COMPLETED', completedAt: new Date(), consensusResultId: result.id }, select: { id: true } });
     }
@@ -194,10 +202,10 @@ export async function submitWorkerTaskResult(ctx: RequestContext, args: Args<typ
   });
 }
 
-/** The published task types (GraphQL workerTaskTypes). */
-export function workerTaskTypes(): { taskType: WorkerTaskType; description: string; relationTypes: string[]; secondaryRelationTypes: string[]; secondaryRelationRequired: boolean; requiredAgreement: number }[] {
+/** The service's own task types (GraphQL workerTaskTypes); any other task_type is the client's. */
+export function workerTaskTypes(): { taskType: string; description: string; relationTypes: string[]; secondaryRelationTypes: string[]; secondaryRelationRequired: boolean; requiredAgreement: number }[] {
   return Object.entries(WORKER_TASK_TYPES).map(([taskType, t]) => ({
-    taskType: taskType as WorkerTaskType,
+    taskType,
     description: t.description,
     relationTypes: [...t.relation],
     secondaryRelationTypes: [...(t.secondary?.types ?? [])],

@@ -7,9 +7,9 @@ import {
   WORKER_TASK_ORDER,
   WORKER_TASK_PAGE_LIMITS,
   WORKER_TASK_STATUSES,
+  WORKER_TASK_TYPE_CODES,
   WORKER_TASK_TYPES,
   workerTaskRules as rules,
-  type WorkerTaskTypeCode,
 } from './worker-tasks.rules.ts';
 import { createWorkerTask, getWorkerTask, listWorkerTasks, submitWorkerTaskResult, updateWorkerTask, workerTaskTypes } from './worker-tasks.service.ts';
 
@@ -20,10 +20,8 @@ export const WorkerTaskStatusEnum = builder.enumType('WorkerTaskStatus', {
   values: WORKER_TASK_STATUSES,
 });
 
-export const WorkerTaskTypeEnum = builder.enumType('WorkerTaskType', {
-  description: 'What a worker is asked to judge; workerTaskTypes lists the relations each takes and the agreement it needs',
-  values: Object.fromEntries(Object.entries(WORKER_TASK_TYPES).map(([k, t]) => [k, { description: t.description }])) as Record<WorkerTaskTypeCode, { description: string }>,
-});
+/** spec 002: task_type's values are not listed, so it is free text; the service's own types are named in the descriptions. */
+const TASK_TYPE = `Free text of 1–100 characters (case-sensitive). The service's own types — ${WORKER_TASK_TYPE_CODES.join(', ')} (workerTaskTypes) — check their relations and data and complete on consensus; any other type is yours: any relation, any JSON object as data, and results leave it PENDING`;
 
 const WorkerTaskResultStatusEnum = builder.enumType('WorkerTaskResultStatus', { description: 'Every result is SUBMITTED; the consensus is marked on its task', values: ['SUBMITTED'] as const });
 
@@ -37,7 +35,7 @@ export const WorkerTaskResult = builder.prismaObject('WorkerTaskResult', {
     taskId: t.exposeInt('taskId'),
     clientAccountId: t.exposeInt('clientAccountId', { description: "The task's client account" }),
     status: t.expose('status', { type: WorkerTaskResultStatusEnum }),
-    data: t.expose('data', { type: 'JSON', description: "The answer, as the task type's schema normalised it (snake_case keys; absent optional fields are null)" }),
+    data: t.expose('data', { type: 'JSON', description: "The answer: a JSON object as sent, or as the schema of one of the service's own task types normalised it (snake_case keys; absent optional fields are null)" }),
     submittedAt: t.expose('submittedAt', { type: 'DateTime' }),
     submittedById: t.exposeInt('submittedById', { nullable: true }),
   }),
@@ -46,13 +44,13 @@ export const WorkerTaskResult = builder.prismaObject('WorkerTaskResult', {
 export const WorkerTask = builder.prismaObject('WorkerTask', {
   ...tenantScoped,
   description:
-    "A small judgement workers submit results for, about one record (relation) and sometimes a second (secondary relation); it belongs to the relation's client account. Agreeing results complete it.",
+    "A small judgement workers submit results for, usually about one record (relation) and sometimes a second (secondary relation); it belongs to one client account (the relation's record's, or the one it was created for). Agreeing results complete a task of the service's own types; a task of any other type stays PENDING until cancelled.",
   fields: (t) => ({
     id: t.exposeInt('id'),
-    clientAccountId: t.exposeInt('clientAccountId', { description: "The client account of the relation's record (set at creation)" }),
+    clientAccountId: t.exposeInt('clientAccountId', { description: "The client account of the relation's record, or the one the task was created for (set at creation)" }),
     status: t.expose('status', { type: WorkerTaskStatusEnum }),
-    taskType: t.expose('taskType', { type: WorkerTaskTypeEnum }),
-    relationType: t.exposeString('relationType', { nullable: true, description: `${RELATIONS}; null for a MANUAL_REVIEW about no particular record` }),
+    taskType: t.exposeString('taskType', { description: TASK_TYPE }),
+    relationType: t.exposeString('relationType', { nullable: true, description: `${RELATIONS} (records of this API, which decide the client account) or any other word of yours; null for a task about no particular record` }),
     relationId: t.exposeInt('relationId', { nullable: true }),
     secondaryRelationType: t.exposeString('secondaryRelationType', { nullable: true }),
     secondaryRelationId: t.exposeInt('secondaryRelationId', { nullable: true }),
@@ -72,9 +70,9 @@ export const WorkerTask = builder.prismaObject('WorkerTask', {
 const WorkerTaskPage = pageType('WorkerTaskPage', WorkerTask);
 
 const WorkerTaskTypeInfo = builder.objectRef<ReturnType<typeof workerTaskTypes>[number]>('WorkerTaskTypeInfo').implement({
-  description: 'A worker task type: what it is about and what completes it.',
+  description: "One of the service's own worker task types: what it is about and what completes it.",
   fields: (t) => ({
-    taskType: t.expose('taskType', { type: WorkerTaskTypeEnum }),
+    taskType: t.exposeString('taskType'),
     description: t.exposeString('description', { description: "What is asked, and the shape of a result's data" }),
     relationTypes: t.exposeStringList('relationTypes', { description: 'What relation_type may name' }),
     secondaryRelationTypes: t.exposeStringList('secondaryRelationTypes', { description: 'What secondary_relation_type may name (empty: none)' }),
@@ -84,16 +82,16 @@ const WorkerTaskTypeInfo = builder.objectRef<ReturnType<typeof workerTaskTypes>[
 });
 
 const CreateWorkerTaskInput = builder.inputType('CreateWorkerTaskInput', {
-  description: `A worker task about a record: task_type is required, and relation_type + relation_id for every type but MANUAL_REVIEW (${RELATIONS}); the task belongs to that record's client account (without a relation: to client_account_id). The secondary relation must be a record of the same account.`,
+  description: `A worker task: only task_type is required. A relation to a record of this API (${RELATIONS}) makes the task that record's client account's; without one it belongs to client_account_id (default: your only client account). A secondary relation to a record must be one of the same account. The service's own types take the relations workerTaskTypes lists.`,
   fields: (t) => ({
-    taskType: t.field({ type: WorkerTaskTypeEnum, required: true }),
+    taskType: t.string({ required: true, description: TASK_TYPE }),
     status: t.field({ type: WorkerTaskStatusEnum, description: 'PENDING (the default and the only value a task is created with)' }),
-    relationType: t.string({ description: `${RELATIONS} (as the task type allows); required except for MANUAL_REVIEW, which may be about no particular record` }),
-    relationId: t.int({ description: 'A record of one of your client accounts; required with relation_type' }),
+    relationType: t.string({ description: `${RELATIONS} (a record of yours, checked) or any other word (at most 50 characters, lower-cased, unchecked); the service's own types except MANUAL_REVIEW require one of theirs` }),
+    relationId: t.int({ description: 'Required with relation_type; for a relation type of this API a record of one of your client accounts' }),
     clientAccountId: t.int({
-      description: "The client account of a task without a relation (default: the caller's only client account; required when the caller has several). With a relation it may be left out, or must be the relation's account",
+      description: "The client account of a task without a relation to a record of this API (default: the caller's only client account; required when the caller has several). With one it may be left out, or must be the record's account",
     }),
-    secondaryRelationType: t.string({ description: 'Required by VOUCHER_DUPLICATE_CHECK (voucher) and BANK_TRANSACTION_MATCH (voucher or document); optional for MANUAL_REVIEW' }),
+    secondaryRelationType: t.string({ description: 'As relationType; required by VOUCHER_DUPLICATE_CHECK (voucher) and BANK_TRANSACTION_MATCH (voucher or document)' }),
     secondaryRelationId: t.int(),
     comment: t.string({ description: 'At most 2000 characters' }),
   }),
@@ -112,7 +110,7 @@ builder.queryFields((t) => ({
     args: {
       clientAccountId: t.arg.int({ description: 'One of your client accounts (403 otherwise); default: all of them' }),
       status: t.arg({ type: [WorkerTaskStatusEnum], defaultValue: ['PENDING'], description: 'Default PENDING; null lists every status' }),
-      taskType: t.arg({ type: [WorkerTaskTypeEnum] }),
+      taskType: t.arg.stringList({ description: 'Task types as stored (exact)' }),
       hasSubmittedResults: t.arg.boolean({ description: 'true: tasks with at least one result; false: tasks without' }),
       hasResultsFromId: t.arg.int({ description: 'Tasks with a result from this user' }),
       hasNoResultsFromId: t.arg.int({ description: 'Tasks without a result from this user' }),
@@ -133,7 +131,7 @@ builder.queryFields((t) => ({
   workerTaskTypes: t.field({
     type: [WorkerTaskTypeInfo],
     extensions: listCost(Object.keys(WORKER_TASK_TYPES).length),
-    description: 'The worker task types: their relations, the shape of their data and the agreement each needs.',
+    description: "The service's own worker task types: their relations, the shape of their data and the agreement each needs (any other task_type is free).",
     resolve: () => workerTaskTypes(),
   }),
 }));
@@ -141,7 +139,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createWorkerTask: t.prismaField({
     type: 'WorkerTask',
-    description: "Creates a PENDING worker task about a record of one of the caller's client accounts.",
+    description: "Creates a PENDING worker task in one of the caller's client accounts.",
     args: { input: t.arg({ type: CreateWorkerTaskInput, required: true }) },
     validate: rules.create,
     resolve: (query, _root, args, ctx) => createWorkerTask(ctx, args, query),
@@ -156,8 +154,8 @@ builder.mutationFields((t) => ({
   submitWorkerTaskResult: t.prismaField({
     type: 'WorkerTaskResult',
     description:
-      "Submits a result (data checked against the task type's schema). When the type's required number of users' latest results agree, the task is COMPLETED with this result as its consensus. 400 unless the task is PENDING.",
-    args: { taskId: t.arg.int({ required: true }), data: t.arg({ type: 'JSON', required: true, description: 'A JSON object; its shape depends on the task type (workerTaskTypes)' }) },
+      "Submits a result; the task stays PENDING. For the service's own task types the data is checked against the type's schema, and when the type's required number of users' latest results agree the task is COMPLETED with this result as its consensus. 400 unless the task is PENDING.",
+    args: { taskId: t.arg.int({ required: true }), data: t.arg({ type: 'JSON', required: true, description: "Any JSON object; the service's own task types give its shape (workerTaskTypes)" }) },
     validate: rules.submit,
     resolve: (query, _root, args, ctx) => submitWorkerTaskResult(ctx, args, query),
   }),
