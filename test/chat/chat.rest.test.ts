@@ -478,14 +478,14 @@ describe.each(targets())('chat REST (%s)', (target) => {
       expect(await patch(made.id, suggestion.id, { colour: 'red' })).toMatchObject({ status: 400, body: { error: expect.stringContaining('colour: is not a known field') } });
     });
 
-    it('PATCH: a sent message is edited only by its sender (403 for others), never made a draft again (400); tool messages are not edited (400); 404 for another thread\'s message', async () => {
+    it('spec 002 PATCH "caller becomes from_user_id": a sent message edited by another user with access is theirs now (no 403 but for no access); never made a draft again (400); tool messages are not edited (400); 404 for another thread\'s message', async () => {
       const made = await thread();
       const colleague = await app.seed.user();
       await app.seed.grantRole({ userId: colleague.id, clientAccountId: t.account.id, role: 'EM' });
       const sent = (await post(made.id, { message: 'Original' })).body;
       const edited = await patch(made.id, sent.id, { message: 'Rettet' });
       expect(edited).toMatchObject({ status: 201, body: { message: 'Rettet', is_draft: false } });
-      expect(await patch(made.id, sent.id, { message: 'Overtatt' }, colleague.token)).toMatchObject({ status: 403, body: { error: 'Only its sender can edit a sent message', status: 403 } });
+      expect(await patch(made.id, sent.id, { message: 'Overtatt' }, colleague.token)).toMatchObject({ status: 201, body: { message: 'Overtatt', from_user_id: colleague.id, is_draft: false } });
       expect(await patch(made.id, sent.id, { is_draft: true })).toMatchObject({ status: 400, body: { error: expect.stringContaining('is_draft: a sent message cannot become a draft again') } });
       expect(await patch(made.id, sent.id, { message: '' })).toMatchObject({ status: 400, body: { error: expect.stringContaining('message: is required') } });
       const tool = await preview(made.id);

@@ -344,7 +344,8 @@ export async function postMessage(ctx: RequestContext, threadId: number, input: 
  * PATCH /chat/threads/{thread_id}/messages/{message_id}: message and is_draft only; the caller
  * becomes its sender (from_user_id). A draft can be edited by whoever sees it (its sender and its
  * creator) and sent (is_draft false: its created_at becomes the time it is sent, it is published);
- * a sent message only by its sender, and it cannot become a draft again. Messages of the assistant
+ * a sent message by anyone with access to the thread, who becomes its sender (spec 002: "caller becomes
+ * from_user_id"; its 403 is only for no access), and it cannot become a draft again. Messages of the assistant
  * (tool calls, code actions) are not edited. 404 for another's draft as for a missing message.
  */
 export async function updateChatMessage(ctx: RequestContext, args: Args<typeof rules.updateMessage>, query: MessageQuery = {}) {
@@ -356,7 +357,6 @@ export async function updateChatMessage(ctx: RequestContext, args: Args<typeof r
     if (message.toolMode != null || message.toolCalls != null || message.previews != null || message.actionMode != null) {
       throw new ValidationError(`Message ${messageId} records tool calls or a code action: it cannot be edited`);
     }
-    if (!message.isDraft && !isSystem(tx) && message.fromUserId !== tx.actor.userId) throw new ForbiddenError('Only its sender can edit a sent message');
     const issues = new Issues();
     if (!message.isDraft && input.isDraft === true) issues.add(['isDraft'], 'a sent message cannot become a draft again');
     const text = input.message === undefined ? message.message : input.message?.trim() ? input.message : null;

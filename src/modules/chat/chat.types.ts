@@ -260,7 +260,7 @@ builder.mutationFields((t) => ({
   }),
   updateChatMessage: t.prismaField({
     type: 'ChatMessage',
-    description: 'Edits a message’s text or sends a draft; you become its sender. A sent message only by its sender.',
+    description: 'Edits a message’s text or sends a draft; you become its sender (of a sent message too).',
     args: { threadId: t.arg.int({ required: true }), messageId: t.arg.int({ required: true }), input: t.arg({ type: UpdateChatMessageInput, required: true }) },
     validate: rules.updateMessage,
     resolve: (query, _root, args, ctx) => updateChatMessage(ctx, args, query),
