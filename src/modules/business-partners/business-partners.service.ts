@@ -76,6 +76,15 @@ export async function updateBusinessPartner(ctx: RequestContext, args: Args<type
   });
 }
 
+/**
+ * Marks a business partner as an employee (is_employee) unless it is one already. Spec 002 names a
+ * payroll contract's business_partner_id "the employee": an active contract makes its partner one, in
+ * the contract's transaction (`tx`); deactivating the contract does not unmark it.
+ */
+export async function markEmployee(tx: RequestContext, businessPartnerId: number): Promise<void> {
+  await tx.db.businessPartner.updateMany({ where: { id: businessPartnerId, isEmployee: false }, data: { isEmployee: true, updatedById: auditUserId(tx) } });
+}
+
 /** Deactivation keeps the record (documents, bank accounts and collections may refer to it). */
 export async function deactivateBusinessPartner(ctx: RequestContext, args: { id: number }, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
