@@ -40,6 +40,9 @@ const CLASSES = 'share_class: COMMON, PREFERRED, SERIES_A, SERIES_B, SERIES_C, S
 const WRITE_RULES =
   'quantity is whole shares, at least 1; price_per_share NOK, not negative, at most 6 decimals; transaction_date defaults to today (Europe/Oslo); notes at most 1000 characters. ' +
   'Every business partner must belong to the client account. Serialised per client account.';
+const COMPANY =
+  "company_business_partner_id is the company itself: the account's own business partner (is_self) or one with the account's organisation number; on an account with no own partner yet, " +
+  'the partner named becomes it (is_self). Another partner is a 400 naming the own one.';
 const INSUFFICIENT = '400 {error: "Insufficient shares: <holder> has N <class>, needs M"} when the holder has too few shares on that date (or a later date would go negative).';
 
 export const equityOperations = defineOperations([
@@ -92,8 +95,8 @@ export const equityOperations = defineOperations([
     method: 'POST',
     path: '/equity/transactions/buyback',
     summary:
-      "The company buys shares back from a holder: BUYBACK entries −quantity (seller) and +quantity (company_business_partner_id, the account's own business partner: treasury shares); " +
-      `201 with the company's entry. ${WRITE_RULES} ${INSUFFICIENT}`,
+      'The company buys shares back from a holder: BUYBACK entries −quantity (seller) and +quantity (company_business_partner_id: treasury shares); ' +
+      `201 with the company's entry. ${COMPANY} ${WRITE_RULES} ${INSUFFICIENT}`,
     document: /* GraphQL */ `
       mutation CreateEquityBuyback($input: BuybackSharesInput!) { buybackShares(input: $input) { ...EquityTransactionFields } }
       ${EQUITY_TRANSACTION_FIELDS}`,
@@ -103,7 +106,7 @@ export const equityOperations = defineOperations([
   {
     method: 'POST',
     path: '/equity/transactions/retire',
-    summary: `Retire treasury shares: one RETIREMENT entry −quantity from company_business_partner_id (the account's own business partner); 201 with it. ${WRITE_RULES} ${INSUFFICIENT}`,
+    summary: `Retire treasury shares: one RETIREMENT entry −quantity from company_business_partner_id; 201 with it. ${COMPANY} ${WRITE_RULES} ${INSUFFICIENT}`,
     document: /* GraphQL */ `
       mutation CreateEquityRetirement($input: RetireSharesInput!) { retireShares(input: $input) { ...EquityTransactionFields } }
       ${EQUITY_TRANSACTION_FIELDS}`,
@@ -139,8 +142,9 @@ export const equityOperations = defineOperations([
     method: 'GET',
     path: '/equity/cap-table',
     summary:
-      "The cap table: client_account_id and company_business_partner_id (the account's own business partner) required. {shareholders: [{business_partner_id, name, positions: {<share_class>: {shares, percentage}}, " +
-      'total_shares, total_percentage}], share_classes, total_shares, treasury_shares: {<share_class>: shares}}; treasury shares are in no total; percentages have 2 decimals and sum to 100.00.',
+      'The cap table: client_account_id and company_business_partner_id required. {shareholders: [{business_partner_id, name, positions: {<share_class>: {shares, percentage}}, ' +
+      'total_shares, total_percentage}], share_classes, total_shares, treasury_shares: {<share_class>: shares}}; treasury shares (the company\'s holdings) are in no total; percentages have 2 decimals and sum to 100.00. ' +
+      "company_business_partner_id is the company itself (the account's own business partner, or one with its organisation number), or any partner of an account with no own partner yet (read as the company; nothing is recorded); another partner is a 400 naming the own one.",
     document: /* GraphQL */ `
       query GetEquityCapTable($clientAccountId: Int!, $companyBusinessPartnerId: Int!) {
         equityCapTable(clientAccountId: $clientAccountId, companyBusinessPartnerId: $companyBusinessPartnerId) {

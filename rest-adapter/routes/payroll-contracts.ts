@@ -49,7 +49,7 @@ const CONTRACT_FIELDS = /* GraphQL */ `
 const WITH = { allowed: ['business_partner'] } as const;
 
 const UPDATE_SUMMARY =
-  'Update an employment contract: only the fields sent change (null clears an optional field); client_account_id and business_partner_id cannot change (400). is_active false → true queues a tax-card fetch; true → false needs an end_date (sent or stored; else 400) and reports the end of the employment to the tax authority.';
+  'Update an employment contract: only the fields sent change (null clears an optional field); client_account_id and business_partner_id cannot change (400). is_active true marks the business partner as an employee; false → true queues a tax-card fetch; true → false reports the end of the employment to the tax authority with end_date (sent or stored; else today, which is stored).';
 
 const UPDATE_DOCUMENT = (name: string) => /* GraphQL */ `
   mutation ${name}($id: Int!, $input: UpdatePayrollContractInput!) { updatePayrollContract(id: $id, input: $input) { ...PayrollContractFields } }
@@ -83,7 +83,7 @@ export const payrollContractOperations = defineOperations([
     method: 'POST',
     path: '/payroll/contracts',
     summary:
-      'Create an employment contract for an employee business partner: employment_type, start_date and salary_type required, monthly_salary for MONTHLY_FIXED, hourly_rate for HOURLY; arbeidsforhold_id generated. Queues a background fetch of the tax card for the current tax year.',
+      'Create an employment contract for a business partner of the account (the employee; an active contract marks it is_employee): employment_type, start_date and salary_type required, monthly_salary for MONTHLY_FIXED, hourly_rate for HOURLY; arbeidsforhold_id generated. Queues a background fetch of the tax card for the current tax year.',
     document: /* GraphQL */ `
       mutation CreatePayrollContract($input: CreatePayrollContractInput!) { createPayrollContract(input: $input) { ...PayrollContractFields } }
       ${CONTRACT_FIELDS}`,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
-import type { Tenant } from '../support/seed.ts';
+import { randomOrganizationNumber, type Tenant } from '../support/seed.ts';
 import { company, osloTodayText, type Company } from './fixtures.ts';
 
 // spec 002 "Equity transaction" (fields, share classes, transaction types) and "Equity" (every
@@ -250,9 +250,12 @@ describe.each(targets())('equity REST (%s)', (target) => {
     it.each([
       ['buyback', 'company_business_partner_id'],
       ['retire', 'company_business_partner_id'],
-    ])("POST %s: %s must be the account's own business partner (is_self), else 400", async (path, field) => {
+    ])("POST %s: %s naming another partner when the account has its own (is_self) is a 400 naming the own one", async (path, field) => {
       const res = await c.post(path, { ...bodies(c, a, b)[path], [field]: b });
-      expect(res).toMatchObject({ status: 400, body: { error: expect.stringMatching(new RegExp(`^${field}: business partner ${b} is not the company itself`)), status: 400 } });
+      expect(res).toMatchObject({
+        status: 400,
+        body: { error: `${field}: business partner ${b} is not the company itself: business partner ${c.self} (${c.t.account.displayName}) is the client account's own business partner`, status: 400 },
+      });
     });
 
     it('"no transfer or buyback between the same entity": 400 for both, nothing written', async () => {
@@ -263,6 +266,115 @@ describe.each(targets())('equity REST (%s)', (target) => {
       const buyback = await c.post('buyback', { ...bodies(c, a, b).buyback, from_business_partner_id: c.self });
       expect(buyback).toMatchObject({ status: 400, body: { error: expect.stringContaining('no buyback between the same entity'), status: 400 } });
       expect((await entries(c)).length).toBe(before + 1);
+    });
+  });
+
+  describe('spec 002 "company_business_partner_id" names the company\'s own partner', () => {
+    /** A company whose client account has no own business partner (is_self) yet, as an account can be. */
+    const withoutOwn = async (): Promise<Company> => {
+      const c = await company(app);
+      await app.seed.prisma.businessPartner.delete({ where: { id: c.self } });
+      return c;
+    };
+    const isSelf = async (c: Company, partner: number): Promise<boolean> => {
+      const listed = await entries(c, `&business_partner_id=${partner}&with=business_partner`);
+      return listed.length ? (listed[0] as unknown as { business_partner: { is_self: boolean } }).business_partner.is_self : false;
+    };
+    const capTable = (c: Company, partner: number) => c.get(`cap-table?client_account_id=${c.t.account.id}&company_business_partner_id=${partner}`);
+
+    it('spec 002 "POST /equity/transactions/buyback | client_account_id, from_business_partner_id, company_business_partner_id, …": on an account with no own partner, the partner named becomes it (201, recorded as the company); a second, different partner then → 400 naming the first', async () => {
+      const c = await withoutOwn();
+      const [ada, acme, other] = [await c.partner('Ada'), await c.partner('Acme AS'), await c.partner('Other AS')];
+      await issue(c, ada, 10);
+      const bought = await c.post('buyback?with=business_partner', { from_business_partner_id: ada, company_business_partner_id: acme, share_class: 'COMMON', quantity: 4 });
+      expect(bought.status, JSON.stringify(bought.body)).toBe(201);
+      expect(bought.body).toMatchObject({ transaction_type: 'BUYBACK', business_partner_id: acme, quantity: 4, business_partner: { id: acme, is_self: true } });
+      const again = await c.post('buyback', { from_business_partner_id: ada, company_business_partner_id: other, share_class: 'COMMON', quantity: 1 });
+      expect(again).toMatchObject({
+        status: 400,
+        body: { error: `company_business_partner_id: business partner ${other} is not the company itself: business partner ${acme} (Acme AS) is the client account's own business partner`, status: 400 },
+      });
+      expect((await c.post('retire', { company_business_partner_id: other, share_class: 'COMMON', quantity: 1 })).body.error).toContain(`business partner ${acme} (Acme AS) is the client account's own`);
+      expect((await c.post('retire', { company_business_partner_id: acme, share_class: 'COMMON', quantity: 1 })).status).toBe(201);
+      expect((await capTable(c, acme)).body).toMatchObject({ total_shares: 6, treasury_shares: { COMMON: 3 } });
+    });
+
+    it('spec 002 "POST /equity/transactions/retire | client_account_id, company_business_partner_id, …": on an account with no own partner, retiring from the partner named records it as the company', async () => {
+      const c = await withoutOwn();
+      const [ada, acme] = [await c.partner('Ada'), await c.partner('Acme AS')];
+      await issue(c, ada, 10);
+      expect((await c.post('transfer', { from_business_partner_id: ada, to_business_partner_id: acme, share_class: 'COMMON', quantity: 2 })).status).toBe(201);
+      expect(await isSelf(c, acme)).toBe(false);
+      const retired = await c.post('retire?with=business_partner', { company_business_partner_id: acme, share_class: 'COMMON', quantity: 2 });
+      expect(retired.status, JSON.stringify(retired.body)).toBe(201);
+      expect(retired.body.business_partner).toMatchObject({ id: acme, is_self: true });
+    });
+
+    it('the company is recorded in the write\'s transaction: a buyback refused for "Insufficient shares" records nothing', async () => {
+      const c = await withoutOwn();
+      const [ada, acme, other] = [await c.partner('Ada'), await c.partner('Acme AS'), await c.partner('Other AS')];
+      const refused = await c.post('buyback', { from_business_partner_id: ada, company_business_partner_id: acme, share_class: 'COMMON', quantity: 1 });
+      expect(refused.body.error).toMatch(/^Insufficient shares: /);
+      // nothing recorded: another partner is still taken as the company
+      expect((await capTable(c, other)).status).toBe(200);
+      await issue(c, ada, 1);
+      expect((await c.post('buyback', { from_business_partner_id: ada, company_business_partner_id: other, share_class: 'COMMON', quantity: 1 })).status).toBe(201);
+    });
+
+    it('"concurrent transactions are serialized by locking": two buybacks naming different partners at once on an account with no own partner record one company; the other is a 400 naming it', async () => {
+      const c = await withoutOwn();
+      const [ada, acme, other] = [await c.partner('Ada'), await c.partner('Acme AS'), await c.partner('Other AS')];
+      await issue(c, ada, 10);
+      const answers = await Promise.all(
+        [acme, other].map((company) => c.post('buyback', { from_business_partner_id: ada, company_business_partner_id: company, share_class: 'COMMON', quantity: 1 })),
+      );
+      expect(answers.map((r) => r.status).sort()).toEqual([201, 400]);
+      const winner = answers.find((r) => r.status === 201)!.body.business_partner_id as number;
+      const loser = winner === acme ? other : acme;
+      expect(answers.find((r) => r.status === 400)!.body.error).toContain(`business partner ${loser} is not the company itself: business partner ${winner} `);
+      expect([await isSelf(c, acme), await isSelf(c, other)].filter(Boolean)).toHaveLength(1);
+    });
+
+    it('spec 002 "GET /equity/cap-table | client_account_id, company_business_partner_id (both required)": a GET writes nothing; with no own partner, the partner named is read as the company (its holding is treasury shares), and so is another one named next; once one is recorded, another → 400 naming it', async () => {
+      const c = await withoutOwn();
+      const [ada, acme, other] = [await c.partner('Ada'), await c.partner('Acme AS'), await c.partner('Other AS')];
+      await issue(c, ada, 6);
+      await issue(c, other, 2);
+      const asAcme = await capTable(c, acme);
+      expect(asAcme.status, JSON.stringify(asAcme.body)).toBe(200);
+      expect(asAcme.body).toMatchObject({ total_shares: 8, treasury_shares: {} });
+      const asOther = await capTable(c, other);
+      expect(asOther.status).toBe(200);
+      expect(asOther.body).toMatchObject({ total_shares: 6, treasury_shares: { COMMON: 2 } });
+      expect(asOther.body.shareholders.map((h: { business_partner_id: number }) => h.business_partner_id)).toEqual([ada]);
+      expect(await isSelf(c, other)).toBe(false);
+      expect((await c.post('buyback', { from_business_partner_id: ada, company_business_partner_id: acme, share_class: 'COMMON', quantity: 1 })).status).toBe(201);
+      expect(await capTable(c, other)).toMatchObject({
+        status: 400,
+        body: { error: `company_business_partner_id: business partner ${other} is not the company itself: business partner ${acme} (Acme AS) is the client account's own business partner`, status: 400 },
+      });
+    });
+
+    it('a partner whose organisation number is the client account\'s is the company itself: accepted as company_business_partner_id beside the own partner (which stays is_self), its holding treasury shares; it cannot subscribe shares or sell to the company', async () => {
+      const c = await company(app);
+      const orgNumber = randomOrganizationNumber();
+      await app.seed.prisma.clientAccount.update({ where: { id: c.t.account.id }, data: { organizationNumber: orgNumber } });
+      const twin = (await app.seed.prisma.businessPartner.create({ data: { clientAccountId: c.t.account.id, name: 'Selskapet AS', organizationNumber: orgNumber } })).id;
+      const ada = await c.partner('Ada');
+      await issue(c, ada, 10);
+      const bought = await c.post('buyback?with=business_partner', { from_business_partner_id: ada, company_business_partner_id: twin, share_class: 'COMMON', quantity: 3 });
+      expect(bought.status, JSON.stringify(bought.body)).toBe(201);
+      expect(bought.body.business_partner).toMatchObject({ id: twin, is_self: false });
+      for (const named of [c.self, twin]) {
+        const cap = await capTable(c, named);
+        expect(cap.status).toBe(200);
+        expect(cap.body).toMatchObject({ total_shares: 7, treasury_shares: { COMMON: 3 } });
+        expect(cap.body.shareholders.map((h: { business_partner_id: number }) => h.business_partner_id)).toEqual([ada]);
+      }
+      expect((await c.post('issue', { business_partner_id: twin, share_class: 'COMMON', quantity: 1 })).body.error).toMatch(/^business_partner_id: is the company itself/);
+      const selling = await c.post('buyback', { from_business_partner_id: twin, company_business_partner_id: c.self, share_class: 'COMMON', quantity: 1 });
+      expect(selling).toMatchObject({ status: 400, body: { error: expect.stringContaining('no buyback between the same entity') } });
+      expect((await c.post('retire', { company_business_partner_id: twin, share_class: 'COMMON', quantity: 3 })).status).toBe(201);
     });
   });
 

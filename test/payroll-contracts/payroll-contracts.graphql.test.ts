@@ -28,7 +28,7 @@ describe.each(targets())('payroll contracts over GraphQL and MCP (%s)', (target)
       }
     }`;
 
-  it('the a-melding codes are the enum values themselves; createPayrollContract and updatePayrollContract keep the scales', async () => {
+  it('the coded fields are strings (an a-melding code as sent); createPayrollContract and updatePayrollContract keep the scales', async () => {
     const res = await app.gql(t.user.token, CREATE, {
       input: {
         clientAccountId: t.account.id,
@@ -68,9 +68,12 @@ describe.each(targets())('payroll contracts over GraphQL and MCP (%s)', (target)
     expect(listed.data.payrollContracts).toEqual({ nodes: [{ id: c.id }], meta: { records: 1, perPage: 100 } });
   });
 
-  it('errors: a value outside a code list, a missing salary, another tenant (forbidden), a missing contract (not found), a read-only token', async () => {
-    const badCode = await app.gql(t.user.token, `mutation { updatePayrollContract(id: 1, input: { employmentForm: permanent }) { id } }`);
-    expect(badCode.errors?.[0]?.message).toContain('permanent');
+  it('errors: a coded field over 50 characters, a missing salary, another tenant (forbidden), a missing contract (not found), a read-only token', async () => {
+    const tooLong = await app.gql(t.user.token, CREATE, {
+      input: { clientAccountId: t.account.id, businessPartnerId: employee.id, employmentType: 'x'.repeat(51), startDate: '2026-01-01', salaryType: 'HOURLY', hourlyRate: '250' },
+    });
+    expect(errorCode(tooLong)).toBe('common.validation_error');
+    expect(tooLong.errors?.[0]?.message).toContain('employmentType: must be at most 50 characters');
     const noSalary = await app.gql(t.user.token, CREATE, {
       input: { clientAccountId: t.account.id, businessPartnerId: employee.id, employmentType: 'ordinaertArbeidsforhold', startDate: '2026-01-01', salaryType: 'HOURLY' },
     });
@@ -83,20 +86,20 @@ describe.each(targets())('payroll contracts over GraphQL and MCP (%s)', (target)
     expect(errorCode(await app.gql(t.user.readToken, `mutation { updatePayrollContract(id: ${c.id}, input: { jobTitle: "x" }) { id } }`))).toBe('insufficient_scope');
   });
 
-  it('payrollCodeLists publishes every a-melding list with its Norwegian labels; the schema’s enums hold the same codes', async () => {
+  it('payrollCodeLists publishes every a-melding list with its Norwegian labels, as suggestions (restricted false: spec 002 gives the fields as text of max 50, their allowed values "not shown")', async () => {
     const res = await app.gql(t.user.token, `{ payrollCodeLists { name field restricted values { value label } } }`);
     expect(res.data.payrollCodeLists).toEqual(A_MELDING_CODE_LISTS.map((l) => ({ name: l.name, field: l.field, restricted: l.restricted, values: l.values })));
-    // the four coded fields take only their lists; end_date_reason is text, its list the suggested codes
     expect(res.data.payrollCodeLists.map((l: { field: string; restricted: boolean }) => [l.field, l.restricted])).toEqual([
-      ['employment_type', true], ['employment_form', true], ['work_time_arrangement', true], ['remuneration_type', true], ['end_date_reason', false],
+      ['employment_type', false], ['employment_form', false], ['work_time_arrangement', false], ['remuneration_type', false], ['end_date_reason', false],
     ]);
-    const enumValues = async (name: string) => (await app.gql(t.user.token, `{ __type(name: "${name}") { enumValues { name description } } }`)).data.__type.enumValues;
-    const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
-    expect((await enumValues('PayrollEmploymentForm')).sort(byName)).toEqual([
-      { name: 'fast', description: 'Fast ansettelse' },
-      { name: 'midlertidig', description: 'Midlertidig ansettelse' },
+    expect(res.data.payrollCodeLists[1].values).toEqual([
+      { value: 'fast', label: 'Fast ansettelse' },
+      { value: 'midlertidig', label: 'Midlertidig ansettelse' },
     ]);
-    expect((await enumValues('PayrollEmploymentType')).map((v: { name: string }) => v.name).sort()).toEqual(A_MELDING_CODE_LISTS[0]!.values.map((v) => v.value).sort());
+    const fieldType = async (name: string) =>
+      (await app.gql(t.user.token, `{ __type(name: "PayrollContract") { fields { name type { kind name ofType { name } } } } }`)).data.__type.fields.find((f: { name: string }) => f.name === name).type;
+    expect(await fieldType('employmentForm')).toMatchObject({ kind: 'SCALAR', name: 'String' });
+    expect(await fieldType('employmentType')).toMatchObject({ kind: 'NON_NULL', ofType: { name: 'String' } });
   });
 
   it('MCP: the route entries are tools; create, update (PUT and POST forms), list and get work through them', async () => {

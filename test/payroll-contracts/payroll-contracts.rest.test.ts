@@ -3,6 +3,7 @@ import { currentTaxYear } from '../../src/modules/payroll-contracts/payroll-tax-
 import { fetchTaxCardJob, reportEmploymentEndJob } from '../../src/modules/payroll-contracts/payroll-contracts.jobs.ts';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
+import { osloTodayText } from '../equity/fixtures.ts';
 import { minimalBody, partner, payrollTenant, queuedJobs } from './fixtures.ts';
 
 // spec 002 "Employment contract" and "Payroll contracts" over REST: every endpoint, field, default,
@@ -197,9 +198,10 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
     it.each([
       // money: Decimal(18, 2)
       ['monthly_salary', '50000.001', 'must have at most 2 decimals'],
-      ['monthly_salary', '0', 'must be greater than 0'],
+      ['monthly_salary', '-1', 'must be at least 0'],
       ['monthly_salary', '10000000000000000', 'must be less than 10^16'],
       ['hourly_rate', '245.555', 'must have at most 2 decimals'],
+      ['hourly_rate', '-0.01', 'must be at least 0'],
       ['union_dues_amount', '1.001', 'must have at most 2 decimals'],
       ['union_dues_amount', '-1', 'must be at least 0'],
       ['car_list_price', '450000.005', 'must have at most 2 decimals'],
@@ -210,15 +212,15 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
       ['pension_rate', '0.00001', 'must have at most 4 decimals'],
       ['pension_rate', '-0.01', 'must be between 0 and 1'],
       ['employee_pension_rate', '1.0001', 'must be between 0 and 1'],
-      // work_percentage Decimal(5, 2): 0 < x ≤ 100
+      // work_percentage Decimal(5, 2): 0 ≤ x ≤ 100 ("100.00 is full-time")
       ['work_percentage', '50.001', 'must have at most 2 decimals'],
-      ['work_percentage', '0', 'must be greater than 0'],
-      ['work_percentage', '100.01', 'must be at most 100'],
+      ['work_percentage', '-1', 'must be between 0 and 100'],
+      ['work_percentage', '100.01', 'must be between 0 and 100'],
       ['work_percentage', 'full', 'must be a'],
-      // weekly_hours Decimal(5, 2): 0 < x ≤ 168
+      // weekly_hours Decimal(5, 2): 0 ≤ x ≤ 168 (the hours of a week)
       ['weekly_hours', '37.555', 'must have at most 2 decimals'],
-      ['weekly_hours', '169', 'must be at most 168'],
-      ['weekly_hours', '0', 'must be greater than 0'],
+      ['weekly_hours', '169', 'must be between 0 and 168'],
+      ['weekly_hours', '-0.5', 'must be between 0 and 168'],
     ])('%s = %s → 400 (%s)', async (field, value, message) => {
       const res = await create(minimalBody(t, employee.id, { [field]: value }));
       expect(res.status, JSON.stringify(res.body)).toBe(400);
@@ -229,7 +231,12 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
     it.each([
       ['work_percentage', '100.00', '100.00'],
       ['work_percentage', '0.01', '0.01'],
+      // no agreed share of full time (on call, hourly): the a-melding reports 0
+      ['work_percentage', '0', '0.00'],
+      ['weekly_hours', '0', '0.00'],
       ['weekly_hours', '168', '168.00'],
+      ['monthly_salary', '0', '0.00'],
+      ['hourly_rate', '0', '0.00'],
       ['vacation_pay_rate', '1', '1.0000'],
       ['vacation_pay_rate', '0', '0.0000'],
       ['union_dues_amount', '0', '0.00'],
@@ -241,21 +248,25 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
     });
 
     it.each([
-      ['employment_type', ['ordinaertArbeidsforhold', 'maritimtArbeidsforhold', 'frilanserOppdragstakerHonorarPersonerMm', 'pensjonOgAndreTyperYtelserUtenAnsettelsesforhold'], ['ordinary', 'OrdinaertArbeidsforhold', 'x'.repeat(51)]],
-      ['employment_form', ['fast', 'midlertidig'], ['permanent', 'Fast']],
-      ['work_time_arrangement', ['ikkeSkift', 'skift365', 'doegnkontinuerligSkiftOgTurnus355', 'helkontinuerligSkiftOgAndreOrdninger336', 'offshore336'], ['skift', '']],
-      ['remuneration_type', ['fast', 'time', 'akkord', 'provisjon', 'honorar'], ['hourly']],
-    ])('%s takes exactly the a-melding codes', async (field, good, bad) => {
+      ['employment_type', ['ordinaertArbeidsforhold', 'pensjonOgAndreTyperYtelserUtenAnsettelsesforhold', 'ordinary', 'Fast ansatt', 'x'.repeat(50)]],
+      ['employment_form', ['fast', 'midlertidig', 'permanent', 'Fast']],
+      ['work_time_arrangement', ['ikkeSkift', 'offshore336', 'skift', 'dagtid 08-16']],
+      ['remuneration_type', ['fast', 'time', 'hourly', 'Månedslønn']],
+    ])('spec 002: "%s (string, max 50)" whose "Allowed values …: not shown": an a-melding code or any other text of at most 50 characters is taken as sent; 51 → 400', async (field, good) => {
       for (const value of good) {
         const res = await create(minimalBody(t, employee.id, { [field]: value }));
         expect(res.status, `${value}: ${JSON.stringify(res.body)}`).toBe(201);
         expect(res.body[field]).toBe(value);
       }
-      for (const value of bad) {
-        const res = await create(minimalBody(t, employee.id, { [field]: value }));
-        expect(res.status, value).toBe(400);
-        expect(res.body.error).toContain(field);
-      }
+      const res = await create(minimalBody(t, employee.id, { [field]: 'x'.repeat(51) }));
+      expect(res.status).toBe(400);
+      expect(res.body.error).toContain(`${field}: must be at most 50 characters`);
+    });
+
+    it('employment_type is required: empty text is a 400, not a contract without one', async () => {
+      const res = await create(minimalBody(t, employee.id, { employment_type: '  ' }));
+      expect(res.status).toBe(400);
+      expect(res.body.error).toContain('employment_type: must not be empty');
     });
 
     it.each(['arbeidstakerHarSagtOppSelv', 'Sagt opp selv, sluttet 30. juni'])('end_date_reason is text (an a-melding sluttaarsak code or any other): %s is taken as sent', async (value) => {
@@ -277,11 +288,7 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
       expect((await create(minimalBody(t, employee.id, { start_date: '2026-03-01', end_date: '2026-03-01' }))).status).toBe(201);
     });
 
-    it('business_partner_id must be an employee of that client account; pension_provider_id a business partner of it', async () => {
-      const customer = await partner(app.seed, t, { isEmployee: false });
-      const notEmployee = await create(minimalBody(t, customer.id));
-      expect(notEmployee.status).toBe(400);
-      expect(notEmployee.body.error).toContain(`business_partner_id: business partner ${customer.id} is not an employee`);
+    it('business_partner_id and pension_provider_id must be business partners of that client account (another account\'s → 400)', async () => {
       const theirs = await partner(app.seed, stranger);
       const foreign = await create(minimalBody(t, theirs.id));
       expect(foreign.status).toBe(400);
@@ -303,6 +310,54 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
     it('a token without write cannot create', async () => {
       const res = await create(minimalBody(t, employee.id), t.user.readToken);
       expect([401, 403]).toContain(res.status);
+    });
+  });
+
+  describe('spec 002 "business_partner_id (employee)": any business partner of the account is the employee', () => {
+    const employeeFlag = async (contractId: number) => (await get(contractId, '?with=business_partner')).body.business_partner.is_employee as boolean;
+
+    it('spec 002 "POST /payroll/contracts | Required: client_account_id, business_partner_id, …": a partner made without the employee flag gets a contract (201) and now reads as an employee', async () => {
+      const made = await app.gql(t.user.token, `mutation ($input: CreateBusinessPartnerInput!) { createBusinessPartner(input: $input) { id isEmployee } }`, {
+        input: { clientAccountId: t.account.id, name: 'Ola Nordmann' },
+      });
+      expect(made.errors).toBeUndefined();
+      const ola = made.data.createBusinessPartner as { id: number; isEmployee: boolean };
+      expect(ola.isEmployee).toBe(false);
+      const res = await app.http('POST', '/api/v2/payroll/contracts?with=business_partner', { token: t.user.token, body: minimalBody(t, ola.id) });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body).toMatchObject({ business_partner_id: ola.id, business_partner: { id: ola.id, is_employee: true } });
+      expect(await employeeFlag(res.body.id)).toBe(true);
+      expect((await app.gql(t.user.token, `{ businessPartner(id: ${ola.id}) { isEmployee updatedBy { id } } }`)).data.businessPartner).toEqual({ isEmployee: true, updatedBy: { id: t.user.id } });
+    });
+
+    it('spec 002 "is_active (default true)": a contract created inactive leaves the partner as it was; an update setting is_active true marks it; deactivating does not unmark it', async () => {
+      const p = await partner(app.seed, t, { isEmployee: false });
+      const c = await create(minimalBody(t, p.id, { is_active: false }));
+      expect(c.status, JSON.stringify(c.body)).toBe(201);
+      expect(await employeeFlag(c.body.id)).toBe(false);
+      const activated = await app.http('PUT', `/api/v2/payroll/contracts/${c.body.id}?with=business_partner`, { token: t.user.token, body: { is_active: true } });
+      expect(activated.status).toBe(200);
+      expect(activated.body.business_partner.is_employee).toBe(true);
+      expect(await employeeFlag(c.body.id)).toBe(true);
+      expect((await put(c.body.id, { is_active: false, end_date: '2026-12-31' })).status).toBe(200);
+      expect(await employeeFlag(c.body.id)).toBe(true);
+    });
+
+    it('an update sending is_active true on an active contract marks a partner whose flag was taken off since', async () => {
+      const p = await partner(app.seed, t, { isEmployee: false });
+      const c = (await create(minimalBody(t, p.id))).body;
+      await app.seed.prisma.businessPartner.update({ where: { id: p.id }, data: { isEmployee: false } });
+      expect((await put(c.id, { job_title: 'Kokk' })).status).toBe(200);
+      expect(await employeeFlag(c.id)).toBe(false);
+      expect((await put(c.id, { is_active: true })).status).toBe(200);
+      expect(await employeeFlag(c.id)).toBe(true);
+    });
+
+    it('a refused create marks nothing (the mark is written in the contract\'s transaction)', async () => {
+      const p = await partner(app.seed, t, { isEmployee: false });
+      const res = await create(minimalBody(t, p.id, { monthly_salary: null }));
+      expect(res.status).toBe(400);
+      expect((await app.seed.prisma.businessPartner.findUniqueOrThrow({ where: { id: p.id } })).isEmployee).toBe(false);
     });
   });
 
@@ -407,9 +462,9 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
       expect((await put(c.id, { occupation_code: '' }, t.user.token, method)).body.occupation_code).toBeNull();
     });
 
-    it('the same field rules as create (length, scale, code lists, employee partner)', async () => {
+    it('the same field rules as create (length, scale, required)', async () => {
       const c = await made();
-      for (const body of [{ job_title: 'x'.repeat(201) }, { monthly_salary: '1.001' }, { employment_form: 'permanent' }, { work_percentage: '101' }, { start_date: null }, { employment_type: null }]) {
+      for (const body of [{ job_title: 'x'.repeat(201) }, { monthly_salary: '1.001' }, { employment_form: 'x'.repeat(51) }, { work_percentage: '101' }, { start_date: null }, { employment_type: null }, { employment_type: '' }]) {
         const res = await put(c.id, body, t.user.token, method);
         expect(res.status, JSON.stringify(body)).toBe(400);
       }
@@ -424,19 +479,32 @@ describe.each(targets())('payroll contracts REST (%s)', (target) => {
       expect(missing.body).toEqual({ error: expect.any(String), status: 404 });
     });
 
-    it('deactivating (is_active true → false) needs an end_date: none sent or stored → 400 and nothing changes; with one the end is queued for reporting', async () => {
+    it('spec 002 "active | update is_active false | inactive | Employment end reported to the tax authority with the end date": the end_date sent is stored and queued for reporting', async () => {
       const c = await made();
-      const refused = await put(c.id, { is_active: false }, t.user.token, method);
-      expect(refused.status).toBe(400);
-      expect(refused.body.error).toContain('end_date: is required to deactivate a contract');
-      expect((await get(c.id)).body.is_active).toBe(true);
-      expect(await queuedJobs(app.seed, reportEmploymentEndJob.name, { contractId: c.id })).toEqual([]);
       const res = await put(c.id, { is_active: false, end_date: '2026-06-30', end_date_reason: 'arbeidstakerHarSagtOppSelv' }, t.user.token, method);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body).toMatchObject({ is_active: false, end_date: '2026-06-30', end_date_reason: 'arbeidstakerHarSagtOppSelv' });
       expect((await queuedJobs(app.seed, reportEmploymentEndJob.name, { contractId: c.id })).map((j) => j.data)).toEqual([{ contractId: c.id }]);
       const stored = await app.seed.prisma.payrollContract.findUniqueOrThrow({ where: { id: c.id } });
       expect(stored).toMatchObject({ employmentEndReportStatus: 'PENDING', employmentEndReportedDate: new Date('2026-06-30') });
+    });
+
+    it('spec 002 "update is_active false" has no condition: with no end_date sent or stored, the end is today in Norway, stored as end_date and reported', async () => {
+      const c = await made({ start_date: '2020-01-01' });
+      const res = await put(c.id, { is_active: false }, t.user.token, method);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const today = osloTodayText();
+      expect(res.body).toMatchObject({ is_active: false, end_date: today });
+      expect((await queuedJobs(app.seed, reportEmploymentEndJob.name, { contractId: c.id })).map((j) => j.data)).toEqual([{ contractId: c.id }]);
+      const stored = await app.seed.prisma.payrollContract.findUniqueOrThrow({ where: { id: c.id } });
+      expect(stored).toMatchObject({ employmentEndReportStatus: 'PENDING', employmentEndReportedDate: new Date(today) });
+    });
+
+    it('deactivating a contract that has not started, with no end_date: the end is its start_date (end_date is never before start_date)', async () => {
+      const c = await made({ start_date: '2099-03-01' });
+      const res = await put(c.id, { is_active: false }, t.user.token, method);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ is_active: false, start_date: '2099-03-01', end_date: '2099-03-01' });
     });
 
     it('an end_date stored earlier is enough to deactivate; an inactive contract updated again reports nothing new', async () => {

@@ -238,7 +238,7 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     const entry = await prisma.itemCollectionEntry.create({
       data: { itemCollectionId: itemCollection.id, clientAccountId, itemId: item.id, price: '1', quantity: '1', unitId: unit, taxCodeId: taxCode },
     });
-    // also an employee: a payroll contract's business_partner_id must be one
+    // a customer, and the employee of the payroll contract below
     const businessPartner = await prisma.businessPartner.create({ data: { clientAccountId, name: 'Sweep AS', isCustomer: true, isEmployee: true } });
     const bankAccount = await prisma.bankAccount.create({ data: { clientAccountId, accountNumber: '15032012342', currencyCode: 'NOK', ledgerAccountId: account } });
     const project = await prisma.project.create({ data: { clientAccountId, sequenceNumber: 1, name: 'Sweep' } });

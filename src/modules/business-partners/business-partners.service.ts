@@ -76,6 +76,28 @@ export async function updateBusinessPartner(ctx: RequestContext, args: Args<type
   });
 }
 
+/**
+ * Marks a business partner as an employee (is_employee) unless it is one already. Spec 002 names a
+ * payroll contract's business_partner_id "the employee": an active contract makes its partner one, in
+ * the contract's transaction (`tx`); deactivating the contract does not unmark it.
+ */
+export async function markEmployee(tx: RequestContext, businessPartnerId: number): Promise<void> {
+  await tx.db.businessPartner.updateMany({ where: { id: businessPartnerId, isEmployee: false }, data: { isEmployee: true, updatedById: auditUserId(tx) } });
+}
+
+/** The client account's own business partner (is_self, made with the account), or null when it has none. */
+export function ownBusinessPartner(ctx: RequestContext, clientAccountId: number) {
+  return ctx.db.businessPartner.findFirst({ where: { clientAccountId, isSelf: true }, select: { id: true, name: true }, orderBy: { id: 'asc' } });
+}
+
+/**
+ * Records a business partner as its client account's own (is_self). The caller holds the account's
+ * lock (lockClientAccount) and has found it without one, so an account keeps at most one.
+ */
+export async function recordOwnBusinessPartner(tx: RequestContext, businessPartnerId: number): Promise<void> {
+  await tx.db.businessPartner.update({ where: { id: businessPartnerId }, data: { isSelf: true, updatedById: auditUserId(tx) }, select: { id: true } });
+}
+
 /** Deactivation keeps the record (documents, bank accounts and collections may refer to it). */
 export async function deactivateBusinessPartner(ctx: RequestContext, args: { id: number }, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {

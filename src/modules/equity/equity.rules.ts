@@ -230,16 +230,17 @@ export interface CapTable {
 
 /**
  * The cap table of a company from its positions: shareholders are the holders of outstanding shares
- * (the company's own holding is treasury shares, shown apart and counted in no total), ordered by
+ * (the holdings of the partners in `companyIds`, the company itself, are treasury shares, shown apart
+ * and counted in no total), ordered by
  * total shares (most first), then name, then id; a class's percentages are of that class's
  * outstanding shares, total_percentage of all outstanding shares, each set summing to 100.00.
  */
-export function capTableOf(positions: readonly Position[], companyId: number, names: ReadonlyMap<number, string>): CapTable {
+export function capTableOf(positions: readonly Position[], companyIds: ReadonlySet<number>, names: ReadonlyMap<number, string>): CapTable {
   const treasuryShares: Partial<Record<ShareClass, number>> = {};
   const holders = new Map<number, CapTableRow>();
   for (const p of positions) {
     if (p.quantity <= 0) continue;
-    if (p.businessPartnerId === companyId) {
+    if (companyIds.has(p.businessPartnerId)) {
       treasuryShares[p.shareClass] = (treasuryShares[p.shareClass] ?? 0) + p.quantity;
       continue;
     }

@@ -8,6 +8,7 @@ import type { Decimal } from '../../shared/scalars.ts';
 import { lockClientAccount, requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { parse, validate, type Args, type Issues } from '../../shared/validation.ts';
 import type { FoundReferences, Reference } from '../../shared/references.ts';
+import { ownBusinessPartner, recordOwnBusinessPartner } from '../business-partners/business-partners.service.ts';
 import { osloToday } from '../journal-entries/journal-entries.rules.ts';
 import {
   availableOn,
@@ -60,28 +61,68 @@ export async function getEquityTransaction(ctx: RequestContext, { id }: { id: nu
 
 // ── Writes ────────────────────────────────────────────────────────────────────────────────────────
 
-type Partner = { id: number; name: string; isSelf: boolean };
-const PARTNER = { name: true, isSelf: true } as const;
+type Partner = { id: number; name: string; isSelf: boolean; organizationNumber: string | null };
+const PARTNER = { name: true, isSelf: true, organizationNumber: true } as const;
 const partnerRef = (path: string, id: number | null | undefined): Reference => ({ path: [path], model: 'businessPartner', id, select: PARTNER });
 const partnerOf = (found: FoundReferences, id: number): Partner => found.get<Partner>('businessPartner', id)!;
 
-/** "must be the company itself": the client account's own business partner (is_self). */
-function requireCompany(found: FoundReferences, issues: Issues, path: string, id: number): void {
-  const p = found.get<Partner>('businessPartner', id);
-  if (p && !p.isSelf) issues.add([path], `business partner ${id} is not the company itself: name the client account's own business partner (is_self)`);
+// ── The company itself ────────────────────────────────────────────────────────────────────────────
+//
+// company_business_partner_id (buyback, retire, cap table) names "the company's own partner". The
+// company itself is the client account's own business partner (is_self: made with the account, or
+// recorded here) and any partner with the account's organisation number (the same company). On an
+// account with no own partner yet, the partner named becomes it: a write records it (is_self, in the
+// write's transaction, under the account's lock), the cap table only reads it as the company. Another
+// partner, when the account has an own one, is a 400 naming that one.
+
+/** What decides which partners are the company: the account's own partner and its organisation number. */
+interface CompanyFacts {
+  own: { id: number; name: string } | null;
+  organizationNumber: string | null;
 }
 
-/** Locks the account and validates the input with its business partner references. */
+const NO_COMPANY: CompanyFacts = { own: null, organizationNumber: null };
+
+async function companyFacts(ctx: RequestContext, clientAccountId: number): Promise<CompanyFacts> {
+  const own = await ownBusinessPartner(ctx, clientAccountId);
+  const { organizationNumber } = await ctx.db.clientAccount.findUniqueOrThrow({ where: { id: clientAccountId }, select: { organizationNumber: true } });
+  return { own, organizationNumber };
+}
+
+/** Whether a partner is the company itself: its own partner, or one with the account's organisation number. */
+const isCompany = (company: CompanyFacts, p: { id: number; isSelf: boolean; organizationNumber: string | null }): boolean =>
+  p.isSelf || p.id === company.own?.id || (company.organizationNumber !== null && p.organizationNumber === company.organizationNumber);
+
+/**
+ * Checks the partner named as the company (`path`): the company itself passes, and so does any
+ * partner of an account with no own partner yet; otherwise a 400 naming the account's own partner.
+ * Answers whether the named partner is to be recorded as the account's own (it has none yet).
+ */
+function checkCompany(company: CompanyFacts, named: Partner | undefined, issues: Issues, path: string): boolean {
+  if (!named) return false; // the reference check has said why
+  if (!company.own) return true;
+  if (!isCompany(company, named)) {
+    issues.add([path], `business partner ${named.id} is not the company itself: business partner ${company.own.id} (${company.own.name}) is the client account's own business partner`);
+  }
+  return false;
+}
+
+/**
+ * Locks the account and validates the input with its business partner references; with `company`,
+ * `check` also gets the facts that decide which partners are the company.
+ */
 async function begin<S extends (typeof rules)[Exclude<keyof typeof rules, 'list' | 'positions' | 'capTable'>]>(
   tx: RequestContext,
   schema: S,
   args: { input: { clientAccountId: number } },
   partnerFields: readonly string[],
-  check?: (input: S['_output']['input'], found: FoundReferences, issues: Issues) => void,
+  check?: (input: S['_output']['input'], found: FoundReferences, issues: Issues, company: CompanyFacts) => void,
+  { company: needsCompany = false } = {},
 ) {
   const clientAccountId = args.input.clientAccountId;
   await requireAccount(tx, clientAccountId);
   await lockClientAccount(tx, clientAccountId);
+  const company = needsCompany ? await companyFacts(tx, clientAccountId) : NO_COMPANY;
   let partners!: FoundReferences;
   const { input } = (await validate(tx, schema, args, {
     clientAccountId,
@@ -91,7 +132,7 @@ async function begin<S extends (typeof rules)[Exclude<keyof typeof rules, 'list'
     },
     check: (data, found, issues) => {
       partners = found;
-      check?.((data as { input: S['_output']['input'] }).input, found, issues);
+      check?.((data as { input: S['_output']['input'] }).input, found, issues, company);
     },
   })) as { input: S['_output']['input'] };
   return { input, partners, clientAccountId };
@@ -161,11 +202,12 @@ async function writeEntries(
 /** ISSUANCE: new shares to the shareholder, one entry +q; 201 answers it. */
 export async function issueShares(ctx: RequestContext, args: Args<typeof rules.issue>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
-    const { input, clientAccountId } = await begin(tx, rules.issue, args, ['businessPartnerId'], (input, found, issues) => {
-      if (found.get<Partner>('businessPartner', input.businessPartnerId)?.isSelf) {
+    const { input, clientAccountId } = await begin(tx, rules.issue, args, ['businessPartnerId'], (input, found, issues, company) => {
+      const holder = found.get<Partner>('businessPartner', input.businessPartnerId);
+      if (holder && isCompany(company, holder)) {
         issues.add(['businessPartnerId'], 'is the company itself: a company cannot subscribe its own shares (treasury shares come from a buyback)');
       }
-    });
+    }, { company: true });
     await requireRoom(tx, clientAccountId, input.quantity);
     return writeEntries(tx, { ...input, transactionType: 'ISSUANCE' }, [{ businessPartnerId: input.businessPartnerId, quantity: input.quantity, pricePerShare: input.pricePerShare }], 0, query);
   });
@@ -208,26 +250,40 @@ export async function transferShares(ctx: RequestContext, args: Args<typeof rule
   });
 }
 
-/** BUYBACK: −q from the seller, +q to the company's own partner (treasury shares); 201 answers the company's entry. */
+/**
+ * BUYBACK: −q from the seller, +q to the company itself (treasury shares); 201 answers the company's
+ * entry. The partner named as the company becomes the account's own when it has none yet.
+ */
 export async function buybackShares(ctx: RequestContext, args: Args<typeof rules.buyback>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
-    const { input, partners, clientAccountId } = await begin(tx, rules.buyback, args, ['fromBusinessPartnerId', 'companyBusinessPartnerId'], (input, found, issues) => {
+    let record = false;
+    const { input, partners, clientAccountId } = await begin(tx, rules.buyback, args, ['fromBusinessPartnerId', 'companyBusinessPartnerId'], (input, found, issues, company) => {
+      const seller = found.get<Partner>('businessPartner', input.fromBusinessPartnerId);
       if (input.fromBusinessPartnerId === input.companyBusinessPartnerId) {
         issues.add(['fromBusinessPartnerId'], 'must differ from company_business_partner_id: no buyback between the same entity');
-      } else requireCompany(found, issues, 'companyBusinessPartnerId', input.companyBusinessPartnerId);
-    });
+      } else if (seller && isCompany(company, seller)) {
+        issues.add(['fromBusinessPartnerId'], 'is the company itself: no buyback between the same entity');
+      } else record = checkCompany(company, found.get<Partner>('businessPartner', input.companyBusinessPartnerId), issues, 'companyBusinessPartnerId');
+    }, { company: true });
+    // recorded first, so the answer shows it; a refusal below (Insufficient shares) rolls it back
+    if (record) await recordOwnBusinessPartner(tx, input.companyBusinessPartnerId);
     return moveShares(tx, clientAccountId, 'BUYBACK', input, partnerOf(partners, input.fromBusinessPartnerId), input.companyBusinessPartnerId, query);
   });
 }
 
-/** RETIREMENT: −q from the company's own holding (treasury shares only); 201 answers the entry. */
+/**
+ * RETIREMENT: −q from the company's holding (treasury shares only) of the partner named as the
+ * company; 201 answers the entry. That partner becomes the account's own when it has none yet.
+ */
 export async function retireShares(ctx: RequestContext, args: Args<typeof rules.retire>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
-    const { input, partners, clientAccountId } = await begin(tx, rules.retire, args, ['companyBusinessPartnerId'], (input, found, issues) =>
-      requireCompany(found, issues, 'companyBusinessPartnerId', input.companyBusinessPartnerId),
-    );
+    let record = false;
+    const { input, partners, clientAccountId } = await begin(tx, rules.retire, args, ['companyBusinessPartnerId'], (input, found, issues, company) => {
+      record = checkCompany(company, found.get<Partner>('businessPartner', input.companyBusinessPartnerId), issues, 'companyBusinessPartnerId');
+    }, { company: true });
     const date = input.transactionDate ?? osloToday();
     await requireShares(tx, clientAccountId, partnerOf(partners, input.companyBusinessPartnerId), input.shareClass, input.quantity, date);
+    if (record) await recordOwnBusinessPartner(tx, input.companyBusinessPartnerId);
     return writeEntries(tx, { ...input, transactionDate: date, transactionType: 'RETIREMENT' }, [{ businessPartnerId: input.companyBusinessPartnerId, quantity: -input.quantity }], 0, query);
   });
 }
@@ -292,17 +348,24 @@ export async function equityPositions(ctx: RequestContext, args: Args<typeof rul
     .sort((a, b) => a.businessPartnerId - b.businessPartnerId || classOrder(a.shareClass) - classOrder(b.shareClass));
 }
 
-/** GET /equity/cap-table: company_business_partner_id must be the account's own business partner. */
+/**
+ * GET /equity/cap-table: company_business_partner_id is the company itself, or any partner of an
+ * account with no own partner yet (read as the company for this answer; a GET records nothing);
+ * another partner is a 400 naming the account's own. The company's holdings (of every partner that
+ * is the company) are its treasury shares.
+ */
 export async function equityCapTable(ctx: RequestContext, args: Args<typeof rules.capTable>): Promise<CapTable> {
   const { clientAccountId, companyBusinessPartnerId } = parse(rules.capTable, args);
   await requireAccount(ctx, clientAccountId);
+  const company = await companyFacts(ctx, clientAccountId);
   await validate(ctx, rules.capTable, args, {
     clientAccountId,
-    references: () => [{ path: ['companyBusinessPartnerId'], model: 'businessPartner', id: companyBusinessPartnerId, select: PARTNER }],
-    check: (_d, found, issues) => requireCompany(found, issues, 'companyBusinessPartnerId', companyBusinessPartnerId),
+    references: () => [partnerRef('companyBusinessPartnerId', companyBusinessPartnerId)],
+    check: (_d, found, issues) => void checkCompany(company, found.get<Partner>('businessPartner', companyBusinessPartnerId), issues, 'companyBusinessPartnerId'),
   });
   const positions = await accountPositions(ctx, clientAccountId);
   const ids = [...new Set(positions.filter((p) => p.quantity > 0).map((p) => p.businessPartnerId))];
-  const partners = await ctx.db.businessPartner.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } });
-  return capTableOf(positions, companyBusinessPartnerId, new Map(partners.map((p) => [p.id, p.name])));
+  const partners = await ctx.db.businessPartner.findMany({ where: { id: { in: ids } }, select: { id: true, ...PARTNER } });
+  const companyIds = new Set([companyBusinessPartnerId, ...partners.filter((p) => isCompany(company, p)).map((p) => p.id)]);
+  return capTableOf(positions, companyIds, new Map(partners.map((p) => [p.id, p.name])));
 }

@@ -131,6 +131,8 @@ const TransactionTypeList = builder.objectRef<{ transactionTypes: { value: strin
 const DATE = 'Default today (Europe/Oslo)';
 const NOTES = 'At most 1000 characters';
 const PRICE = 'NOK per share, not negative, at most 6 decimals';
+const COMPANY =
+  "The company itself: the client account's own business partner (isSelf) or one with the account's organisation number; on an account with no own partner yet, the partner named becomes it (isSelf). Another partner is refused, naming the own one";
 const QUANTITY = 'Whole shares, at least 1';
 
 const IssueSharesInput = builder.inputType('IssueSharesInput', {
@@ -162,7 +164,7 @@ const BuybackSharesInput = builder.inputType('BuybackSharesInput', {
   fields: (t) => ({
     clientAccountId: t.int({ required: true }),
     fromBusinessPartnerId: t.int({ required: true, description: 'The seller' }),
-    companyBusinessPartnerId: t.int({ required: true, description: "The client account's own business partner (is_self)" }),
+    companyBusinessPartnerId: t.int({ required: true, description: COMPANY }),
     shareClass: t.field({ type: ShareClassEnum, required: true }),
     quantity: t.int({ required: true, description: QUANTITY }),
     pricePerShare: t.field({ type: 'Decimal', description: `${PRICE}; without one the company takes the seller's average cost` }),
@@ -174,7 +176,7 @@ const BuybackSharesInput = builder.inputType('BuybackSharesInput', {
 const RetireSharesInput = builder.inputType('RetireSharesInput', {
   fields: (t) => ({
     clientAccountId: t.int({ required: true }),
-    companyBusinessPartnerId: t.int({ required: true, description: "The client account's own business partner (is_self): only treasury shares are retired" }),
+    companyBusinessPartnerId: t.int({ required: true, description: `${COMPANY}. Only its treasury shares are retired` }),
     shareClass: t.field({ type: ShareClassEnum, required: true }),
     quantity: t.int({ required: true, description: QUANTITY }),
     transactionDate: t.field({ type: 'Date', description: DATE }),
@@ -233,7 +235,8 @@ builder.queryFields((t) => ({
   }),
   equityCapTable: t.field({
     type: EquityCapTable,
-    description: "The cap table of the client account's company; companyBusinessPartnerId must be the account's own business partner (is_self).",
+    description:
+      "The cap table of the client account's company. companyBusinessPartnerId is the company itself (the account's own business partner, isSelf, or one with its organisation number), or any partner of an account with no own partner yet (read as the company; nothing is recorded); another partner is refused, naming the own one.",
     args: { clientAccountId: t.arg.int({ required: true }), companyBusinessPartnerId: t.arg.int({ required: true }) },
     validate: rules.capTable,
     resolve: (_root, args, ctx) => equityCapTable(ctx, args),

@@ -1,30 +1,29 @@
 /**
- * The allowed values of an employment contract's coded fields. Spec 002 "Employment contract" says
- * those of employment_type, employment_form, work_time_arrangement and remuneration_type are "not
- * shown"; these are the code lists of the a-melding, the monthly report by which a
- * Norwegian employer reports employments and pay to the authorities (Skatteetaten, "a-meldingen –
- * kodeliste": arbeidsforholdstype, ansettelsesform, arbeidstidsordning, avloenningstype,
- * sluttaarsak), with the codes as the a-melding spells them and their Norwegian labels.
+ * The values suggested for an employment contract's coded fields. Spec 002 "Employment contract" gives
+ * employment_type, employment_form, work_time_arrangement and remuneration_type as text of at most 50
+ * characters whose allowed values are "not shown", and end_date_reason as text of at most 50; these
+ * are the code lists of the a-melding, the monthly report by which a Norwegian employer reports
+ * employments and pay to the authorities (Skatteetaten, "a-meldingen – kodeliste":
+ * arbeidsforholdstype, ansettelsesform, arbeidstidsordning, avloenningstype, sluttaarsak), with the
+ * codes as the a-melding spells them and their Norwegian labels.
  *
- * The codes are the wire values over REST and MCP, and the GraphQL enum values (every code is a legal
- * GraphQL name), so one spelling serves every entry point; `payrollCodeLists` answers the lists
- * with their labels. Only the values of those four lists are accepted (400 otherwise).
- *
- * end_date_reason is text of at most 50 characters in the spec, not a coded field: the a-melding's
- * sluttaarsak codes are listed too (`restricted: false`), as the values the employment-end report
- * means, but any text is taken and reported as it is.
+ * They are suggestions (`restricted: false`), not the only values taken: a client written from the
+ * spec knows only "string, max 50", and a contract is stored with the text it sends (employment_type
+ * is required, so refusing what is not a code would refuse every such client's contract).
+ * `payrollCodeLists` answers the lists with their labels; the employment-end report sends
+ * end_date_reason as it is stored.
  */
 export interface CodeList<T extends string = string> {
   /** the a-melding's name of the list */
   name: string;
   /** the contract field it is the value list of (snake_case, as on the wire) */
   field: string;
-  /** only these values are accepted (false: the values are suggestions, the field takes any text) */
+  /** only these values are accepted (false: the values are suggestions, the field takes any text of at most 50 characters) */
   restricted: boolean;
   values: readonly { value: T; label: string }[];
 }
 
-const list = <const T extends string>(name: string, field: string, values: readonly { value: T; label: string }[], restricted = true): CodeList<T> => ({ name, field, restricted, values });
+const list = <const T extends string>(name: string, field: string, values: readonly { value: T; label: string }[], restricted = false): CodeList<T> => ({ name, field, restricted, values });
 
 /** arbeidsforholdstype → employment_type */
 export const EMPLOYMENT_TYPES = list('arbeidsforholdstype', 'employment_type', [
@@ -58,7 +57,7 @@ export const REMUNERATION_TYPES = list('avloenningstype', 'remuneration_type', [
   { value: 'honorar', label: 'Honorar' },
 ]);
 
-/** sluttaarsak → end_date_reason (suggested: the field is free text, at most 50 characters) */
+/** sluttaarsak → end_date_reason */
 export const END_DATE_REASONS = list('sluttaarsak', 'end_date_reason', [
   { value: 'arbeidstakerHarSagtOppSelv', label: 'Arbeidstaker har sagt opp selv' },
   { value: 'arbeidsgiverHarSagtOppArbeidstaker', label: 'Arbeidsgiver har sagt opp arbeidstaker' },
@@ -66,14 +65,7 @@ export const END_DATE_REASONS = list('sluttaarsak', 'end_date_reason', [
   { value: 'byttetLoenssystemEllerRegnskapsfoerer', label: 'Byttet lønnssystem eller regnskapsfører' },
   { value: 'endringIOrganisasjonsstrukturEllerByttetJobbInternt', label: 'Endring i organisasjonsstruktur eller byttet jobb internt' },
   { value: 'arbeidsforholdetSkulleAldriVaertRapportert', label: 'Arbeidsforholdet skulle aldri vært rapportert' },
-], false);
+]);
 
 /** Every list, in the order `payrollCodeLists` answers them. */
 export const A_MELDING_CODE_LISTS: readonly CodeList[] = [EMPLOYMENT_TYPES, EMPLOYMENT_FORMS, WORK_TIME_ARRANGEMENTS, REMUNERATION_TYPES, END_DATE_REASONS];
-
-/** The codes of a list, as a tuple zod's and Pothos' enums take. */
-export const codesOf = <T extends string>(l: CodeList<T>): [T, ...T[]] => l.values.map((v) => v.value) as [T, ...T[]];
-
-/** A GraphQL enum's values with each code's label as its description. */
-export const enumValuesOf = <T extends string>(l: CodeList<T>): Record<T, { description: string }> =>
-  Object.fromEntries(l.values.map((v) => [v.value, { description: v.label }])) as Record<T, { description: string }>;

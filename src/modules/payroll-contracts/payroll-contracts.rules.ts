@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { Decimal } from '@prisma/client/runtime/client';
 import { pageArgs } from '../../shared/pagination.ts';
-import { decimal, flag, id, immutable, optionalText, required } from '../../shared/validation.ts';
-import { codesOf, type CodeList, EMPLOYMENT_FORMS, EMPLOYMENT_TYPES, REMUNERATION_TYPES, WORK_TIME_ARRANGEMENTS } from './a-melding-codes.ts';
+import { decimal, flag, id, immutable, nonEmptyText, optionalText, required } from '../../shared/validation.ts';
 
 /** spec 002 "Employment contract": salary_type MONTHLY_FIXED or HOURLY. */
 export const SALARY_TYPES = ['MONTHLY_FIXED', 'HOURLY'] as const;
@@ -13,14 +12,8 @@ export const SALARY_TYPE_DESCRIPTIONS: Record<SalaryType, string> = {
   HOURLY: 'Paid by the hour: hourly_rate is required',
 };
 
-/** A value of an a-melding code list (a-melding-codes.ts); anything else names the list's values. */
-const code = <T extends string>(l: CodeList<T>) =>
-  z.enum(codesOf(l), { error: (issue) => (issue.input == null ? 'is required' : `must be one of the a-melding ${l.name} codes: ${codesOf(l).join(', ')}`) });
-
-/** Money: Decimal(18, 2), never negative. */
+/** Money (salaries and rates too): Decimal(18, 2), never negative. */
 const money = decimal({ precision: 18, scale: 2, min: 0 });
-/** A salary or rate: Decimal(18, 2), above zero. */
-const pay = decimal({ precision: 18, scale: 2 }).refine((d) => d.greaterThan(0), 'must be greater than 0');
 /** A rate as a fraction with four decimals: 0.1020 is 10.2 %. */
 const fraction = decimal({ precision: 5, scale: 4, min: 0, max: 1 });
 
@@ -39,31 +32,30 @@ const notCleared = { error: (issue: { input?: unknown }) => (issue.input === nul
 /**
  * The contract's own fields (spec 002 "Employment contract") with the create form's optionality:
  * employment_type, start_date and salary_type required, the rest optional (null or omitted: none).
+ * employment_type, employment_form, work_time_arrangement and remuneration_type are text of at most
+ * 50 characters, as the spec gives them (their allowed values are "not shown"): the a-melding code
+ * lists (a-melding-codes.ts) are the values suggested, not the only ones taken.
  */
 const contractFields = {
-  employmentType: code(EMPLOYMENT_TYPES),
+  employmentType: nonEmptyText(50),
   startDate: z.date(required),
   endDate: z.date().nullish(),
   /** free text (spec: max 50); the a-melding's sluttaarsak codes (END_DATE_REASONS) are what the end report means */
   endDateReason: optionalText(50),
   jobTitle: optionalText(200),
   occupationCode,
-  employmentForm: code(EMPLOYMENT_FORMS).nullish(),
-  workTimeArrangement: code(WORK_TIME_ARRANGEMENTS).nullish(),
-  /** 100.00 is full time; above 0, at most 100 */
-  workPercentage: decimal({ precision: 5, scale: 2, max: 100 })
-    .refine((d) => d.greaterThan(0), 'must be greater than 0 (100.00 is full time)')
-    .nullish(),
-  /** hours a week; above 0, at most 168 */
-  weeklyHours: decimal({ precision: 5, scale: 2, max: 168 })
-    .refine((d) => d.greaterThan(0), 'must be greater than 0')
-    .nullish(),
-  remunerationType: code(REMUNERATION_TYPES).nullish(),
+  employmentForm: optionalText(50),
+  workTimeArrangement: optionalText(50),
+  /** 100.00 is full time; 0 (no agreed share of full time, e.g. on call) to 100 */
+  workPercentage: decimal({ precision: 5, scale: 2, min: 0, max: 100 }).nullish(),
+  /** hours a week: 0 to 168 */
+  weeklyHours: decimal({ precision: 5, scale: 2, min: 0, max: 168 }).nullish(),
+  remunerationType: optionalText(50),
   salaryType: z.enum(SALARY_TYPES, required),
   lastSalaryChangeDate: z.date().nullish(),
   lastWorkPctChangeDate: z.date().nullish(),
-  monthlySalary: pay.nullish(),
-  hourlyRate: pay.nullish(),
+  monthlySalary: money.nullish(),
+  hourlyRate: money.nullish(),
   vacationPayRate: fraction.nullish(),
   pensionRate: fraction.nullish(),
   employeePensionRate: fraction.nullish(),
@@ -124,7 +116,7 @@ export const payrollContractRules = {
     input: z
       .object({
         ...contractFields,
-        employmentType: z.enum(codesOf(EMPLOYMENT_TYPES), notCleared).optional(),
+        employmentType: z.string(notCleared).trim().min(1, 'must not be empty').max(50, 'must be at most 50 characters').optional(),
         startDate: z.date(notCleared).optional(),
         salaryType: z.enum(SALARY_TYPES, notCleared).optional(),
       })

@@ -8,6 +8,8 @@ import { parse, validate, type Args, type Issues } from '../../shared/validation
 import { fetchTaxCardJob, reportEmploymentEndJob } from './payroll-contracts.jobs.ts';
 import { contractIssues, payrollContractRules as rules } from './payroll-contracts.rules.ts';
 import { currentTaxYear } from './payroll-tax-cards.service.ts';
+import { markEmployee } from '../business-partners/business-partners.service.ts';
+import { osloToday } from '../journal-entries/journal-entries.rules.ts';
 
 type Query = { include?: PrismaNS.PayrollContractInclude; select?: PrismaNS.PayrollContractSelect };
 
@@ -32,10 +34,14 @@ export async function getPayrollContract(ctx: RequestContext, { id }: { id: numb
   return requireOwned(ctx, `Payroll contract ${id}`, await ctx.db.payrollContract.findUnique({ ...query, where: { id } }));
 }
 
-/** The employee must be a business partner of the account marked is_employee; the pension provider a partner of the account. */
+/**
+ * The employee and the pension provider are business partners of the account. Any partner may be the
+ * employee (spec 002: business_partner_id is "the employee"; no flag is asked for): an active contract
+ * marks it is_employee (markEmployee).
+ */
 function partnerReferences(input: { businessPartnerId?: unknown; pensionProviderId?: unknown } | undefined, employee: boolean): Reference[] {
   const refs: Reference[] = [{ path: ['pensionProviderId'], model: 'businessPartner', id: input?.pensionProviderId as number | undefined }];
-  if (employee) refs.push({ path: ['businessPartnerId'], model: 'businessPartner', id: input?.businessPartnerId as number | undefined, select: { isEmployee: true } });
+  if (employee) refs.push({ path: ['businessPartnerId'], model: 'businessPartner', id: input?.businessPartnerId as number | undefined });
   return refs;
 }
 
@@ -60,9 +66,10 @@ const taxCardFetch = (tx: RequestContext, c: { clientAccountId: number; business
 
 /**
  * Creates a contract (spec 002 "POST /payroll/contracts"): arbeidsforhold_id generated; defaults
- * is_primary_employer true, is_active true, is_payroll_default false. It queues the fetch of the
- * employee's tax card for the current tax year, in the same transaction (the spec's POST "Queues a
- * background fetch of tax cards", whether the contract is active or not).
+ * is_primary_employer true, is_active true, is_payroll_default false. An active contract marks its
+ * business partner as an employee (is_employee). It queues the fetch of the employee's tax card for
+ * the current tax year, in the same transaction (the spec's POST "Queues a background fetch of tax
+ * cards", whether the contract is active or not).
  */
 export async function createPayrollContract(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
@@ -71,15 +78,13 @@ export async function createPayrollContract(ctx: RequestContext, args: Args<type
     const { input } = await validate(tx, rules.create, args, {
       clientAccountId,
       references: ({ input }) => partnerReferences(input, true),
-      check: ({ input }, found, issues) => {
-        const employee = found.get<{ isEmployee: boolean }>('businessPartner', input.businessPartnerId);
-        if (employee && !employee.isEmployee) issues.add(['businessPartnerId'], `business partner ${input.businessPartnerId} is not an employee (is_employee is false)`);
-      },
     });
     if (input.isPayrollDefault) {
       await lockClientAccount(tx, clientAccountId);
       await clearOtherDefaults(tx, input);
     }
+    // marked first, so a business_partner the answer embeds reads as the employee
+    if (input.isActive !== false) await markEmployee(tx, input.businessPartnerId);
     const contract = await tx.db.payrollContract.create({ ...query, data: { ...input, createdById: auditUserId(tx) } });
     await taxCardFetch(tx, input);
     return contract;
@@ -89,8 +94,10 @@ export async function createPayrollContract(ctx: RequestContext, args: Args<type
 /**
  * Changes the fields sent (spec 002 "POST or PUT /payroll/contracts/{id}"); client_account_id and
  * business_partner_id cannot change. The rules across fields are checked on the stored contract with
- * the changes. Activating (is_active false → true) queues a tax-card fetch; deactivating (true →
- * false) needs an end_date (sent or stored) and queues the report of the employment's end with it.
+ * the changes. Activating (is_active false → true) queues a tax-card fetch; is_active true sent marks
+ * the partner as an employee (deactivating unmarks nothing). Deactivating (true → false) queues the
+ * report of the employment's end with its end_date: the one sent or stored, else today in Norway (not
+ * before start_date), which is then stored as the contract's end_date.
  */
 export async function updatePayrollContract(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
@@ -105,9 +112,6 @@ export async function updatePayrollContract(ctx: RequestContext, args: Args<type
       check: ({ input }, _found, issues) => {
         const merged = { ...contract, ...definedOf(input) };
         addAll(issues, contractIssues(merged));
-        if (contract.isActive && input.isActive === false && !merged.endDate) {
-          issues.add(['endDate'], 'is required to deactivate a contract: the end of the employment is reported with it (send end_date with is_active false, or set it first)');
-        }
       },
     });
     const { clientAccountId: _ca, businessPartnerId: _bp, ...fields } = input;
@@ -118,17 +122,29 @@ export async function updatePayrollContract(ctx: RequestContext, args: Args<type
     }
     const activating = !contract.isActive && changes.isActive === true;
     const deactivating = contract.isActive && changes.isActive === false;
-    const endDate = changes.endDate !== undefined ? changes.endDate : contract.endDate;
+    const sentOrStored = changes.endDate !== undefined ? changes.endDate : contract.endDate;
+    const endDate = deactivating && !sentOrStored ? defaultEndDate(changes.startDate ?? contract.startDate) : sentOrStored;
+    if (endDate !== sentOrStored) changes.endDate = endDate;
     const report: PrismaNS.PayrollContractUncheckedUpdateInput = deactivating
       ? { employmentEndReportStatus: 'PENDING', employmentEndReportedDate: endDate, employmentEndReportedAt: null, employmentEndReference: null, employmentEndReportError: null, employmentEndReportAttempts: 0 }
       : activating && contract.employmentEndReportStatus === 'PENDING'
         ? { employmentEndReportStatus: null } // activated again before the end was reported: nothing to report
         : {};
+    if (changes.isActive === true) await markEmployee(tx, contract.businessPartnerId);
     const updated = await tx.db.payrollContract.update({ ...query, where: { id: contract.id }, data: { ...changes, ...report } });
     if (activating) await taxCardFetch(tx, contract);
     if (deactivating) await enqueue(tx, reportEmploymentEndJob, { contractId: contract.id });
     return updated;
   });
+}
+
+/**
+ * The end of an employment deactivated without an end_date (sent or stored): today in Norway, or the
+ * start_date when the employment has not started yet (end_date is never before start_date).
+ */
+function defaultEndDate(startDate: Date): Date {
+  const today = osloToday();
+  return today < startDate ? startDate : today;
 }
 
 /** The fields that were sent (omitted ones are undefined and keep their value; null clears). */

@@ -4,24 +4,17 @@ import { requestLoader } from '../../shared/loaders.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixedOrNull } from '../../shared/scalars.ts';
-import { A_MELDING_CODE_LISTS, EMPLOYMENT_FORMS, EMPLOYMENT_TYPES, enumValuesOf, REMUNERATION_TYPES, WORK_TIME_ARRANGEMENTS, type CodeList } from './a-melding-codes.ts';
+import { A_MELDING_CODE_LISTS, type CodeList } from './a-melding-codes.ts';
 import { payrollContractRules as rules, SALARY_TYPE_DESCRIPTIONS, SALARY_TYPES } from './payroll-contracts.rules.ts';
 import { createPayrollContract, getPayrollContract, listPayrollContracts, PAYROLL_CONTRACT_PAGE_LIMITS, updatePayrollContract } from './payroll-contracts.service.ts';
 import { currentTaxYear, listPayrollTaxCards, TAX_CARD_PAGE_LIMITS, taxCardRules } from './payroll-tax-cards.service.ts';
 
 /**
  * Payroll contracts (spec 002 "Employment contract", "Payroll contracts") and the employees' tax
- * cards fetched for them. The a-melding coded fields are enums whose values are the a-melding codes
- * themselves (a-melding-codes.ts); `payrollCodeLists` answers the lists with their Norwegian labels,
- * and the sluttaarsak codes suggested for endDateReason, which is free text.
+ * cards fetched for them. The coded fields (employmentType, employmentForm, workTimeArrangement,
+ * remunerationType, endDateReason) are text of at most 50 characters; `payrollCodeLists` answers the
+ * a-melding code lists suggested for them, with their Norwegian labels (a-melding-codes.ts).
  */
-const codeEnum = <T extends string>(name: string, l: CodeList<T>) =>
-  builder.enumType(name, { description: `The a-melding code list ${l.name} (Skatteetaten); each value's description is its Norwegian label`, values: enumValuesOf(l) });
-
-export const PayrollEmploymentTypeEnum = codeEnum('PayrollEmploymentType', EMPLOYMENT_TYPES);
-export const PayrollEmploymentFormEnum = codeEnum('PayrollEmploymentForm', EMPLOYMENT_FORMS);
-export const PayrollWorkTimeArrangementEnum = codeEnum('PayrollWorkTimeArrangement', WORK_TIME_ARRANGEMENTS);
-export const PayrollRemunerationTypeEnum = codeEnum('PayrollRemunerationType', REMUNERATION_TYPES);
 export const PayrollSalaryTypeEnum = builder.enumType('PayrollSalaryType', { values: described(SALARY_TYPES, SALARY_TYPE_DESCRIPTIONS) });
 
 export const PayrollEmploymentEndReportStatusEnum = builder.enumType('PayrollEmploymentEndReportStatus', {
@@ -89,18 +82,18 @@ export const PayrollContract = builder.prismaObject('PayrollContract', {
   fields: (t) => ({
     id: t.exposeInt('id'),
     clientAccountId: t.exposeInt('clientAccountId', { description: 'Immutable' }),
-    businessPartnerId: t.exposeInt('businessPartnerId', { description: 'The employee (a business partner with isEmployee); immutable' }),
-    employmentType: t.field({ type: PayrollEmploymentTypeEnum, resolve: (c) => c.employmentType as never }),
+    businessPartnerId: t.exposeInt('businessPartnerId', { description: 'The employee: a business partner of the account, marked isEmployee by an active contract; immutable' }),
+    employmentType: t.exposeString('employmentType', { description: 'At most 50 characters; usually an a-melding arbeidsforholdstype code (payrollCodeLists)' }),
     startDate: t.expose('startDate', { type: 'Date' }),
     endDate: t.expose('endDate', { type: 'Date', nullable: true }),
     endDateReason: t.exposeString('endDateReason', { nullable: true, description: 'Why the employment ended: free text, usually an a-melding sluttaarsak code (payrollCodeLists)' }),
     jobTitle: t.exposeString('jobTitle', { nullable: true }),
     occupationCode: t.exposeString('occupationCode', { nullable: true, description: 'STYRK-08 occupation code (digits; the a-melding takes the 7-digit yrkeskode)' }),
-    employmentForm: t.field({ type: PayrollEmploymentFormEnum, nullable: true, resolve: (c) => c.employmentForm as never }),
-    workTimeArrangement: t.field({ type: PayrollWorkTimeArrangementEnum, nullable: true, resolve: (c) => c.workTimeArrangement as never }),
+    employmentForm: t.exposeString('employmentForm', { nullable: true, description: 'At most 50 characters; usually an a-melding ansettelsesform code (payrollCodeLists)' }),
+    workTimeArrangement: t.exposeString('workTimeArrangement', { nullable: true, description: 'At most 50 characters; usually an a-melding arbeidstidsordning code (payrollCodeLists)' }),
     workPercentage: t.field({ type: 'Decimal', nullable: true, description: '100.00 is full time', resolve: fixedOrNull('workPercentage', 2) }),
     weeklyHours: t.field({ type: 'Decimal', nullable: true, resolve: fixedOrNull('weeklyHours', 2) }),
-    remunerationType: t.field({ type: PayrollRemunerationTypeEnum, nullable: true, resolve: (c) => c.remunerationType as never }),
+    remunerationType: t.exposeString('remunerationType', { nullable: true, description: 'At most 50 characters; usually an a-melding avloenningstype code (payrollCodeLists)' }),
     salaryType: t.expose('salaryType', { type: PayrollSalaryTypeEnum }),
     lastSalaryChangeDate: t.expose('lastSalaryChangeDate', { type: 'Date', nullable: true }),
     lastWorkPctChangeDate: t.expose('lastWorkPctChangeDate', { type: 'Date', nullable: true }),
@@ -157,7 +150,7 @@ const CodeListRef = builder.objectRef<CodeList>('PayrollCodeList').implement({
   fields: (t) => ({
     name: t.exposeString('name', { description: 'The a-melding’s name of the list, e.g. arbeidsforholdstype' }),
     field: t.exposeString('field', { description: 'The contract field (snake_case as on the wire), e.g. employment_type' }),
-    restricted: t.exposeBoolean('restricted', { description: 'Only these values are accepted; false: suggestions for a free-text field (end_date_reason)' }),
+    restricted: t.exposeBoolean('restricted', { description: 'Whether only these values are accepted; false (every list): the values suggested for a text field of at most 50 characters' }),
     values: t.field({ type: [CodeValue], extensions: listCost(10), resolve: (l) => [...l.values] }),
   }),
 });
@@ -167,19 +160,19 @@ const CodeListRef = builder.objectRef<CodeList>('PayrollCodeList').implement({
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 const contractInputFields = (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>, create: boolean) => ({
-  endDate: t.field({ type: 'Date', description: 'Not before startDate; required to deactivate' }),
+  endDate: t.field({ type: 'Date', description: 'Not before startDate; the end reported when the contract is deactivated (today when none)' }),
   endDateReason: t.string({ description: 'At most 50 characters; an a-melding sluttaarsak code (payrollCodeLists) is what the employment-end report understands, other text is reported as it is' }),
   jobTitle: t.string({ description: 'At most 200 characters' }),
   occupationCode: t.string({ description: 'STYRK-08 occupation code: digits, at most 10 (the a-melding takes the 7-digit yrkeskode, e.g. 2511108)' }),
-  employmentForm: t.field({ type: PayrollEmploymentFormEnum, description: 'a-melding ansettelsesform' }),
-  workTimeArrangement: t.field({ type: PayrollWorkTimeArrangementEnum, description: 'a-melding arbeidstidsordning' }),
-  workPercentage: t.field({ type: 'Decimal', description: 'Above 0, at most 100.00 (full time); 2 decimals' }),
-  weeklyHours: t.field({ type: 'Decimal', description: 'Above 0, at most 168; 2 decimals' }),
-  remunerationType: t.field({ type: PayrollRemunerationTypeEnum, description: 'a-melding avloenningstype' }),
+  employmentForm: t.string({ description: 'At most 50 characters; an a-melding ansettelsesform code is suggested (payrollCodeLists)' }),
+  workTimeArrangement: t.string({ description: 'At most 50 characters; an a-melding arbeidstidsordning code is suggested (payrollCodeLists)' }),
+  workPercentage: t.field({ type: 'Decimal', description: '0 to 100.00 (full time); 2 decimals' }),
+  weeklyHours: t.field({ type: 'Decimal', description: '0 to 168; 2 decimals' }),
+  remunerationType: t.string({ description: 'At most 50 characters; an a-melding avloenningstype code is suggested (payrollCodeLists)' }),
   lastSalaryChangeDate: t.field({ type: 'Date' }),
   lastWorkPctChangeDate: t.field({ type: 'Date' }),
-  monthlySalary: t.field({ type: 'Decimal', description: 'Required for MONTHLY_FIXED; above 0, 2 decimals' }),
-  hourlyRate: t.field({ type: 'Decimal', description: 'Required for HOURLY; above 0, 2 decimals' }),
+  monthlySalary: t.field({ type: 'Decimal', description: 'Required for MONTHLY_FIXED; not negative, 2 decimals' }),
+  hourlyRate: t.field({ type: 'Decimal', description: 'Required for HOURLY; not negative, 2 decimals' }),
   vacationPayRate: t.field({ type: 'Decimal', description: 'A fraction 0–1 with at most 4 decimals (0.1020)' }),
   pensionRate: t.field({ type: 'Decimal', description: 'A fraction 0–1 with at most 4 decimals' }),
   employeePensionRate: t.field({ type: 'Decimal', description: 'A fraction 0–1 with at most 4 decimals' }),
@@ -188,15 +181,19 @@ const contractInputFields = (t: PothosSchemaTypes.InputFieldBuilder<Types, 'Inpu
   carRegistrationNumber: t.string({ description: 'At most 20 characters' }),
   carListPrice: t.field({ type: 'Decimal', description: 'Not negative, 2 decimals' }),
   isPrimaryEmployer: t.boolean({ description: create ? 'Default true' : undefined }),
-  isActive: t.boolean({ description: create ? 'Default true' : 'false → true queues a tax-card fetch; true → false needs an end date and reports the end' }),
+  isActive: t.boolean({
+    description: create
+      ? 'Default true; an active contract marks its business partner isEmployee'
+      : 'true marks the business partner isEmployee; false → true queues a tax-card fetch; true → false reports the end with endDate (today when none is sent or stored)',
+  }),
   isPayrollDefault: t.boolean({ description: create ? 'Default false; true clears it on the employee’s other contracts' : 'true clears it on the employee’s other contracts' }),
 });
 
 const CreatePayrollContractInput = builder.inputType('CreatePayrollContractInput', {
   fields: (t) => ({
     clientAccountId: t.int({ required: true }),
-    businessPartnerId: t.int({ required: true, description: 'An employee (isEmployee) business partner of the client account' }),
-    employmentType: t.field({ type: PayrollEmploymentTypeEnum, required: true, description: 'a-melding arbeidsforholdstype' }),
+    businessPartnerId: t.int({ required: true, description: 'The employee: any business partner of the client account (an active contract marks it isEmployee)' }),
+    employmentType: t.string({ required: true, description: '1 to 50 characters; an a-melding arbeidsforholdstype code is suggested (payrollCodeLists)' }),
     startDate: t.field({ type: 'Date', required: true }),
     salaryType: t.field({ type: PayrollSalaryTypeEnum, required: true, description: 'MONTHLY_FIXED needs monthlySalary, HOURLY needs hourlyRate' }),
     ...contractInputFields(t, true),
@@ -208,7 +205,7 @@ const UpdatePayrollContractInput = builder.inputType('UpdatePayrollContractInput
   fields: (t) => ({
     clientAccountId: t.int({ description: 'Immutable: a different value is rejected' }),
     businessPartnerId: t.int({ description: 'Immutable: a different value is rejected' }),
-    employmentType: t.field({ type: PayrollEmploymentTypeEnum, description: 'a-melding arbeidsforholdstype' }),
+    employmentType: t.string({ description: '1 to 50 characters; an a-melding arbeidsforholdstype code is suggested (payrollCodeLists)' }),
     startDate: t.field({ type: 'Date' }),
     salaryType: t.field({ type: PayrollSalaryTypeEnum, description: 'MONTHLY_FIXED needs monthlySalary, HOURLY needs hourlyRate (checked with the stored values)' }),
     ...contractInputFields(t, false),
@@ -252,7 +249,7 @@ builder.queryFields((t) => ({
   payrollCodeLists: t.field({
     type: [CodeListRef],
     extensions: listCost(A_MELDING_CODE_LISTS.length),
-    description: 'The a-melding code lists of the contract fields employment_type, employment_form, work_time_arrangement, remuneration_type and end_date_reason, with Norwegian labels (end_date_reason is free text: its list, sluttaarsak, is the suggested values).',
+    description: 'The a-melding code lists suggested for the contract fields employment_type, employment_form, work_time_arrangement, remuneration_type and end_date_reason, with Norwegian labels (the fields take any text of at most 50 characters).',
     resolve: () => [...A_MELDING_CODE_LISTS],
   }),
 }));
@@ -260,14 +257,14 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createPayrollContract: t.prismaField({
     type: 'PayrollContract',
-    description: 'Creates an employment contract and queues the fetch of the employee’s tax card for the current tax year.',
+    description: 'Creates an employment contract (an active one marks its business partner isEmployee) and queues the fetch of the employee’s tax card for the current tax year.',
     args: { input: t.arg({ type: CreatePayrollContractInput, required: true }) },
     validate: rules.create,
     resolve: (query, _root, args, ctx) => createPayrollContract(ctx, args, query),
   }),
   updatePayrollContract: t.prismaField({
     type: 'PayrollContract',
-    description: 'Changes the fields sent. Activating queues a tax-card fetch; deactivating needs an end date and queues the report of the employment’s end to the tax authority.',
+    description: 'Changes the fields sent. isActive true marks the business partner isEmployee; activating queues a tax-card fetch; deactivating queues the report of the employment’s end to the tax authority with endDate (today when none is sent or stored).',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdatePayrollContractInput, required: true }) },
     validate: rules.update,
     resolve: (query, _root, args, ctx) => updatePayrollContract(ctx, args, query),
