@@ -8,6 +8,7 @@ import { InsufficientScopeError, ValidationError } from '../src/shared/errors.ts
 import { toSnake } from '../src/shared/naming.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../src/shared/query-limits.ts';
 import { toolbox, toolErrorBody } from './tools.ts';
+import { jsonText } from '../src/shared/json-text.ts';
 
 /**
  * POST /mcp: the Model Context Protocol tool endpoint (Streamable HTTP, stateless, JSON responses).
@@ -57,7 +58,7 @@ export function createMcpHandler(schema: GraphQLSchema, info: { name: string; ve
         if (!entry) throw ValidationError.field('name', `no tool '${request.params.name}'`);
         if (!entry.readOnly && !canWrite) throw new InsufficientScopeError('write');
         const result = await entry.call(ctx, request.params.arguments ?? {});
-        return { content: [{ type: 'text', text: JSON.stringify(result) }] };
+        return { content: [{ type: 'text', text: jsonText(result) }] };
       } catch (e) {
         return toolError(ctx, e);
       }
