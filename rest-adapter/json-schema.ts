@@ -42,8 +42,6 @@ function scalarSchema(type: GraphQLNamedType, direction: 'input' | 'output'): Js
       return direction === 'output'
         ? { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', description: 'decimal as a string, with the scale of its column' }
         : { type: ['string', 'number'], description: 'decimal as a string, e.g. "1250.50"; a JSON number only if it has at most 15 significant digits' };
-    case 'Amount':
-      return { type: 'number', description: 'a report figure in the accounting currency, at most two decimals' };
     case 'Date':
       return { type: 'string', format: 'date' };
     case 'DateTime':
