@@ -119,6 +119,21 @@ describe.each(targets())('yearly accounts REST (%s)', (target) => {
       expect(note('loans_to_shareholders').body).toContain('kr 5 000,00');
     });
 
+    it('spec 002 "Notes auto-generated": the fixed-asset note shows a group that only carries its book value through the year (no movement, which the JSON trial balance leaves out)', async () => {
+      const c = await companyWithLedger(app, {
+        ledger: [
+          ['2023-03-01', [['1250', '500000.00', '0'], ['2000', '0', '500000.00']]],
+          ['2024-05-02', [['1920', '1000.00', '0'], ['3000', '0', '1000.00']]],
+        ],
+      });
+      const res = await preview(c);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.notes.find((n: any) => n.key === 'fixed_assets').body.rows).toEqual([
+        ['Transportmidler, inventar og maskiner', '500 000,00', '0,00', '0,00', '500 000,00'],
+        ['Sum', '500 000,00', '0,00', '0,00', '500 000,00'],
+      ]);
+    });
+
     it('"a going-concern note when equity is negative": the check fails and the note is generated', async () => {
       const c = await companyWithLedger(app, { ledger: NEGATIVE_EQUITY });
       const res = await preview(c);

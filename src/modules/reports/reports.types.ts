@@ -216,14 +216,15 @@ builder.queryFields((t) => ({
   trialBalance: t.field({
     type: [TrialBalanceRowRef],
     extensions: listCost(300),
-    description: 'The trial balance between date_from and date_to (both required); accounts with nothing to show are left out unless includeZeroMovement.',
+    description:
+      'The trial balance between date_from and date_to (both required). An account without debit or credit in the period is left out, even when it carries an incoming balance (spec 001: "JSON always omits zero-movement accounts"), unless includeZeroMovement.',
     args: {
       ...filterArgs(t),
       dateFrom: t.arg({ type: 'Date' }),
       dateTo: t.arg({ type: 'Date' }),
       accountCodes: t.arg.stringList({ description: 'Account codes or ranges (3000-3999)' }),
       includeCancelled: t.arg.boolean({ description: 'default true' }),
-      includeZeroMovement: t.arg.boolean({ description: 'default false: list every account of the chart, also those with nothing to show' }),
+      includeZeroMovement: t.arg.boolean({ description: 'default false; true lists every account of the chart, also those without movement (what the REST files show by default; the REST JSON never does)' }),
       freeText: t.arg.string(),
       groupByDimension: t.arg({ type: DimensionKindEnum }),
     },
