@@ -46,7 +46,7 @@ export function createMcpHandler(schema: GraphQLSchema, info: { name: string; ve
       { ...info, title: 'Accounting API' },
       {
         capabilities: { tools: { listChanged: false } },
-        instructions: `Tools for a Norwegian accounting API; each REST operation is a tool, plus graphql_query and graphql_mutation. Modules: ${modules.join(', ')} (narrow the list with ?modules=… on the endpoint URL). Decimals are strings; dates YYYY-MM-DD.`,
+        instructions: `Tools for a Norwegian accounting API; each REST operation is a tool, plus graphql_query and graphql_mutation. Modules: ${modules.join(', ')} (narrow the list with ?modules=… on the endpoint URL). Decimals are strings (only the balance sheet's balance is a JSON number, with its exact digits); dates YYYY-MM-DD.`,
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
