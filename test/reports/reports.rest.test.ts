@@ -119,6 +119,7 @@ describe.each(targets())('reports REST (%s)', (target) => {
       ['date_to is required', 'date_from=2026-01-01'],
       ['an unrecognised group_by_dimension', `${Q1}&group_by_dimension=customer`],
       ['a dimensions item that is no type:id pair', `${Q1}&dimensions=customer:1`],
+      ['a dimensions id past a 32-bit integer (no id; it was a 500)', `${Q1}&dimensions=project:9999999999`],
       ['date_to before date_from', 'date_from=2026-03-01&date_to=2026-01-01'],
     ])('400 common.validation_error in the v2 envelope: %s', async (_rule, qs) => {
       const res = await get('trial-balance', qs);
