@@ -1,7 +1,6 @@
 import { decimalOf, formatDate, formatOrganizationNumber, moneyCell } from './render/format.ts';
-import { Decimal } from '../../shared/scalars.ts';
 import type { Cell, ReportChart, ReportColumn, ReportRow, ReportTable } from './render/model.ts';
-import { formatDate as isoDate } from '../../shared/scalars.ts';
+import { Decimal, formatDate as isoDate } from '../../shared/scalars.ts';
 import { osloToday } from '../journal-entries/journal-entries.rules.ts';
 import { defaultPeriod } from './reports.rules.ts';
 
