@@ -6,6 +6,7 @@ import { compileOperation, type CompiledOperation } from './compile.ts';
 import { operationPaths, type Operation, type RenderedFile, type Representations } from './operation.ts';
 import { operationVariables, type OperationRequest } from './variables.ts';
 import { isFormRequest } from './multipart.ts';
+import { jsonText, withJsonNumbers } from '../src/shared/json-text.ts';
 import { fileOperations } from './routes/files.ts';
 import { itemOperations } from './routes/items.ts';
 import { unitOperations } from './routes/units.ts';
@@ -92,7 +93,17 @@ export async function runOperation(schema: GraphQLSchema, compiled: CompiledOper
   // 204 No Content: no body on the wire (an MCP tool answers {})
   if (status === 204) return { status, body: {} };
   const empty = compiled.op.emptyBody === 'always' || (compiled.op.emptyBody === 'whenNull' && value === null);
-  return { status, body: empty ? {} : compiled.op.omitWhenNull ? withoutNulls(value, compiled.op.omitWhenNull) : value };
+  if (empty) return { status, body: {} };
+  const shown = compiled.op.omitWhenNull ? withoutNulls(value, compiled.op.omitWhenNull) : value;
+  return { status, body: compiled.op.numbers ? withJsonNumbers(shown, compiled.op.numbers) : shown };
+}
+
+/**
+ * A JSON answer on the wire: every operation's body (and a file rendering's JSON answer) is written
+ * here, its numbers (`Operation.numbers`) as exact literals.
+ */
+function sendJson(res: Response, status: number, body: unknown): void {
+  res.status(status).type('application/json').send(jsonText(body));
 }
 
 /** The result with the keys an operation leaves out when null removed (from each element of a list). */
@@ -199,10 +210,10 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly Operatio
         const { status, body } = await runOperation(schema, compiled, ctx, { params: req.params, query, body: bodyless && !form ? undefined : req.body, form });
         if (mediaType !== JSON_TYPE) {
           const rendered = await representations!.files[mediaType]({ ctx, result: body, query: query as Record<string, string | undefined> });
-          if ('json' in rendered) res.status(rendered.status).json(rendered.json);
+          if ('json' in rendered) sendJson(res, rendered.status, rendered.json);
           else await sendFile(ctx, res, rendered);
         } else if (status === 204) res.status(204).end();
-        else res.status(status).json(body);
+        else sendJson(res, status, body);
       } catch (e) {
         next(e);
       }

@@ -42,8 +42,6 @@ function scalarSchema(type: GraphQLNamedType, direction: 'input' | 'output'): Js
       return direction === 'output'
         ? { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', description: 'decimal as a string, with the scale of its column' }
         : { type: ['string', 'number'], description: 'decimal as a string, e.g. "1250.50"; a JSON number only if it has at most 15 significant digits' };
-    case 'Amount':
-      return { type: 'number', description: 'a report figure in the accounting currency, at most two decimals' };
     case 'Date':
       return { type: 'string', format: 'date' };
     case 'DateTime':
@@ -182,6 +180,7 @@ export function responseSchema(compiled: CompiledOperation, root: GraphQLObjectT
   const full = selectionSchema(root, compiled.operation.selectionSet, compiled.fragments, components);
   let result = (full.properties as Record<string, JsonSchema>)[compiled.resultKey];
   if (compiled.op.omitWhenNull) result = optionalWhenNull(result, compiled.op.omitWhenNull);
+  if (compiled.op.numbers) result = numbersAt(result, compiled.op.numbers, `${compiled.op.method} ${compiled.op.path}`);
   return compiled.op.emptyBody === 'whenNull' ? { oneOf: [stripNull(result), empty] } : result;
 }
 
@@ -192,6 +191,22 @@ function optionalWhenNull(schema: JsonSchema, keys: readonly string[]): JsonSche
   const properties = { ...(schema.properties as Record<string, JsonSchema>) };
   for (const key of keys) if (properties[key]) properties[key] = stripNull(properties[key]);
   return { ...schema, properties, required: ((schema.required as string[] | undefined) ?? []).filter((k) => !keys.includes(k)) };
+}
+
+/**
+ * An operation's `numbers` keys: JSON numbers where the GraphQL field is a Decimal string (of an
+ * inline object, or each element of a list of them). A key it cannot place throws at build.
+ */
+function numbersAt(schema: JsonSchema, keys: readonly string[], where: string): JsonSchema {
+  if (schema.type === 'array' && schema.items) return { ...schema, items: numbersAt(schema.items as JsonSchema, keys, where) };
+  const properties = { ...((schema.properties ?? {}) as Record<string, JsonSchema>) };
+  for (const key of keys) {
+    const was = properties[key];
+    if (!was || !String(was.type).startsWith('string')) throw new Error(`operation ${where}: numbers names '${key}', which is no Decimal field of the answer's rows`);
+    const number: JsonSchema = { type: 'number', description: 'a decimal as a JSON number, written with its exact digits (e.g. 1250.50)' };
+    properties[key] = Array.isArray(was.type) && was.type.includes('null') ? orNull(number) : number;
+  }
+  return { ...schema, properties };
 }
 
 /** The request body of an operation: its body variable's input object, fields the path binds optional. */

@@ -8,6 +8,7 @@ import { boundedMessage, InsufficientScopeError, JsonRpcRequestError } from '../
 import { toSnake } from '../src/shared/naming.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../src/shared/query-limits.ts';
 import { toolbox, toolErrorBody } from './tools.ts';
+import { jsonText } from '../src/shared/json-text.ts';
 
 /**
  * POST /mcp: the Model Context Protocol tool endpoint (Streamable HTTP, stateless, JSON responses).
@@ -69,7 +70,7 @@ export function createMcpHandler(schema: GraphQLSchema, info: { name: string; ve
       { ...info, title: 'Accounting API' },
       {
         capabilities: { tools: { listChanged: false } },
-        instructions: `Tools for a Norwegian accounting API; each REST operation is a tool, plus graphql_query and graphql_mutation. Modules: ${modules.join(', ')} (narrow the list with ?modules=… on the endpoint URL). Decimals are strings; dates YYYY-MM-DD.`,
+        instructions: `Tools for a Norwegian accounting API; each REST operation is a tool, plus graphql_query and graphql_mutation. Modules: ${modules.join(', ')} (narrow the list with ?modules=… on the endpoint URL). Decimals are strings (only the balance sheet's balance is a JSON number, with its exact digits); dates YYYY-MM-DD.`,
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -82,7 +83,7 @@ export function createMcpHandler(schema: GraphQLSchema, info: { name: string; ve
       try {
         if (!entry.readOnly && !canWrite) throw new InsufficientScopeError('write');
         const result = await entry.call(ctx, request.params.arguments ?? {});
-        return { content: [{ type: 'text', text: JSON.stringify(result) }] };
+        return { content: [{ type: 'text', text: jsonText(result) }] };
       } catch (e) {
         return toolError(ctx, e);
       }

@@ -86,6 +86,13 @@ export interface Operation {
    * integration_config, onboarding_information). GraphQL keeps them as null.
    */
   omitWhenNull?: readonly string[];
+  /**
+   * Keys of the result (of each element, when it is a list) whose Decimal strings the wire shows as
+   * JSON numbers, digit for digit (spec 000: "Decimal amounts are returned as strings (except where a
+   * report row shows a JSON number)": spec 001's balance sheet `balance (number)`). GraphQL keeps the
+   * string; the OpenAPI document says number; src/shared/json-text.ts writes the literal.
+   */
+  numbers?: readonly string[];
   /** answers in other media types by Accept (reports: Excel, HTML, PDF; the SAF-T export) */
   representations?: Representations;
   /** the operation also takes a multipart/form-data body with one file (uploads: POST /files) */

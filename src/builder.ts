@@ -10,7 +10,7 @@ import type { RequestContext } from './shared/context.ts';
 import { ForbiddenError, InsufficientScopeError, UnauthenticatedError, ValidationError } from './shared/errors.ts';
 import { accountAccess } from './shared/tenancy.ts';
 import { issuePath } from './shared/validation.ts';
-import { AmountScalar, DateScalar, DateTimeScalar, DecimalScalar, FileContentScalar, JsonScalar } from './shared/scalars.ts';
+import { DateScalar, DateTimeScalar, DecimalScalar, FileContentScalar, JsonScalar } from './shared/scalars.ts';
 
 /** Which scope check failed first (write before account, so a read-only token learns the real cause). */
 function failedScopes(f: AuthFailure): string[] {
@@ -41,7 +41,6 @@ export const builder = new SchemaBuilder<{
   AuthScopes: { authenticated: boolean; read: boolean; write: boolean; account: number };
   Scalars: {
     Decimal: { Input: Decimal; Output: Decimal | string };
-    Amount: { Input: never; Output: Decimal | string | number };
     Date: { Input: Date; Output: Date };
     DateTime: { Input: Date; Output: Date };
     JSON: { Input: unknown; Output: unknown };
@@ -74,7 +73,6 @@ export const builder = new SchemaBuilder<{
 });
 
 builder.addScalarType('Decimal', DecimalScalar);
-builder.addScalarType('Amount', AmountScalar);
 builder.addScalarType('Date', DateScalar);
 builder.addScalarType('DateTime', DateTimeScalar);
 builder.addScalarType('JSON', JsonScalar);

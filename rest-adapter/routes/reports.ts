@@ -79,6 +79,8 @@ export const reportOperations = defineOperations([
   report({
     path: '/reports/balance-sheet',
     representations: reportFiles('balance-sheet'),
+    // spec 001: "balance (number)", the one report figure shown as a JSON number (exact: 1000000000003584.01)
+    numbers: ['balance'],
     summary:
       'The balance sheet on report_date (default today): balance-sheet accounts (classes 1-2) with a non-zero balance (debit − credit, a number) and the result not yet closed into equity as account 2050; the rows net to zero. Grouped in three levels after NS 4102.',
     document: /* GraphQL */ `

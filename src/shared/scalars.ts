@@ -40,22 +40,6 @@ export const DecimalScalar = new GraphQLScalarType({
   },
 });
 
-/**
- * A report figure (spec 001 "Reports": `balance (number)`): a sum in the accounting currency as a JSON
- * number rounded to two decimals. Output only; the ledger's own amounts stay Decimal strings.
- */
-export const AmountScalar = new GraphQLScalarType({
-  name: 'Amount',
-  description: 'A report figure in the accounting currency: a JSON number with at most two decimals, e.g. 1250.5 (output only).',
-  serialize: (v) => Number((v instanceof Decimal ? v : new Decimal(String(v))).toFixed(2)),
-  parseValue: () => {
-    throw new GraphQLError('Amount is an output type');
-  },
-  parseLiteral: () => {
-    throw new GraphQLError('Amount is an output type');
-  },
-});
-
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export function parseDateString(value: unknown): Date {

@@ -127,6 +127,18 @@ describe.each(targets())('journal entries REST (%s)', (target) => {
       expect(res.body.error).toContain('difference 0.01');
     });
 
+    it('"Create 400 (… validation …)", never a 500: a line of 10^15 NOK, whose debit_fc copy has no room, or a rate past 10^12 from tiny _fc amounts', async () => {
+      const big = await post(sale({ lines: [line('1920', '1000000000003584.01', 0), line('2000', 0, '1000000000003584.01')] }));
+      expect(big.status, JSON.stringify(big.body)).toBe(400);
+      expect(big.body.error).toMatch(/lines\.0\.debit: gives debit_fc 1000000000003584\.010: the amount in the line's currency must be less than 10\^15/);
+      expect(big.body.error).toMatch(/lines\.1\.credit: gives credit_fc/);
+      const rate = await post(sale({ lines: [line('1920', '100000000000000.00', 0, { currency_code: 'EUR', debit_fc: '0.01' }), line('2000', 0, '100000000000000.00')] }));
+      expect(rate.status, JSON.stringify(rate.body)).toBe(400);
+      expect(rate.body.error).toMatch(/lines\.0\.exchange_rate: .* must be less than 10\^12/);
+      // the largest that fits is taken
+      expect((await post(sale({ lines: [line('1920', '999999999999999.99', 0), line('2000', 0, '999999999999999.99')] }))).status).toBe(201);
+    });
+
     it('"unknown or inactive accounts → 400 naming the line"', async () => {
       const acc = await app.seed.prisma.account.create({ data: { clientAccountId: t.account.id, code: '1999', name: 'Gammel', accountType: 'ASSET', isActive: false } });
       const res = await post(sale({ lines: [line('1999', 10, 0), line('3000', 0, 10)] }));

@@ -129,6 +129,21 @@ describe.each(targets())('MCP tool endpoint through the SDK client (%s)', (targe
     expect(body).toEqual(rest.body);
   });
 
+  it('spec 001 balance sheet "balance (number)": get_balance_sheet answers the REST text, the balance an exact JSON number (1000000000003584.01)', async () => {
+    const lines = ['500000000001792.00', '500000000001792.01'].flatMap((half) => [
+      { posting_date: '2026-02-01', account_code: '1920', debit: half, credit: '0' },
+      { posting_date: '2026-02-01', account_code: '2000', debit: '0', credit: half },
+    ]);
+    const posted = await app.http('POST', '/api/v2/journal-entries/', { token: owner.sessionToken, body: { client_account_id: owner.clientAccountId, lines } });
+    expect(posted.status, posted.text).toBe(201);
+    const res = await reader.client.callTool({ name: 'get_balance_sheet', arguments: { client_account_id: owner.clientAccountId, report_date: '2026-03-31' } });
+    expect(res.isError, JSON.stringify(res.content)).toBeFalsy();
+    const text = (res.content as { text: string }[])[0].text;
+    const rest = await app.http('GET', `/api/v2/reports/balance-sheet?client_account_id=${owner.clientAccountId}&report_date=2026-03-31`, { token: owner.sessionToken });
+    expect(text).toBe(rest.text);
+    expect(text).toMatch(/"account_code":"1920","account_name":"[^"]*","balance":1000000000003584\.01\}/);
+  });
+
   it('a write call creates the record; with embeds relations', async () => {
     const taxCode = await app.db.prisma.taxCode.findFirstOrThrow({ where: { clientAccountId: owner.clientAccountId, code: '3' } });
     const res = await writer.client.callTool({

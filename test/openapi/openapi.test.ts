@@ -119,6 +119,32 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('spec 000 "Decimal amounts are returned as strings (except where a report row shows a JSON number)": the balance sheet\'s balance is a number, the other reports\' figures decimal strings', () => {
+    type Schema = { type?: unknown; properties?: Record<string, Schema>; items?: Schema; pattern?: string };
+    const body = (path: string): Schema => (doc.paths[path].get.responses['200'] as unknown as { content: { 'application/json': { schema: Schema } } }).content['application/json'].schema;
+    expect(body('/reports/balance-sheet').items!.properties!.balance.type).toBe('number');
+    const trial = body('/reports/trial-balance').items!.properties!;
+    for (const key of ['incoming_balance', 'debit', 'credit', 'outgoing_balance']) expect(trial[key], key).toMatchObject({ type: 'string', pattern: expect.any(String) });
+    const ledger = body('/reports/general-ledger').properties!.data.items!.properties!;
+    for (const key of ['debit', 'credit', 'debit_amount', 'exchange_rate', 'reconciled_amount', 'tax_amount', 'tax_base_amount']) expect(String(ledger[key].type), key).toMatch(/^string/);
+    for (const key of ['incoming_balance', 'outgoing_balance', 'movement']) expect(ledger.grouping.properties![key].type, key).toBe('string');
+    // no other answer shows a Decimal as a number
+    const numbers: string[] = [];
+    const walk = (schema: Schema | undefined, where: string) => {
+      if (!schema || typeof schema !== 'object') return;
+      if (schema.type === 'number' || (Array.isArray(schema.type) && schema.type.includes('number'))) numbers.push(where);
+      for (const [k, v] of Object.entries(schema.properties ?? {})) walk(v, `${where}.${k}`);
+      walk(schema.items, `${where}[]`);
+    };
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        for (const response of Object.values(op.responses)) walk((response as { content?: { 'application/json'?: { schema: Schema } } }).content?.['application/json']?.schema, `${method.toUpperCase()} ${path}`);
+      }
+    }
+    for (const [name, schema] of Object.entries(doc.components.schemas)) walk(schema as Schema, name);
+    expect(numbers).toEqual(['GET /reports/balance-sheet[].balance']);
+  });
+
   it('lists share one PageMeta component: {page, pages, per_page, records}', () => {
     expect(doc.components.schemas.PageMeta).toMatchObject({ required: expect.arrayContaining(['page', 'pages', 'per_page', 'records']) });
     const list = doc.paths['/items'].get.responses['200'] as unknown as { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } };

@@ -113,9 +113,10 @@ describe.runIf(runs)('the bundled server (dist/server.mjs, what npm start runs)'
     const year = new Date().getUTCFullYear() - 1;
     const period = `client_account_id=${company}&date_from=${year}-01-01&date_to=${year}-12-31`;
     const auth = { authorization: `Bearer ${token}` };
-    const trial = (await (await get(`/api/v2/reports/trial-balance?${period}`, auth)).json()) as { debit: number; credit: number; account_code: string }[];
+    const trial = (await (await get(`/api/v2/reports/trial-balance?${period}`, auth)).json()) as { debit: string; credit: string; account_code: string }[];
     expect(trial.length).toBeGreaterThan(20);
-    const cents = (k: 'debit' | 'credit') => trial.reduce((s, r) => s + Math.round(r[k] * 100), 0);
+    // decimal strings with two decimals (spec 000)
+    const cents = (k: 'debit' | 'credit') => trial.reduce((s, r) => s + BigInt(r[k].replace('.', '')), 0n);
     expect(cents('debit')).toBe(cents('credit'));
     for (const [accept, type] of [
       ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],

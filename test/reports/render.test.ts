@@ -14,6 +14,7 @@ import type { Cell, ReportTable } from '../../src/modules/reports/render/model.t
 import { renderPdf } from '../../src/modules/reports/render/pdf.ts';
 import { MONEY_FORMAT, renderXlsx, XLSX_HEADER_ROW } from '../../src/modules/reports/render/xlsx.ts';
 import { hashSource } from '../../src/shared/security-headers.ts';
+import { Decimal } from '../../src/shared/scalars.ts';
 
 // No database: every table is built by presentReport from a hand-written JSON body of the route, and
 // every file format is read back with a reader other than its writer (read-excel-file, a regex over
@@ -40,8 +41,8 @@ const balanceSheet = [
   { grouping: grouping(EQUITY_LIABILITIES, ['24', 'Kortsiktig gjeld'], ['240', 'Leverandørgjeld']), account_code: '2400', account_name: 'Leverandørgjeld', balance: -554448.1 },
 ];
 
-/** Twelve months of debit movements, income negative; deterministic and with øre that drift in floats. */
-const months = (f: (m: number) => number) => Object.fromEntries(Array.from({ length: 12 }, (_, i) => [String(i + 1), f(i + 1)]));
+/** Twelve months of debit movements as the route answers them (decimal strings), income negative. */
+const months = (f: (m: number) => number) => Object.fromEntries(Array.from({ length: 12 }, (_, i) => [String(i + 1), f(i + 1).toFixed(2)]));
 const incomeStatement = [
   { grouping: grouping(INCOME, ['30', 'Salgsinntekt'], ['300', 'Salgsinntekt, avgiftspliktig']), account_code: '3000', account_name: 'Salg & tjenester <høy sats>', period_debit_movements: months((m) => -(150000 + m * 1234.56)) },
   { grouping: grouping(INCOME, ['30', 'Salgsinntekt'], ['310', 'Salgsinntekt, avgiftsfri']), account_code: '3100', account_name: 'Salg, avgiftsfritt', period_debit_movements: months((m) => (m === 7 ? 0 : -0.1 * m)) },
@@ -51,13 +52,13 @@ const incomeStatement = [
 ];
 
 const trialBalance = [
-  { grouping: grouping(ASSETS, ['19', 'Omløpsmidler'], ['190', 'Kontanter og bank']), account_id: 11, account_code: '1920', account_name: 'Bankinnskudd', incoming_balance: 1000.1, debit: 500000.55, credit: 400000.2, outgoing_balance: 101000.45, relation_type: null, relation_id: null, relation_name: null },
-  { grouping: grouping(EQUITY_LIABILITIES, ['24', 'Kortsiktig gjeld'], ['240', 'Leverandørgjeld']), account_id: 12, account_code: '2400', account_name: 'Leverandørgjeld', incoming_balance: -20000, debit: 15000, credit: 30000.3, outgoing_balance: -35000.3, relation_type: null, relation_id: null, relation_name: null },
-  { grouping: grouping(INCOME, ['30', 'Salgsinntekt'], ['300', 'Salgsinntekt, avgiftspliktig']), account_id: 13, account_code: '3000', account_name: 'Salgsinntekt & gebyr <A>', incoming_balance: 0, debit: 0.1, credit: 66000.35, outgoing_balance: -66000.25, relation_type: null, relation_id: null, relation_name: null },
+  { grouping: grouping(ASSETS, ['19', 'Omløpsmidler'], ['190', 'Kontanter og bank']), account_id: 11, account_code: '1920', account_name: 'Bankinnskudd', incoming_balance: '1000.10', debit: '500000.55', credit: '400000.20', outgoing_balance: '101000.45', relation_type: null, relation_id: null, relation_name: null },
+  { grouping: grouping(EQUITY_LIABILITIES, ['24', 'Kortsiktig gjeld'], ['240', 'Leverandørgjeld']), account_id: 12, account_code: '2400', account_name: 'Leverandørgjeld', incoming_balance: '-20000.00', debit: '15000.00', credit: '30000.30', outgoing_balance: '-35000.30', relation_type: null, relation_id: null, relation_name: null },
+  { grouping: grouping(INCOME, ['30', 'Salgsinntekt'], ['300', 'Salgsinntekt, avgiftspliktig']), account_id: 13, account_code: '3000', account_name: 'Salgsinntekt & gebyr <A>', incoming_balance: '0.00', debit: '0.10', credit: '66000.35', outgoing_balance: '-66000.25', relation_type: null, relation_id: null, relation_name: null },
 ];
 const trialBalanceByProject = [
-  { ...trialBalance[2], debit: 0, credit: 40000, outgoing_balance: -40000, relation_type: 'project', relation_id: 7, relation_name: 'Prosjekt Ærfugl & Co' },
-  { ...trialBalance[2], debit: 0.1, credit: 26000.35, outgoing_balance: -26000.25, relation_type: 'project', relation_id: 8, relation_name: 'Prosjekt <Øya>' },
+  { ...trialBalance[2], debit: '0.00', credit: '40000.00', outgoing_balance: '-40000.00', relation_type: 'project', relation_id: 7, relation_name: 'Prosjekt Ærfugl & Co' },
+  { ...trialBalance[2], debit: '0.10', credit: '26000.35', outgoing_balance: '-26000.25', relation_type: 'project', relation_id: 8, relation_name: 'Prosjekt <Øya>' },
 ];
 
 /** A ledger line as the route answers it. */
@@ -65,7 +66,7 @@ function ledgerLine(i: number, account: { code: string; name: string; incoming: 
   const day = String((i % 28) + 1).padStart(2, '0');
   const month = String((Math.floor(i / 28) % 12) + 1).padStart(2, '0');
   return {
-    grouping: { level_1_code: account.code, level_1_name: account.name, incoming_balance: account.incoming, outgoing_balance: account.outgoing, movement: account.outgoing - account.incoming },
+    grouping: { level_1_code: account.code, level_1_name: account.name, incoming_balance: account.incoming.toFixed(2), outgoing_balance: account.outgoing.toFixed(2), movement: (account.outgoing - account.incoming).toFixed(2) },
     id: 1000 + i,
     line_id: 5000 + i,
     posting_date: `2025-${month}-${day}`,
@@ -121,8 +122,12 @@ const tables = cases.map((c) => ({ ...c, table: presentReport(c.report, c.body, 
 
 // ---- helpers ----
 
-const ore = (x: number) => Math.round(x * 100);
-const sumOre = (values: number[]) => values.reduce((s, v) => s + ore(v), 0) / 100;
+/** The exact sum of JSON figures (decimal strings or numbers) as a money cell holds it: '1234.50'. */
+const sum = (values: (string | number)[]) => {
+  const total = values.reduce<Decimal>((s, v) => s.plus(String(v)), new Decimal(0));
+  return (total.isZero() ? new Decimal(0) : total).toFixed(2);
+};
+const negated = (figure: string) => new Decimal(figure).negated().plus(0).toFixed(2);
 const normalizeSpace = (s: string) => s.replace(/[\s\u00a0]+/g, ' ').trim();
 const decodeEntities = (s: string) =>
   s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
@@ -172,23 +177,23 @@ describe('presentReport: one ReportTable per report, from the JSON alone', () =>
     const labels = table.rows.map((r) => `${r.kind}:${r.depth}:${r.cells.account_code ?? ''} ${r.cells.account_name}`);
     expect(labels.slice(0, 6)).toEqual(['group:0:1 Eiendeler', 'group:1:12 Anleggsmidler', 'group:2:120 Maskiner', 'detail:3:1200 Maskiner & anlegg', 'group:2:120 Sum Maskiner', 'group:1:12 Sum Anleggsmidler']);
     expect(labels.at(-1)).toBe('total:0: Sum balanse');
-    const sum = (code: string) => table.rows.find((r) => r.cells.account_code === code && String(r.cells.account_name).startsWith('Sum'))!.cells.balance;
-    expect(sum('1')).toBe(sumOre(balanceSheet.filter((r) => r.account_code.startsWith('1')).map((r) => r.balance)));
-    expect(sum('2')).toBe(sumOre(balanceSheet.filter((r) => r.account_code.startsWith('2')).map((r) => r.balance)));
-    expect(table.rows.at(-1)!.cells.balance).toBe(sumOre(balanceSheet.map((r) => r.balance)));
+    const subtotal = (code: string) => table.rows.find((r) => r.cells.account_code === code && String(r.cells.account_name).startsWith('Sum'))!.cells.balance;
+    expect(subtotal('1')).toBe(sum(balanceSheet.filter((r) => r.account_code.startsWith('1')).map((r) => r.balance)));
+    expect(subtotal('2')).toBe(sum(balanceSheet.filter((r) => r.account_code.startsWith('2')).map((r) => r.balance)));
+    expect(table.rows.at(-1)!.cells.balance).toBe(sum(balanceSheet.map((r) => r.balance)));
   });
 
-  it('"totals/subtotals are sums of JSON cells in integer øre" (0.1 + 0.2 is 0.3, not 0.30000000000000004)', () => {
+  it('"totals/subtotals are sums of JSON cells", exact (0.1 + 0.2 is 0.30, not 0.30000000000000004)', () => {
     const { table } = tables[0];
-    expect(table.rows.find((r) => r.cells.account_name === 'Sum Kundefordringer')!.cells.balance).toBe(0.3);
+    expect(table.rows.find((r) => r.cells.account_name === 'Sum Kundefordringer')!.cells.balance).toBe('0.30');
   });
 
   it('"one column per month 1..12 plus a total" (income statement), the grand total per month', () => {
     const { table } = tables[1];
     expect(table.columns.map((c) => c.label)).toEqual(['Konto', 'Kontonavn', 'jan', 'feb', 'mar', 'apr', 'mai', 'jun', 'jul', 'aug', 'sep', 'okt', 'nov', 'des', 'Sum']);
     const total = table.rows.at(-1)!;
-    for (let m = 1; m <= 12; m++) expect(total.cells[`m${m}`]).toBe(sumOre(incomeStatement.map((r) => r.period_debit_movements[String(m)])));
-    expect(total.cells.total).toBe(sumOre(incomeStatement.flatMap((r) => Object.values(r.period_debit_movements))));
+    for (let m = 1; m <= 12; m++) expect(total.cells[`m${m}`]).toBe(sum(incomeStatement.map((r) => r.period_debit_movements[String(m)])));
+    expect(total.cells.total).toBe(sum(incomeStatement.flatMap((r) => Object.values(r.period_debit_movements))));
   });
 
   it('"the monthly result shown as income positive: result = −(sum of debit movements)"', () => {
@@ -196,19 +201,19 @@ describe('presentReport: one ReportTable per report, from the JSON alone', () =>
     expect(chart.kind).toBe('bars');
     if (chart.kind !== 'bars') return;
     expect(chart.bars.map((b) => b.label)).toEqual(['jan', 'feb', 'mar', 'apr', 'mai', 'jun', 'jul', 'aug', 'sep', 'okt', 'nov', 'des']);
-    chart.bars.forEach((b, i) => expect(b.value).toBe(-sumOre(incomeStatement.map((r) => r.period_debit_movements[String(i + 1)]))));
-    expect(chart.bars[0].value).toBeGreaterThan(0);
-    expect(chart.bars[11].value).toBeLessThan(0); // December's wages make a loss
+    chart.bars.forEach((b, i) => expect(b.value).toBe(negated(sum(incomeStatement.map((r) => r.period_debit_movements[String(i + 1)])))));
+    expect(Number(chart.bars[0].value)).toBeGreaterThan(0);
+    expect(Number(chart.bars[11].value)).toBeLessThan(0); // December's wages make a loss
   });
 
   it('"assets (class 1) against equity and liabilities (class 2, shown positive)" (balance sheet chart)', () => {
     const chart = tables[0].table.chart!;
     if (chart.kind !== 'split') throw new Error('expected a split chart');
     const side = (label: string) => chart.sides.find((s) => s.label === label)!;
-    expect(sumOre(side('Eiendeler').parts.map((p) => p.value))).toBe(sumOre(balanceSheet.filter((r) => r.account_code[0] === '1').map((r) => r.balance)));
+    expect(sum(side('Eiendeler').parts.map((p) => p.value))).toBe(sum(balanceSheet.filter((r) => r.account_code[0] === '1').map((r) => r.balance)));
     expect(side('Egenkapital og gjeld').parts).toEqual([
-      { label: 'Egenkapital', value: 830000.04 },
-      { label: 'Kortsiktig gjeld', value: 554448.1 },
+      { label: 'Egenkapital', value: '830000.04' },
+      { label: 'Kortsiktig gjeld', value: '554448.10' },
     ]);
   });
 
@@ -222,20 +227,37 @@ describe('presentReport: one ReportTable per report, from the JSON alone', () =>
   it('"for the trial balance, the totals of incoming, debit, credit, outgoing"', () => {
     const total = tables[2].table.rows.at(-1)!;
     expect(total.kind).toBe('total');
-    for (const key of ['incoming_balance', 'debit', 'credit', 'outgoing_balance'] as const) expect(total.cells[key]).toBe(sumOre(trialBalance.map((r) => r[key])));
+    for (const key of ['incoming_balance', 'debit', 'credit', 'outgoing_balance'] as const) expect(total.cells[key]).toBe(sum(trialBalance.map((r) => r[key])));
+  });
+
+  it('spec 000 "Decimal amounts are returned as strings": 10^14-scale figures keep their øre in the cells, the sums and the HTML/PDF text', () => {
+    const big = [
+      { ...trialBalance[0], incoming_balance: '1000000000003584.01', debit: '0.01', credit: '0.00', outgoing_balance: '1000000000003584.02' },
+      { ...trialBalance[1], incoming_balance: '-1000000000003584.01', debit: '0.00', credit: '0.01', outgoing_balance: '-1000000000003584.02' },
+      { ...trialBalance[2], incoming_balance: '1000000000003584.01', debit: '0.00', credit: '0.00', outgoing_balance: '1000000000003584.01' },
+    ];
+    const table = presentReport('trial-balance', big, context(PERIOD));
+    expect(table.rows.find((r) => r.cells.account_code === '1920')!.cells.incoming_balance).toBe('1000000000003584.01');
+    expect(table.rows.at(-1)!.cells.incoming_balance).toBe('1000000000003584.01');
+    expect(table.rows.at(-1)!.cells.outgoing_balance).toBe('1000000000003584.01');
+    expect(formatCell('money', '1000000000003584.01')).toBe('1\u00a0000\u00a0000\u00a0000\u00a0003\u00a0584,01');
+    expect(htmlBodyRows(renderHtml(table)).flat()).toContain('-1\u00a0000\u00a0000\u00a0000\u00a0003\u00a0584,02');
+    // the balance sheet's number (the adapter's JsonNumber, read by its text) as well
+    const sheet = presentReport('balance-sheet', [{ ...balanceSheet[0], balance: { toString: () => '1000000000003584.01' } }], context({ report_date: '2025-12-31' }));
+    expect(sheet.rows.find((r) => r.kind === 'detail')!.cells.balance).toBe('1000000000003584.01');
   });
 
   it('"rows grouped per grouping.level_1_code with a heading row showing incoming balance … and an outgoing balance row" (general ledger)', () => {
     const { table } = tables[4];
     const groups = table.rows.filter((r) => r.kind === 'group');
     expect(groups.map((r) => [r.cells.account_code, r.cells.balance])).toEqual([
-      ['1920', 5000.5], ['1920', 17345.75], ['3000', 0], ['3000', -98765.43],
+      ['1920', '5000.50'], ['1920', '17345.75'], ['3000', '0.00'], ['3000', '-98765.43'],
     ]);
     const details = table.rows.filter((r) => r.kind === 'detail');
     expect(details).toHaveLength(120);
     details.forEach((r, i) => {
       const line = generalLedger.data[i];
-      expect(r.cells).toMatchObject({ posting_date: line.posting_date, voucher: line.journal_entry.sequence_number, description: line.description, debit: Number(line.debit), credit: Number(line.credit), tax_code: line.tax_code, currency_code: line.currency_code });
+      expect(r.cells).toMatchObject({ posting_date: line.posting_date, voucher: line.journal_entry.sequence_number, description: line.description, debit: line.debit, credit: line.credit, tax_code: line.tax_code, currency_code: line.currency_code });
     });
   });
 });
@@ -263,7 +285,8 @@ describe('renderXlsx: read back with read-excel-file, cells agree with the JSON'
         }
         else if (isNumeric(column.kind)) {
           expect(typeof actual).toBe('number');
-          expect(actual).toBe(expected);
+          // a money cell holds the JSON's decimal text; Excel the number
+          expect(actual).toBe(column.kind === 'money' ? Number(expected) : expected);
         } else expect(actual).toBe(expected);
       });
     });
@@ -363,7 +386,7 @@ describe('the chart', () => {
     for (const m of ['jan', 'feb', 'mar', 'apr', 'mai', 'jun', 'jul', 'aug', 'sep', 'okt', 'nov', 'des']) expect(svg).toContain(`>${m}</text>`);
     expect(svg.match(/<rect /g)).toHaveLength(12);
     expect(svg).toMatch(/<line [^>]*stroke=/);
-    const december = -sumOre(incomeStatement.map((r) => r.period_debit_movements['12']));
+    const december = negated(sum(incomeStatement.map((r) => r.period_debit_movements['12'])));
     expect(svg).toContain(`<title>des: ${formatMoney(december)}</title>`);
   });
 
@@ -371,9 +394,9 @@ describe('the chart', () => {
     const svg = svgOf(renderHtml(tables[0].table))!;
     expect(svg).toMatch(/^<svg role="img"/);
     expect(svg).toContain('<title id="chart-title">');
-    expect(svg).toContain(`Eiendeler: ${formatMoney(sumOre(balanceSheet.filter((r) => r.account_code[0] === '1').map((r) => r.balance)))}`);
-    expect(svg).toContain(`Egenkapital og gjeld: ${formatMoney(830000.04 + 554448.1)}`);
-    expect(svg).toContain(`Kortsiktig gjeld: ${formatMoney(554448.1)}`);
+    expect(svg).toContain(`Eiendeler: ${formatMoney(sum(balanceSheet.filter((r) => r.account_code[0] === '1').map((r) => r.balance)))}`);
+    expect(svg).toContain(`Egenkapital og gjeld: ${formatMoney('1384448.14')}`);
+    expect(svg).toContain(`Kortsiktig gjeld: ${formatMoney('554448.10')}`);
   });
 
   it('"absent for the trial balance"', () => {

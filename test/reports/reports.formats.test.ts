@@ -62,7 +62,9 @@ describe.each(targets())('report formats over HTTP (%s)', (target) => {
     expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename=".+\.xlsx"/);
     const [sheet] = await readXlsxFile(bytes);
     const money = table.columns.filter((c) => c.kind === 'money').map((c) => c.key);
-    const wanted = table.rows.flatMap((r) => money.map((k) => r.cells[k]).filter((v): v is number => typeof v === 'number'));
+    // a money cell holds the JSON's decimal text; the workbook its number
+    const wanted = table.rows.flatMap((r) => money.map((k) => r.cells[k]).filter((v) => v !== null && v !== undefined).map(Number));
+    expect(wanted.length).toBeGreaterThan(0);
     const got = sheet.data.flat().filter((v): v is number => typeof v === 'number');
     for (const v of wanted) expect(got).toContain(v);
     expect(got.length).toBeGreaterThanOrEqual(wanted.length);
@@ -106,14 +108,41 @@ describe.each(targets())('report formats over HTTP (%s)', (target) => {
     else expect(html).not.toContain('<svg');
   });
 
-  it('trial balance files list every account of the chart unless include_zero_movement=false; JSON never does', async () => {
-    const json = JSON.parse((await fetchAs('trial-balance', Q1, 'application/json')).bytes.toString('utf8')) as unknown[];
+  it('spec 001 "include_zero_movement (true; Excel/HTML/PDF only, JSON always omits zero-movement accounts)": files list every account of the chart unless include_zero_movement=false, which leaves out the account with only an incoming balance as JSON does', async () => {
+    const json = JSON.parse((await fetchAs('trial-balance', Q1, 'application/json')).bytes.toString('utf8')) as { account_code: string }[];
     const all = await readXlsxFile((await fetchAs('trial-balance', Q1, XLSX)).bytes);
     const some = await readXlsxFile((await fetchAs('trial-balance', `${Q1}&include_zero_movement=false`, XLSX)).bytes);
     const accounts = await app.seed.prisma.account.count({ where: { clientAccountId: f.t.account.id } });
-    const codes = (rows: unknown[][]) => rows.filter((r) => typeof r[0] === 'string' && /^\d{4}$/.test(r[0] as string)).length;
-    expect(codes(all[0].data)).toBe(accounts);
-    expect(codes(some[0].data)).toBe(json.length);
+    const codes = (rows: unknown[][]) => rows.filter((r) => typeof r[0] === 'string' && /^\d{4}$/.test(r[0] as string)).map((r) => r[0] as string);
+    expect(codes(all[0].data)).toHaveLength(accounts);
+    expect(codes(some[0].data)).toEqual(json.map((r) => r.account_code));
+    // 2000 carries -100000.00 into Q1 and has no line in it: in the full file with its balance, not in the other or the JSON
+    expect(all[0].data.find((r) => r[0] === '2000')).toEqual(['2000', expect.any(String), -100000, 0, 0, -100000]);
+    expect(codes(some[0].data)).not.toContain('2000');
+  });
+
+  it('spec 001 "Output is chosen by the Accept header": a trial balance of 1000000000003584.01 is a numeric Excel cell, and HTML and PDF print every øre', async () => {
+    const big = await app.seed.tenant();
+    const X = '1000000000003584.01';
+    const lines = ['500000000001792.00', '500000000001792.01'].flatMap((half) => [
+      { posting_date: '2026-02-01', account_code: '1920', debit: half, credit: '0' },
+      { posting_date: '2026-02-01', account_code: '2000', debit: '0', credit: half },
+    ]);
+    const posted = await app.http('POST', '/api/v2/journal-entries/', { token: big.user.token, body: { client_account_id: big.account.id, lines } });
+    expect(posted.status, posted.text).toBe(201);
+    const file = (accept: string) =>
+      fetch(`${app.url}/api/v2/reports/trial-balance?client_account_id=${big.account.id}&${Q1}&include_zero_movement=false`, { headers: { authorization: `Bearer ${big.user.token}`, accept } });
+    const [sheet] = await readXlsxFile(Buffer.from(await (await file(XLSX)).arrayBuffer()));
+    const bank = sheet.data.find((r) => r[0] === '1920')!;
+    expect(bank.slice(2)).toEqual([0, Number(X), 0, Number(X)]);
+    expect(typeof bank[3]).toBe('number');
+    const shown = formatCell('money', X);
+    expect(shown).toBe('1\u00a0000\u00a0000\u00a0000\u00a0003\u00a0584,01');
+    expect(await (await file('text/html')).text()).toContain(`<td class="n">${shown}</td>`);
+    const pdf = join(workdir, 'big.pdf');
+    writeFileSync(pdf, Buffer.from(await (await file('application/pdf')).arrayBuffer()));
+    const { stdout } = await promisify(execFile)('pdftotext', ['-layout', '-enc', 'UTF-8', pdf, '-']);
+    expect(stdout.replace(/[\s\u00a0]+/g, ' ')).toContain('1 000 000 000 003 584,01');
   });
 
   it('q-values choose among the offered types; nothing offered is 406 in the v2 envelope', async () => {

@@ -119,6 +119,21 @@ describe.each(targets())('yearly accounts REST (%s)', (target) => {
       expect(note('loans_to_shareholders').body).toContain('kr 5 000,00');
     });
 
+    it('spec 002 "Notes auto-generated": the fixed-asset note shows a group that only carries its book value through the year (no movement, which the JSON trial balance leaves out)', async () => {
+      const c = await companyWithLedger(app, {
+        ledger: [
+          ['2023-03-01', [['1250', '500000.00', '0'], ['2000', '0', '500000.00']]],
+          ['2024-05-02', [['1920', '1000.00', '0'], ['3000', '0', '1000.00']]],
+        ],
+      });
+      const res = await preview(c);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.notes.find((n: any) => n.key === 'fixed_assets').body.rows).toEqual([
+        ['Transportmidler, inventar og maskiner', '500 000,00', '0,00', '0,00', '500 000,00'],
+        ['Sum', '500 000,00', '0,00', '0,00', '500 000,00'],
+      ]);
+    });
+
     it('"a going-concern note when equity is negative": the check fails and the note is generated', async () => {
       const c = await companyWithLedger(app, { ledger: NEGATIVE_EQUITY });
       const res = await preview(c);
@@ -305,6 +320,20 @@ describe.each(targets())('yearly accounts REST (%s)', (target) => {
       expect((await get(`/submissions/${d.id}/notes`, c.user.token)).body).toEqual(expected);
     });
 
+    it('spec 002 "Note object: note_number, key, title, …": a key of any form is taken (the spec gives none), unique in the list', async () => {
+      const { c, draft: d } = await draft();
+      const notes = [
+        { note_number: 1, key: 'Note-1 (Prinsipper)', title: 'Regnskapsprinsipper', body_type: 'text', body: 'Tekst.' },
+        { note_number: 2, key: 'ÅRSBERETNING', title: 'Årsberetning', body_type: 'text', body: 'Tekst.' },
+      ];
+      const put = await app.http('PUT', `/api/v2/yearly-accounts/submissions/${d.id}/notes`, { token: c.user.token, body: notes });
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+      expect(put.body.map((n: { key: string }) => n.key)).toEqual(['Note-1 (Prinsipper)', 'ÅRSBERETNING']);
+      const twice = await app.http('PUT', `/api/v2/yearly-accounts/submissions/${d.id}/notes`, { token: c.user.token, body: [notes[0], { ...notes[1], key: notes[0].key }] });
+      expect(twice.status).toBe(400);
+      expect(twice.body.error).toMatch(/1\.key: key Note-1 \(Prinsipper\) is used by another note/);
+    });
+
     it.each<[string, unknown, RegExp]>([
       ['body_type not text or table', [{ note_number: 1, key: 'a', title: 'A', body_type: 'html', body: 'x' }], /0\.body_type/],
       ['a text body that is not a string', [{ note_number: 1, key: 'a', title: 'A', body_type: 'text', body: { columns: [], rows: [] } }], /0\.body: must be a string when body_type is text/],
@@ -425,6 +454,14 @@ describe.each(targets())('yearly accounts REST (%s)', (target) => {
       expect(figures(after.body.income_statement).arsresultat[0]).toBe('33500.25');
       expect(figures(after.body.balance_sheet).egenkapital[0]).toBe('83500.25');
       expect(after.body.notes.find((n: any) => n.key === 'equity').body.rows[2]).toEqual(['Disponeringer og andre endringer', '-10 000,00']);
+    });
+
+    it('spec 002 "lines (required, at least 2 balanced, each account_code, debit, credit)": an amount a journal line takes is taken (10^13 and more too)', async () => {
+      const c = await companyWithLedger(app, { ledger: [] });
+      const big = '123456789012345.67';
+      const res = await allocate(c, { lines: [{ account_code: '8960', debit: big, credit: '0' }, { account_code: '2050', debit: '0', credit: big }] });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body.lines.map((l: any) => [l.debit, l.credit])).toEqual([[big, '0.00'], ['0.00', big]]);
     });
 
     it('a description of one’s own is kept', async () => {

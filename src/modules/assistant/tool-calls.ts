@@ -2,6 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import { getDatamodel } from '../../generated/pothos-types.ts';
 import { InsufficientScopeError, ValidationError } from '../../shared/errors.ts';
 import { toCamel } from '../../shared/naming.ts';
+import { jsonText } from '../../shared/json-text.ts';
 import type { Toolbox, ToolEntry } from '../../../rest-adapter/tools.ts';
 import { toolErrorBody } from '../../../rest-adapter/tools.ts';
 import { datamodel, type Change, type Execution } from './preview-execution.ts';
@@ -162,7 +163,7 @@ export async function runToolCall(execution: Execution, tools: ReadonlyMap<strin
   const body = outcome.ok ? outcome.value : toolErrorBody(execution.ctx, outcome.error);
   return {
     call,
-    result: { tool_call_id: call.id, name: call.function.name, is_error: !outcome.ok, content: JSON.stringify(body ?? null) },
+    result: { tool_call_id: call.id, name: call.function.name, is_error: !outcome.ok, content: jsonText(body ?? null) },
     changes: outcome.changes,
     writes: outcome.ok && (!entry?.readOnly || outcome.changes.length > 0),
   };

@@ -24,6 +24,14 @@ export const JOURNAL_ENTRY_PAGE_LIMITS: PageLimits = { defaultPerPage: 100, maxP
 
 const ZERO = new Decimal(0);
 
+/**
+ * The integer digits the columns a line derives values for hold: debit_fc and credit_fc Decimal(18, 3),
+ * exchange_rate Decimal(18, 6). A value that does not fit would make the insert fail (a 500).
+ */
+const FC_DIGITS = 15;
+const RATE_DIGITS = 12;
+const fits = (d: Decimal, integerDigits: number): boolean => d.abs().lessThan(new Decimal(10).pow(integerDigits));
+
 // ── Reading ──────────────────────────────────────────────────────────────────────────────────────
 
 /** spec 001 "Journal entries": posted entries (and drafts on request) with a line in the date range, by number. */
@@ -167,6 +175,14 @@ async function lineRows(
       }
       rate ??= new Decimal(1);
     }
+    // what the line derives must fit its columns: a debit of 10^15 NOK has no room in debit_fc (its
+    // amount in the line's currency), a rate worked out from tiny _fc amounts none in exchange_rate
+    for (const [value, given, field, derived] of [[debitFc, line.debitFc, 'debit', 'debit_fc'], [creditFc, line.creditFc, 'credit', 'credit_fc']] as const) {
+      if (value && given == null && !fits(value, FC_DIGITS)) {
+        issues.add(at(currency === book.accountingCurrency ? field : 'exchangeRate'), `gives ${derived} ${value.toFixed(3)}: the amount in the line's currency must be less than 10^${FC_DIGITS} in magnitude`);
+      }
+    }
+    if (rate && !fits(rate, RATE_DIGITS)) issues.add(at('exchangeRate'), `${rate.toFixed(6)} (debit or credit over debit_fc or credit_fc) must be less than 10^${RATE_DIGITS}`);
 
     // tax code
     let tax: TaxCodeRow | undefined;

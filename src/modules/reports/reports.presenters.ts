@@ -1,13 +1,15 @@
-import { formatDate, formatOrganizationNumber, fromOre, toOre } from './render/format.ts';
+import { decimalOf, formatDate, formatOrganizationNumber, moneyCell } from './render/format.ts';
 import type { Cell, ReportChart, ReportColumn, ReportRow, ReportTable } from './render/model.ts';
-import { formatDate as isoDate } from '../../shared/scalars.ts';
+import { Decimal, formatDate as isoDate } from '../../shared/scalars.ts';
 import { osloToday } from '../journal-entries/journal-entries.rules.ts';
 import { defaultPeriod } from './reports.rules.ts';
 
 /**
  * A report's JSON answer → the one ReportTable every file format draws (render/). The presenters
  * copy the JSON's figures into cells and never recompute one: the only numbers they make are sums
- * of JSON cells (subtotals, totals, a row's year total, the chart's series), done in integer øre.
+ * of JSON cells (subtotals, totals, a row's year total, the chart's series). Figures are read as
+ * exact decimals (the JSON's decimal strings, or the balance sheet's JSON number by its text), summed
+ * exactly and kept as decimal text in the cells, so 1000000000003584.01 keeps its øre.
  */
 
 export type ReportName =
@@ -26,6 +28,9 @@ export interface PresentContext {
 
 // ---- wire shapes (the JSON the routes answer) ----
 
+/** A figure as the JSON shows it: a decimal string, or the balance sheet's number. */
+type Figure = string | number;
+
 interface Grouping {
   level_1_code: string | null;
   level_1_name: string | null;
@@ -39,14 +44,14 @@ interface BalanceSheetRow {
   grouping: Grouping;
   account_code: string;
   account_name: string;
-  balance: number;
+  balance: Figure;
 }
 
 interface IncomeStatementRow {
   grouping: Grouping;
   account_code: string;
   account_name: string;
-  period_debit_movements: Record<string, number>;
+  period_debit_movements: Record<string, Figure>;
   relation_type?: string | null;
   relation_id?: number | null;
   relation_name?: string | null;
@@ -57,17 +62,17 @@ interface TrialBalanceRow {
   account_id: number;
   account_code: string;
   account_name: string;
-  incoming_balance: number;
-  debit: number;
-  credit: number;
-  outgoing_balance: number;
+  incoming_balance: Figure;
+  debit: Figure;
+  credit: Figure;
+  outgoing_balance: Figure;
   relation_type: string | null;
   relation_id: number | null;
   relation_name: string | null;
 }
 
 interface LedgerRow {
-  grouping: { level_1_code: string; level_1_name: string; incoming_balance: number; outgoing_balance: number; movement: number };
+  grouping: { level_1_code: string; level_1_name: string; incoming_balance: Figure; outgoing_balance: Figure; movement: Figure };
   posting_date: string;
   account_code: string;
   description: string | null;
@@ -144,20 +149,20 @@ function frame(report: ReportName, context: PresentContext, extra?: string): Pic
   return { title: TITLES[report], subtitle, fileName: [FILE_NAMES[report], ...period.dates].join('-') };
 }
 
-// ---- sums in øre ----
+// ---- exact sums ----
 
-/** Sums of money cells per column key, in integer øre. */
+/** Sums of money cells per column key, exact. */
 class Sums {
-  private readonly ore = new Map<string, number>();
+  private readonly sums = new Map<string, Decimal>();
   constructor(private readonly keys: string[]) {}
   add(cells: Record<string, Cell>): void {
     for (const key of this.keys) {
       const v = cells[key];
-      if (typeof v === 'number') this.ore.set(key, (this.ore.get(key) ?? 0) + toOre(v));
+      if (v !== null && v !== undefined && v !== '') this.sums.set(key, (this.sums.get(key) ?? new Decimal(0)).plus(decimalOf(v)));
     }
   }
-  cells(): Record<string, number> {
-    return Object.fromEntries(this.keys.map((key) => [key, fromOre(this.ore.get(key) ?? 0)]));
+  cells(): Record<string, string> {
+    return Object.fromEntries(this.keys.map((key) => [key, moneyCell(this.sums.get(key) ?? 0)]));
   }
 }
 
@@ -241,7 +246,7 @@ const accountClass = (code: string): string => String(code ?? '').trim().charAt(
 function presentBalanceSheet(body: unknown, context: PresentContext): ReportTable {
   const data = asArray<BalanceSheetRow>(body, 'balance-sheet');
   const columns: ReportColumn[] = [...ACCOUNT_COLUMNS, { key: 'balance', label: 'Saldo', kind: 'money' }];
-  const lines = data.map((r) => ({ grouping: r.grouping, cells: { account_code: r.account_code, account_name: r.account_name, balance: r.balance } }));
+  const lines = data.map((r) => ({ grouping: r.grouping, cells: { account_code: r.account_code, account_name: r.account_name, balance: moneyCell(r.balance) } }));
   const rows = groupedRows(lines, ['balance'], 'Sum balanse');
 
   // The chart: assets (class 1) against equity and liabilities (class 2, shown positive), each side
@@ -250,15 +255,15 @@ function presentBalanceSheet(body: unknown, context: PresentContext): ReportTabl
     { cls: '1', label: 'Eiendeler', sign: 1 },
     { cls: '2', label: 'Egenkapital og gjeld', sign: -1 },
   ].map(({ cls, label, sign }) => {
-    const parts = new Map<string, number>();
+    const parts = new Map<string, Decimal>();
     for (const r of data) {
       if (accountClass(r.account_code) !== cls) continue;
       const l2 = levelOf(r.grouping, 2);
       const l1 = levelOf(r.grouping, 1);
       const partLabel = l2.name ?? l2.code ?? l1.name ?? l1.code ?? label;
-      parts.set(partLabel, (parts.get(partLabel) ?? 0) + sign * toOre(r.balance));
+      parts.set(partLabel, (parts.get(partLabel) ?? new Decimal(0)).plus(decimalOf(r.balance).times(sign)));
     }
-    return { label, parts: [...parts].map(([partLabel, ore]) => ({ label: partLabel, value: fromOre(ore) })) };
+    return { label, parts: [...parts].map(([partLabel, sum]) => ({ label: partLabel, value: moneyCell(sum) })) };
   });
   const chart: ReportChart = { kind: 'split', title: 'Eiendeler mot egenkapital og gjeld', sides };
 
@@ -280,21 +285,21 @@ function presentIncomeStatement(body: unknown, context: PresentContext): ReportT
   const lines = data.map((r) => {
     const cells: Record<string, Cell> = { account_code: r.account_code, account_name: r.account_name };
     if (withRelations) Object.assign(cells, { relation_type: r.relation_type ?? null, relation_name: r.relation_name ?? null });
-    let totalOre = 0;
+    let total = new Decimal(0);
     MONTH_KEYS.forEach((key, i) => {
-      const v = r.period_debit_movements?.[String(i + 1)] ?? 0;
-      cells[key] = v;
-      totalOre += toOre(v);
+      const v = decimalOf(r.period_debit_movements?.[String(i + 1)]);
+      cells[key] = moneyCell(v);
+      total = total.plus(v);
     });
-    cells.total = fromOre(totalOre);
+    cells.total = moneyCell(total);
     return { grouping: r.grouping, cells };
   });
   const rows = groupedRows(lines, [...MONTH_KEYS, 'total'], 'Resultat');
 
   // The monthly result as income positive: −(the month's debit movements over all rows).
   const bars = MONTHS.map((label, i) => {
-    const ore = data.reduce((sum, r) => sum + toOre(r.period_debit_movements?.[String(i + 1)] ?? 0), 0);
-    return { label, value: fromOre(-ore) || 0 };
+    const sum = data.reduce((s, r) => s.plus(decimalOf(r.period_debit_movements?.[String(i + 1)])), new Decimal(0));
+    return { label, value: moneyCell(sum.negated()) };
   });
   const chart: ReportChart = { kind: 'bars', title: 'Resultat per måned', bars };
 
@@ -316,7 +321,7 @@ function presentTrialBalance(body: unknown, context: PresentContext): ReportTabl
   const lines = data.map((r) => {
     const cells: Record<string, Cell> = { account_code: r.account_code, account_name: r.account_name };
     if (withRelations) Object.assign(cells, { relation_type: r.relation_type, relation_name: r.relation_name });
-    Object.assign(cells, { incoming_balance: r.incoming_balance, debit: r.debit, credit: r.credit, outgoing_balance: r.outgoing_balance });
+    Object.assign(cells, { incoming_balance: moneyCell(r.incoming_balance), debit: moneyCell(r.debit), credit: moneyCell(r.credit), outgoing_balance: moneyCell(r.outgoing_balance) });
     return { grouping: r.grouping, cells };
   });
   const rows = groupedRows(lines, ['incoming_balance', 'debit', 'credit', 'outgoing_balance'], 'Sum');
@@ -325,7 +330,7 @@ function presentTrialBalance(body: unknown, context: PresentContext): ReportTabl
 
 // ---- general ledger and the two sub-ledgers ----
 
-const money = (s: string | number | null | undefined): number | null => (s === null || s === undefined || s === '' ? null : Number(s));
+const money = (s: Figure | null | undefined): string | null => (s === null || s === undefined || s === '' ? null : moneyCell(s));
 
 const voucherNumber = (n: number | string | null | undefined): Cell =>
   n === null || n === undefined || n === '' ? null : typeof n === 'number' ? n : /^\d+$/.test(n) ? Number(n) : n;
@@ -365,7 +370,7 @@ function presentLedger(report: 'general-ledger' | 'accounts-payable' | 'accounts
   for (const [code, lines] of blocks) {
     const g = lines[0].grouping;
     const name = g?.level_1_name ?? '';
-    rows.push({ kind: 'group', depth: 0, cells: { account_code: code, description: `${name} – inngående saldo`.trim(), balance: g?.incoming_balance ?? null } });
+    rows.push({ kind: 'group', depth: 0, cells: { account_code: code, description: `${name} – inngående saldo`.trim(), balance: money(g?.incoming_balance) } });
     for (const r of lines) {
       const cells: Record<string, Cell> = {
         account_code: r.account_code,
@@ -381,7 +386,7 @@ function presentLedger(report: 'general-ledger' | 'accounts-payable' | 'accounts
       if (withPartner) cells.partner = partnerOf(r);
       rows.push({ kind: 'detail', depth: 1, cells });
     }
-    rows.push({ kind: 'group', depth: 0, cells: { account_code: code, description: `${name} – utgående saldo`.trim(), balance: g?.outgoing_balance ?? null } });
+    rows.push({ kind: 'group', depth: 0, cells: { account_code: code, description: `${name} – utgående saldo`.trim(), balance: money(g?.outgoing_balance) } });
   }
 
   const extra = meta && meta.pages > 1 ? `side ${meta.page} av ${meta.pages} (${meta.records} linjer)` : undefined;

@@ -12,6 +12,7 @@ export interface DimensionFilter {
   id: number;
 }
 
+const MAX_ID = 2 ** 31 - 1;
 const DIMENSION_PAIR = new RegExp(`^(${DIMENSION_KIND_NAMES.join('|')}):([1-9]\\d{0,9})$`);
 
 const dimensions = z
@@ -22,8 +23,9 @@ const dimensions = z
     const out: DimensionFilter[] = [];
     for (const raw of items ?? []) {
       const m = DIMENSION_PAIR.exec(raw.trim().toLowerCase());
-      if (!m) {
-        ctx.issues.push({ code: 'custom', input: raw, message: `'${raw.slice(0, 60)}' is not a type:id pair; types: ${DIMENSION_KIND_NAMES.join(', ')}` });
+      // ids are GraphQL Ints (32 bits), as every other id parameter: a larger one is no id (and no SQL integer)
+      if (!m || Number(m[2]) > MAX_ID) {
+        ctx.issues.push({ code: 'custom', input: raw, message: `'${raw.slice(0, 60)}' is not a type:id pair (id at most ${MAX_ID}); types: ${DIMENSION_KIND_NAMES.join(', ')}` });
         continue;
       }
       out.push({ type: m[1] as DimensionKind, id: Number(m[2]) });

@@ -217,11 +217,15 @@ export interface TrialBalanceRow extends AccountRow, Relation {
  * spec 001: GET /reports/trial-balance. Per account (and dimension value with group_by_dimension):
  * the incoming balance on date_from, the period's debit and credit and the outgoing balance =
  * incoming + debit − credit. A balance-sheet account's incoming balance is everything before
- * date_from; a result account's starts at 1 January of date_from's year. Accounts with nothing to
- * show (incoming, debit and credit all zero) are left out unless includeZeroMovement (the file
- * formats' include_zero_movement): then every account of the chart is listed.
+ * date_from; a result account's starts at 1 January of date_from's year.
+ *
+ * "JSON always omits zero-movement accounts": a row without debit or credit in the period is left
+ * out, even with an incoming balance, unless includeZeroMovement (the file formats'
+ * include_zero_movement, default true there): then every account of the chart is listed.
+ * `keepBalances` is for callers inside the service that need every account with something to show,
+ * an incoming balance alone included (the yearly accounts' fixed-asset note); no wire argument sets it.
  */
-export async function trialBalance(ctx: RequestContext, args: unknown): Promise<TrialBalanceRow[]> {
+export async function trialBalance(ctx: RequestContext, args: unknown, options: { keepBalances?: boolean } = {}): Promise<TrialBalanceRow[]> {
   const a = parse(reportRules.trialBalance, args);
   await requireAccount(ctx, a.clientAccountId);
   const where = scopeWhere(a);
@@ -243,7 +247,8 @@ export async function trialBalance(ctx: RequestContext, args: unknown): Promise<
   for (const r of rows) {
     const incoming = new Decimal(isBalanceAccount(r.code) ? r.before : r.year);
     const [debit, credit] = [new Decimal(r.debit), new Decimal(r.credit)];
-    if (incoming.isZero() && debit.isZero() && credit.isZero() && !a.includeZeroMovement) continue;
+    const moved = !debit.isZero() || !credit.isZero();
+    if (!moved && !a.includeZeroMovement && !(options.keepBalances && !incoming.isZero())) continue;
     out.push({ ...accountRow(r), ...relationOf(a.groupByDimension, r), incomingBalance: incoming, debit, credit, outgoingBalance: incoming.plus(debit).minus(credit) });
   }
   if (a.includeZeroMovement) {

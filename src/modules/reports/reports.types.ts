@@ -1,4 +1,5 @@
 import { builder } from '../../builder.ts';
+import { formatFixed, type Decimal } from '../../shared/scalars.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { pageType } from '../../shared/page-type.ts';
 import { DimensionKindEnum, LineDimension } from '../journal-entries/journal-entries.types.ts';
@@ -21,7 +22,12 @@ import {
 } from './reports.service.ts';
 
 // spec 001 "Reports" as typed GraphQL rows, so a frontend can draw them; the REST routes
-// (rest-adapter/routes/reports.ts) select the same fields under the spec's names.
+// (rest-adapter/routes/reports.ts) select the same fields under the spec's names. Every figure is a
+// Decimal string with two decimals (spec 000: "Decimal amounts are returned as strings"); the one
+// the spec shows as a number, the balance sheet's balance, is made a JSON number by its REST route.
+
+/** A report figure in the accounting currency: the exact sum, with its two decimals ("5000.00"). */
+const kroner = (d: Decimal): string => formatFixed(d, 2);
 
 export const ReportGrouping = builder.objectRef<Grouping>('ReportGrouping').implement({
   description:
@@ -59,7 +65,7 @@ export const BalanceSheetRowRef = builder.objectRef<BalanceSheetRow>('BalanceShe
   description: 'An account of the balance sheet with its balance on the report date (debit − credit: equity and liabilities negative).',
   interfaces: [ReportAccountFields],
   fields: (t) => ({
-    balance: t.field({ type: 'Amount', resolve: (r) => r.balance }),
+    balance: t.field({ type: 'Decimal', description: 'Two decimals (REST GET /reports/balance-sheet writes it as a JSON number, digit for digit)', resolve: (r) => kroner(r.balance) }),
   }),
 });
 
@@ -69,10 +75,10 @@ export const IncomeStatementRowRef = builder.objectRef<IncomeStatementRow>('Inco
   fields: (t) => ({
     periodDebitMovements: t.field({
       type: 'JSON',
-      description: 'The movement per month as an object keyed "1" (January) to "12", all twelve always present (numbers)',
-      resolve: (r) => Object.fromEntries(r.months.map((m, i) => [String(i + 1), Number(m.toFixed(2))])),
+      description: 'The movement per month as an object keyed "1" (January) to "12", all twelve always present (decimal strings with two decimals)',
+      resolve: (r) => Object.fromEntries(r.months.map((m, i) => [String(i + 1), kroner(m)])),
     }),
-    monthlyDebitMovements: t.field({ type: ['Amount'], description: 'The same twelve figures as a list, January first', resolve: (r) => r.months }),
+    monthlyDebitMovements: t.field({ type: ['Decimal'], description: 'The same twelve figures as a list, January first', resolve: (r) => r.months.map(kroner) }),
   }),
 });
 
@@ -80,10 +86,10 @@ export const TrialBalanceRowRef = builder.objectRef<TrialBalanceRow>('TrialBalan
   description: 'An account (and dimension value) of the trial balance: outgoing balance = incoming balance + debit − credit.',
   interfaces: [ReportAccountFields, relationFields],
   fields: (t) => ({
-    incomingBalance: t.field({ type: 'Amount', resolve: (r) => r.incomingBalance }),
-    debit: t.field({ type: 'Amount', resolve: (r) => r.debit }),
-    credit: t.field({ type: 'Amount', resolve: (r) => r.credit }),
-    outgoingBalance: t.field({ type: 'Amount', resolve: (r) => r.outgoingBalance }),
+    incomingBalance: t.field({ type: 'Decimal', resolve: (r) => kroner(r.incomingBalance) }),
+    debit: t.field({ type: 'Decimal', resolve: (r) => kroner(r.debit) }),
+    credit: t.field({ type: 'Decimal', resolve: (r) => kroner(r.credit) }),
+    outgoingBalance: t.field({ type: 'Decimal', resolve: (r) => kroner(r.outgoingBalance) }),
   }),
 });
 
@@ -92,9 +98,9 @@ const LedgerGroupingRef = builder.objectRef<LedgerGrouping>('GeneralLedgerGroupi
   fields: (t) => ({
     level1Code: t.exposeString('level1Code', { description: 'The account code' }),
     level1Name: t.exposeString('level1Name', { description: 'The account name' }),
-    incomingBalance: t.field({ type: 'Amount', resolve: (g) => g.incomingBalance }),
-    outgoingBalance: t.field({ type: 'Amount', resolve: (g) => g.outgoingBalance }),
-    movement: t.field({ type: 'Amount', resolve: (g) => g.movement }),
+    incomingBalance: t.field({ type: 'Decimal', resolve: (g) => kroner(g.incomingBalance) }),
+    outgoingBalance: t.field({ type: 'Decimal', resolve: (g) => kroner(g.outgoingBalance) }),
+    movement: t.field({ type: 'Decimal', resolve: (g) => kroner(g.movement) }),
   }),
 });
 
@@ -210,14 +216,15 @@ builder.queryFields((t) => ({
   trialBalance: t.field({
     type: [TrialBalanceRowRef],
     extensions: listCost(300),
-    description: 'The trial balance between date_from and date_to (both required); accounts with nothing to show are left out unless includeZeroMovement.',
+    description:
+      'The trial balance between date_from and date_to (both required). An account without debit or credit in the period is left out, even when it carries an incoming balance (spec 001: "JSON always omits zero-movement accounts"), unless includeZeroMovement.',
     args: {
       ...filterArgs(t),
       dateFrom: t.arg({ type: 'Date' }),
       dateTo: t.arg({ type: 'Date' }),
       accountCodes: t.arg.stringList({ description: 'Account codes or ranges (3000-3999)' }),
       includeCancelled: t.arg.boolean({ description: 'default true' }),
-      includeZeroMovement: t.arg.boolean({ description: 'default false: list every account of the chart, also those with nothing to show' }),
+      includeZeroMovement: t.arg.boolean({ description: 'default false; true lists every account of the chart, also those without movement (what the REST files show by default; the REST JSON never does)' }),
       freeText: t.arg.string(),
       groupByDimension: t.arg({ type: DimensionKindEnum }),
     },

@@ -71,7 +71,8 @@ const table = z.object(
 export const noteSchema = z
   .object({
     noteNumber: z.number(required).int('must be a whole number').min(1, 'must be at least 1').max(999, 'must be at most 999'),
-    key: z.string(required).trim().regex(/^[a-z][a-z0-9_]{0,49}$/, 'must be a lower-case key of letters, digits and _ (at most 50)'),
+    /** spec 002 gives no form: any text (the generated notes use snake_case keys); unique in the list */
+    key: z.string(required).trim().min(1, 'must not be empty').max(50, 'must be at most 50 characters'),
     title: z.string(required).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
     bodyType: z.enum(NOTE_BODY_TYPES, 'must be text or table'),
     body: z.custom<string | NoteTable>((v) => v !== undefined && v !== null, 'is required'),
@@ -109,7 +110,8 @@ const notes = z
 
 // ── Annual allocations ───────────────────────────────────────────────────────────────────────────
 
-const amount = decimal({ precision: 15, scale: 2, min: 0 });
+/** A journal line's amount (Decimal(18, 2)); the journal entries service checks the rest, as for any entry. */
+const amount = decimal({ precision: 18, scale: 2, min: 0 });
 
 const allocationLine = z
   .object({

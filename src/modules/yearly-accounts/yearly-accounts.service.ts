@@ -89,8 +89,9 @@ interface Ledger {
 
 async function readLedger(ctx: RequestContext, clientAccountId: number, fromDate: Date, toDate: Date): Promise<Ledger> {
   const [current, previous, end, start] = await Promise.all([
-    trialBalance(ctx, { clientAccountId, dateFrom: fromDate, dateTo: toDate }),
-    trialBalance(ctx, { clientAccountId, dateFrom: yearBefore(fromDate), dateTo: yearBefore(toDate) }),
+    // keepBalances: a fixed asset without movement in the year still has its book value in the note
+    trialBalance(ctx, { clientAccountId, dateFrom: fromDate, dateTo: toDate }, { keepBalances: true }),
+    trialBalance(ctx, { clientAccountId, dateFrom: yearBefore(fromDate), dateTo: yearBefore(toDate) }, { keepBalances: true }),
     balanceSheet(ctx, { clientAccountId, reportDate: toDate }),
     balanceSheet(ctx, { clientAccountId, reportDate: dayBefore(fromDate) }),
   ]);

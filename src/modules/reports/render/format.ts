@@ -1,3 +1,4 @@
+import { Decimal } from '../../../shared/scalars.ts';
 import type { Cell, CellKind } from './model.ts';
 
 /**
@@ -5,7 +6,8 @@ import type { Cell, CellKind } from './model.ts';
  * subtitles write a figure or a date as text (Excel gets real numbers and dates with number formats
  * instead, xlsx.ts). Money: `1 234,50` with a non-breaking space between thousands and a comma before
  * the two decimals, `-1 234,50` for negatives (a hyphen-minus: Helvetica's WinAnsi encoding in the
- * PDF has no U+2212). Rounded to øre in integers, so a float like 0.1 + 0.2 prints 0,30.
+ * PDF has no U+2212). Read as an exact decimal and rounded to øre, so 1000000000003584.01 prints
+ * every digit and a float like 0.1 + 0.2 prints 0,30.
  */
 
 /** U+00A0: a thousands group never breaks across lines. */
@@ -13,19 +15,31 @@ export const THOUSANDS_SEPARATOR = '\u00a0';
 
 const groupThousands = (digits: string): string => digits.replace(/\B(?=(\d{3})+(?!\d))/g, THOUSANDS_SEPARATOR);
 
-/** An amount in kroner as integer øre (the unit every sum in the presenters is done in). */
-export const toOre = (amount: number): number => Math.round(amount * 100);
+/**
+ * A figure of a report's JSON as an exact decimal: the decimal string the routes answer
+ * ("1000000000003584.01"), the balance sheet's JSON number (as its text, String() of the adapter's
+ * JsonNumber), or a number. Anything else, an empty text or null is 0.
+ */
+export function decimalOf(value: unknown): Decimal {
+  if (value === null || value === undefined || value === '') return new Decimal(0);
+  try {
+    return new Decimal(String(value));
+  } catch {
+    return new Decimal(0);
+  }
+}
 
-/** Kroner from integer øre. */
-export const fromOre = (ore: number): number => ore / 100;
+/** A money cell: the figure with its two decimals, as text ('1250.50'); the renderers read it exactly. */
+export const moneyCell = (value: unknown): string => {
+  const d = decimalOf(value).toDecimalPlaces(2);
+  return (d.isZero() ? new Decimal(0) : d).toFixed(2);
+};
 
-/** 1234.5 → '1 234,50', -0.004 → '0,00' (never '-0,00'). */
-export function formatMoney(amount: number): string {
-  const ore = toOre(amount);
-  const abs = Math.abs(ore);
-  const kroner = Math.floor(abs / 100);
-  const rest = String(abs % 100).padStart(2, '0');
-  return `${ore < 0 ? '-' : ''}${groupThousands(String(kroner))},${rest}`;
+/** 1234.5 or '1234.50' → '1 234,50', -0.004 → '0,00' (never '-0,00'). */
+export function formatMoney(amount: number | string): string {
+  const text = moneyCell(amount);
+  const [kroner, ore] = text.replace(/^-/, '').split('.');
+  return `${text.startsWith('-') ? '-' : ''}${groupThousands(kroner)},${ore}`;
 }
 
 /** Whole numbers (voucher numbers, counts) without grouping, as Excel's `0` format shows them. */
@@ -48,7 +62,7 @@ export function formatCell(kind: CellKind, value: Cell): string {
   if (value === null || value === undefined || value === '') return '';
   switch (kind) {
     case 'money':
-      return typeof value === 'number' ? formatMoney(value) : String(value);
+      return formatMoney(value);
     case 'integer':
       return typeof value === 'number' ? formatInteger(value) : String(value);
     case 'date':

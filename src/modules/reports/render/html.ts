@@ -1,5 +1,5 @@
 import { hashSource, oauthPagePolicy, serializePolicy } from '../../../shared/security-headers.ts';
-import { formatCell, formatMoney, isNumeric } from './format.ts';
+import { decimalOf, formatCell, formatMoney, isNumeric } from './format.ts';
 import type { ReportChart, ReportTable } from './model.ts';
 
 /**
@@ -122,7 +122,7 @@ function barsSvg(chart: Extract<ReportChart, { kind: 'bars' }>): string {
   const right = 10;
   const top = 12;
   const bottom = 26;
-  const values = chart.bars.map((b) => b.value);
+  const values = chart.bars.map((b) => Number(b.value));
   const max = niceMax(Math.max(0, ...values));
   const min = -niceMax(Math.max(0, ...values.map((v) => -v))) * (values.some((v) => v < 0) ? 1 : 0);
   const span = max - min || 1;
@@ -135,9 +135,10 @@ function barsSvg(chart: Extract<ReportChart, { kind: 'bars' }>): string {
   const bars = chart.bars
     .map((b, i) => {
       const x = left + i * slot + (slot - barW) / 2;
-      const y1 = Math.min(y(b.value), zero);
-      const h = Math.abs(y(b.value) - zero);
-      const fill = b.value < 0 ? '#c0392b' : '#2e7d32';
+      const value = values[i];
+      const y1 = Math.min(y(value), zero);
+      const h = Math.abs(y(value) - zero);
+      const fill = value < 0 ? '#c0392b' : '#2e7d32';
       return `<g><title>${escapeHtml(`${b.label}: ${formatMoney(b.value)}`)}</title><rect x="${n(x)}" y="${n(y1)}" width="${n(barW)}" height="${n(h)}" fill="${fill}"/>` +
         `<text x="${n(x + barW / 2)}" y="${height - 8}" text-anchor="middle">${escapeHtml(b.label)}</text></g>`;
     })
@@ -164,7 +165,7 @@ function splitSvg(chart: Extract<ReportChart, { kind: 'split' }>): string {
   const bottom = 10;
   const colW = 90;
   const slot = width / Math.max(1, chart.sides.length);
-  const totals = chart.sides.map((s) => s.parts.reduce((sum, p) => sum + Math.max(0, p.value), 0));
+  const totals = chart.sides.map((s) => s.parts.reduce((sum, p) => sum + Math.max(0, Number(p.value)), 0));
   const max = Math.max(...totals, 0) || 1;
   const plotH = height - top - bottom;
 
@@ -172,10 +173,10 @@ function splitSvg(chart: Extract<ReportChart, { kind: 'split' }>): string {
     .map((side, si) => {
       const x = si * slot + 10;
       let yAt = height - bottom;
-      const total = side.parts.reduce((sum, p) => sum + Math.round(p.value * 100), 0) / 100;
+      const total = side.parts.reduce((sum, p) => sum.plus(decimalOf(p.value)), decimalOf(0)).toFixed(2);
       const parts = side.parts
         .map((part, pi) => {
-          const h = (Math.max(0, part.value) / max) * plotH;
+          const h = (Math.max(0, Number(part.value)) / max) * plotH;
           yAt -= h;
           const fill = PART_COLOURS[(si * 3 + pi) % PART_COLOURS.length];
           const label = `${part.label}: ${formatMoney(part.value)}`;

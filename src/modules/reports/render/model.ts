@@ -2,7 +2,7 @@
  * One report model for every file format. A report's JSON answer (the rows the REST route and the
  * GraphQL field return) is turned into a `ReportTable` once (reports.presenters.ts); the Excel,
  * HTML and PDF renderers draw that table and nothing else, so the formats cannot disagree with
- * the JSON: every money cell is the JSON's number, every text cell the JSON's text.
+ * the JSON: every money cell is the JSON's figure, every text cell the JSON's text.
  */
 
 /** How a column's cells are written: money with two decimals, whole numbers, ISO dates, text. */
@@ -15,7 +15,10 @@ export interface ReportColumn {
   kind: CellKind;
 }
 
-/** A cell: a number for money/integer columns, 'YYYY-MM-DD' for dates, text otherwise; null is empty. */
+/**
+ * A cell: money as its decimal text with two decimals ('1250.50', exact however large; a number is
+ * taken too), a number for integer columns, 'YYYY-MM-DD' for dates, text otherwise; null is empty.
+ */
 export type Cell = string | number | null;
 
 export interface ReportRow {
@@ -26,10 +29,13 @@ export interface ReportRow {
   cells: Record<string, Cell>;
 }
 
-/** A small chart for the HTML page: bars of a series (the monthly result), or two stacked sides (assets against equity and liabilities). */
+/**
+ * A small chart for the HTML page: bars of a series (the monthly result), or two stacked sides
+ * (assets against equity and liabilities). Values are money as decimal text, as cells are.
+ */
 export type ReportChart =
-  | { kind: 'bars'; title: string; bars: { label: string; value: number }[] }
-  | { kind: 'split'; title: string; sides: { label: string; parts: { label: string; value: number }[] }[] };
+  | { kind: 'bars'; title: string; bars: { label: string; value: string }[] }
+  | { kind: 'split'; title: string; sides: { label: string; parts: { label: string; value: string }[] }[] };
 
 export interface ReportTable {
   /** e.g. 'Saldobalanse' */

@@ -16,6 +16,8 @@ export const XLSX_HEADER_ROW = 4;
 
 const NUMBER_FORMATS: Partial<Record<CellKind, string>> = { money: MONEY_FORMAT, integer: INTEGER_FORMAT, date: DATE_FORMAT };
 
+const MONEY_TEXT = /^-?\d+(\.\d+)?$/;
+
 /** Excel forbids : \ / ? * [ ] in sheet names and allows 31 characters. */
 const sheetName = (title: string): string => title.replace(/[:\\/?*[\]]/g, ' ').slice(0, 31) || 'Rapport';
 
@@ -61,6 +63,8 @@ export async function renderXlsx(table: ReportTable): Promise<Buffer> {
       const cell = xlsxRow.getCell(i + 1);
       if (column.kind === 'date' && typeof value === 'string') cell.value = isoToDate(value);
       else if ((column.kind === 'money' || column.kind === 'integer') && typeof value === 'number') cell.value = value;
+      // a money cell's decimal text as a number cell (Excel holds doubles: 15 significant digits)
+      else if (column.kind === 'money' && typeof value === 'string' && MONEY_TEXT.test(value)) cell.value = Number(value);
       else cell.value = String(value);
       const numFmt = NUMBER_FORMATS[column.kind];
       if (numFmt) cell.numFmt = numFmt;
