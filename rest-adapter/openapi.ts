@@ -201,10 +201,10 @@ function errorStatuses(c: CompiledOperation, hasBody: boolean): number[] {
     401,
     403,
     ...(c.op.path.includes(':') || c.op.bodyNamesRecords ? [404] : []),
-    ...(c.isMutation ? [409] : []),
+    ...(c.needsWrite ? [409] : []),
     ...(hasBody ? [413] : []),
     ...(c.op.representations ? [406] : []),
-    ...(c.isMutation ? [422] : []),
+    ...(c.needsWrite ? [422] : []),
     429,
     500,
     503,
@@ -280,7 +280,7 @@ function parameters(c: CompiledOperation, root: GraphQLObjectType): (OpenApiPara
   const order = [...c.op.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
   const rank = (p: OpenApiParameter) => (p.in === 'path' ? order.indexOf(p.name) : order.length);
   out.sort((a, b) => rank(a) - rank(b));
-  return c.isMutation && !c.op.public ? [...out, { $ref: '#/components/parameters/IdempotencyKey' }] : out;
+  return c.needsWrite && !c.op.public ? [...out, { $ref: '#/components/parameters/IdempotencyKey' }] : out;
 }
 
 /**
@@ -384,7 +384,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
     if (!tags.includes(tag)) tags.push(tag);
     const body = requestBodySchema(c);
     const status = c.op.status ?? 200;
-    const counted = c.op.public ? {} : { ...rateLimitHeaders, ...(c.isMutation ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) };
+    const counted = c.op.public ? {} : { ...rateLimitHeaders, ...(c.needsWrite ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) };
     const operation: OpenApiOperation = {
       operationId: c.toolName,
       summary: c.op.summary,
@@ -397,7 +397,8 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
           ...(status === 204 ? {} : { content: responseContent(c, root, components) }),
         },
       },
-      security: c.op.public ? [] : [{ oauth2: [c.isMutation ? 'write' : 'read'] }, { bearer: [c.isMutation ? 'write' : 'read'] }],
+      // spec 000: "A token without write cannot perform POST, PUT, PATCH or DELETE"
+      security: c.op.public ? [] : [{ oauth2: [c.needsWrite ? 'write' : 'read'] }, { bearer: [c.needsWrite ? 'write' : 'read'] }],
       ...(c.op.public ? { servers: [{ url: base }] } : {}),
     };
     for (const [other, r] of Object.entries(c.op.representations?.responses ?? {})) {

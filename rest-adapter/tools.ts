@@ -4,6 +4,7 @@ import type { RequestContext } from '../src/shared/context.ts';
 import { errorBody, toWireError } from '../src/shared/error-renderer.ts';
 import { boundedMessage, ValidationError } from '../src/shared/errors.ts';
 import { guardDocument } from '../src/shared/input-guard.ts';
+import { isStoresNothing } from '../src/builder.ts';
 import { DEFAULT_QUERY_LIMITS, parseQuery, queryLimitErrors, type QueryLimits } from '../src/shared/query-limits.ts';
 import type { CompiledOperation } from './compile.ts';
 import { compiledOperations, runOperation } from './index.ts';
@@ -23,7 +24,10 @@ import { isDestructive, operationPaths, restPath, withDefaults, withParameter } 
 export interface ToolEntry {
   tool: Tool;
   module: string;
+  /** needs no `write` scope (MCP readOnlyHint): an operation's tool whose REST method is GET, and graphql_query */
   readOnly: boolean;
+  /** a write tool that stores nothing (its GraphQL field is marked `storesNothing`): a chat preview lists no change for it */
+  storesNothing?: boolean;
   /** the GraphQL type of the record the operation answers with (Document for get_document, update_document …), if one */
   recordType?: string;
   /**
@@ -85,9 +89,10 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
       description: `related records to embed${defaults.length ? `; default: ${defaults.join(', ')}` : ''}${op.with.always?.length ? `; always: ${op.with.always.join(', ')}` : ''}`,
     };
   }
-  const readOnly = !compiled.isMutation;
+  const readOnly = !compiled.needsWrite;
   const top = compiled.operation.selectionSet.selections[0];
-  const returned = top.kind === Kind.FIELD ? (compiled.isMutation ? schema.getMutationType() : schema.getQueryType())?.getFields()[top.name.value]?.type : undefined;
+  const rootField = top.kind === Kind.FIELD ? (compiled.isMutation ? schema.getMutationType() : schema.getQueryType())?.getFields()[top.name.value] : undefined;
+  const returned = rootField?.type;
   const named = returned && getNamedType(returned);
   const argumentOf = new Map<string, string>();
   if (top.kind === Kind.FIELD) for (const a of top.arguments ?? []) if (a.value.kind === Kind.VARIABLE) argumentOf.set(a.value.name.value, a.name.value);
@@ -99,6 +104,7 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
     recordType: named && isObjectType(named) ? named.name : undefined,
     argumentNames,
     readOnly,
+    storesNothing: isStoresNothing(rootField),
     tool: {
       name: compiled.toolName,
       title: op.summary.split(/[.:]/)[0],
@@ -122,6 +128,12 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
     },
   };
 }
+
+/**
+ * Whether a call of the tool may change stored records: a write tool not marked `storesNothing`. The
+ * chat assistant runs such calls again to write a preview (src/modules/assistant/).
+ */
+export const mayStore = (entry: Pick<ToolEntry, 'readOnly' | 'storesNothing'> | undefined): boolean => !!entry && !entry.readOnly && !entry.storesNothing;
 
 /** graphql_query / graphql_mutation: a document and its variables, run as on /graphql (the same limits first). */
 function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: QueryLimits): ToolEntry {

@@ -3,7 +3,7 @@ import { getDatamodel } from '../../generated/pothos-types.ts';
 import { InsufficientScopeError, ValidationError } from '../../shared/errors.ts';
 import { toCamel } from '../../shared/naming.ts';
 import type { Toolbox, ToolEntry } from '../../../rest-adapter/tools.ts';
-import { toolErrorBody } from '../../../rest-adapter/tools.ts';
+import { mayStore, toolErrorBody } from '../../../rest-adapter/tools.ts';
 import { datamodel, type Change, type Execution } from './preview-execution.ts';
 import type { ToolCall, ToolPreview, ToolResult } from './shapes.ts';
 
@@ -164,7 +164,7 @@ export async function runToolCall(execution: Execution, tools: ReadonlyMap<strin
     call,
     result: { tool_call_id: call.id, name: call.function.name, is_error: !outcome.ok, content: JSON.stringify(body ?? null) },
     changes: outcome.changes,
-    writes: outcome.ok && (!entry?.readOnly || outcome.changes.length > 0),
+    writes: outcome.ok && (mayStore(entry) || outcome.changes.length > 0),
   };
 }
 
