@@ -55,7 +55,9 @@ export interface App {
   oauth: OauthProvider;
 }
 
-type ContextRequest = Request & { ctx: RequestContext; requestId: string };
+type ContextRequest = Request & { ctx: RequestContext; requestId: string; clientRequestId?: string };
+/** A caller's X-Request-Id that is kept (logged and echoed): 8–128 letters, digits and `_.:-`. */
+const CLIENT_REQUEST_ID = /^[\w.:-]{8,128}$/;
 /** the entry points that take bearer tokens */
 type Entry = 'api' | 'graphql' | 'mcp';
 
@@ -76,17 +78,30 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   authenticator.register(sessionTokenVerifier({ cacheSeconds: config.sessionCacheSeconds }));
   authenticator.register(jwtTokenVerifier(keys, config.baseUrl));
 
-  // Every response carries x-request-id (a caller's own id is kept when it looks like one).
+  // Every request's id is a UUID made here (spec 000: the v2 envelope's request_id is a "<uuid
+  // string>"): every answer's x-request-id, the envelope's request_id, the logs' requestId. A caller's
+  // own X-Request-Id is never that id: when well-formed it is logged beside it (clientRequestId) and
+  // echoed in X-Client-Request-Id.
   app.use((req, res, next) => {
+    const r = req as ContextRequest;
+    const id = randomUUID();
     const incoming = req.get('x-request-id');
-    const id = incoming && /^[\w.:-]{8,128}$/.test(incoming) ? incoming : randomUUID();
-    (req as ContextRequest).requestId = id;
+    r.requestId = id;
+    r.clientRequestId = incoming && CLIENT_REQUEST_ID.test(incoming) ? incoming : undefined;
     res.setHeader('x-request-id', id);
+    if (r.clientRequestId) res.setHeader('x-client-request-id', r.clientRequestId);
     const started = performance.now();
     res.on('finish', () => {
-      const r = req as Partial<ContextRequest>;
       logger.info(
-        { requestId: id, method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(performance.now() - started), userId: r.ctx?.actor.userId },
+        {
+          requestId: id,
+          ...(r.clientRequestId ? { clientRequestId: r.clientRequestId } : {}),
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          ms: Math.round(performance.now() - started),
+          userId: (r as Partial<ContextRequest>).ctx?.actor.userId,
+        },
         'request',
       );
     });
@@ -108,7 +123,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Idempotency-Key', 'X-Request-Id', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-Id'],
-    exposedHeaders: ['X-Request-Id', 'WWW-Authenticate', 'Idempotent-Replayed', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Mcp-Session-Id', 'Allow'],
+    exposedHeaders: ['X-Request-Id', 'X-Client-Request-Id', 'WWW-Authenticate', 'Idempotent-Replayed', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Mcp-Session-Id', 'Allow'],
     maxAge: 600,
   });
   app.use(['/api/v2', '/graphql', '/mcp', PUBLIC_PREFIX], crossOrigin);
@@ -138,7 +153,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
       db: db.prisma,
       actor,
       requestId: r.requestId,
-      logger: () => logger.child({ requestId: r.requestId, userId: actor.userId }),
+      logger: () => logger.child({ requestId: r.requestId, ...(r.clientRequestId ? { clientRequestId: r.clientRequestId } : {}), userId: actor.userId }),
       limits: serviceLimits,
       reference,
       files,
@@ -248,7 +263,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
 
   // Last: every error that escaped, in the entry point's shape (express' own handler would answer HTML).
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    sendError(res, err, errorShapeOf(req, res), (req as ContextRequest).requestId, logger);
+    const r = req as ContextRequest;
+    sendError(res, err, errorShapeOf(req, res), r.requestId, r.clientRequestId ? logger.child({ clientRequestId: r.clientRequestId }) : logger);
   });
 
   return { express: app, admission, authenticator, oauth };

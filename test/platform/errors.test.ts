@@ -30,7 +30,7 @@ describe.each(targets())('errors on every entry point (%s)', (target) => {
   const logged: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
-    const logger = pino({ level: 'error' }, { write: (line: string) => void logged.push(JSON.parse(line)) });
+    const logger = pino({ level: 'info' }, { write: (line: string) => void logged.push(JSON.parse(line)) });
     app = await startTestApp(target, { logger });
     t = await app.seed.tenant();
   });
@@ -52,6 +52,47 @@ describe.each(targets())('errors on every entry point (%s)', (target) => {
       expect(res.body.errors[0].message).toBe('Unexpected error.');
       expect(res.text).not.toMatch(/secret|db-7|TypeError/);
       expect(JSON.stringify(logged)).toContain('secret detail');
+    });
+  });
+
+  describe('spec 000 Errors: "{error: {code: <string>, message: <string>, request_id: <uuid string>}}"', () => {
+    const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+    it('request_id is a UUID the server made, also without an X-Request-Id', async () => {
+      const res = await app.http('GET', '/api/v2/reports/trial-balance?date_from=2026-03-01&date_to=2026-01-01', { token: t.user.token });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.body.error.request_id).toMatch(UUID);
+      expect(res.headers.get('x-request-id')).toBe(res.body.error.request_id);
+      expect(res.headers.get('x-client-request-id')).toBeNull();
+    });
+
+    it("a client's X-Request-Id is never the request_id: it is logged beside the request's own id and echoed in X-Client-Request-Id", async () => {
+      const mine = 'client-trace-0001';
+      const res = await app.http('GET', '/api/v2/reports/trial-balance?date_from=2026-03-01&date_to=2026-01-01', { token: t.user.token, headers: { 'x-request-id': mine } });
+      expect(res.body.error.request_id).toMatch(UUID);
+      expect(res.text).not.toContain(mine);
+      expect(res.headers.get('x-request-id')).toBe(res.body.error.request_id);
+      expect(res.headers.get('x-client-request-id')).toBe(mine);
+      expect(logged.some((l) => l.msg === 'request' && l.requestId === res.body.error.request_id && l.clientRequestId === mine)).toBe(true);
+      // the 401 of the bearer middleware and an unexpected 500 too
+      const unauthenticated = await app.http('GET', '/api/v2/reports/trial-balance', { headers: { 'x-request-id': mine } });
+      expect(unauthenticated.status).toBe(401);
+      expect(unauthenticated.body.error.request_id).toMatch(UUID);
+      const failed = await app.http('GET', `/api/v2/items?client_account_id=${t.account.id}&per_page=${BOOM}`, { token: t.user.token, headers: { 'x-request-id': mine } });
+      expect(failed.status).toBe(500);
+      const requestId = failed.headers.get('x-request-id');
+      expect(requestId).toMatch(UUID);
+      expect(logged.some((l) => l.requestId === requestId && l.clientRequestId === mine && JSON.stringify(l).includes('secret detail'))).toBe(true);
+    });
+
+    it('an X-Request-Id that is no plain token (spaces, too long) is neither echoed nor logged', async () => {
+      for (const bad of ['has spaces in it', 'x'.repeat(200)]) {
+        const res = await app.http('GET', '/api/v2/units?per_page=1', { token: t.user.token, headers: { 'x-request-id': bad } });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('x-request-id')).toMatch(UUID);
+        expect(res.headers.get('x-client-request-id')).toBeNull();
+        expect(JSON.stringify(logged)).not.toContain(bad);
+      }
     });
   });
 
