@@ -7,7 +7,7 @@ import type { RequestContext } from '../src/shared/context.ts';
 import { InsufficientScopeError, ValidationError } from '../src/shared/errors.ts';
 import { toSnake } from '../src/shared/naming.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../src/shared/query-limits.ts';
-import { toolbox, toolErrorBody } from './tools.ts';
+import { toolbox, toolErrorBody, type ToolEntry } from './tools.ts';
 
 /**
  * POST /mcp: the Model Context Protocol tool endpoint (Streamable HTTP, stateless, JSON responses).
@@ -19,9 +19,9 @@ import { toolbox, toolErrorBody } from './tools.ts';
  * those modules (the first path segment of each operation); the GraphQL tools are always listed.
  */
 
-/** A tool's failure as MCP reports it: a result with isError and the REST error body as text. */
-function toolError(ctx: RequestContext, e: unknown): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(toolErrorBody(ctx, e)) }] };
+/** A tool's failure as MCP reports it: a result with isError and the tool's error body as text (the REST one, or /graphql's for the GraphQL tools). */
+function toolError(ctx: RequestContext, e: unknown, entry?: ToolEntry): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(toolErrorBody(ctx, e, entry?.errorShape)) }] };
 }
 
 /** The POST /mcp handler (the bearer middleware has put the request context on req.ctx). */
@@ -59,7 +59,7 @@ export function createMcpHandler(schema: GraphQLSchema, info: { name: string; ve
         const result = await entry.call(ctx, request.params.arguments ?? {});
         return { content: [{ type: 'text', text: JSON.stringify(result) }] };
       } catch (e) {
-        return toolError(ctx, e);
+        return toolError(ctx, e, entry);
       }
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

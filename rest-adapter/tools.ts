@@ -28,6 +28,12 @@ export interface ToolEntry {
   readOnly: boolean;
   /** a write tool that stores nothing (its GraphQL field is marked `storesNothing`): a chat preview lists no change for it */
   storesNothing?: boolean;
+  /**
+   * The shape of the tool's failures: the REST error body `{error, status}` (the operations' tools),
+   * or as /graphql answers, `{errors: [{message, extensions: {code, …}}]}` (graphql_query and
+   * graphql_mutation: every error with its code, as on /graphql).
+   */
+  errorShape: 'simple' | 'graphql';
   /** the GraphQL type of the record the operation answers with (Document for get_document, update_document …), if one */
   recordType?: string;
   /**
@@ -105,6 +111,7 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
     argumentNames,
     readOnly,
     storesNothing: isStoresNothing(rootField),
+    errorShape: 'simple',
     tool: {
       name: compiled.toolName,
       title: op.summary.split(/[.:]/)[0],
@@ -141,6 +148,7 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: 
   return {
     module: 'graphql',
     readOnly,
+    errorShape: 'graphql',
     tool: {
       name: `graphql_${kind}`,
       title: readOnly ? 'Run a GraphQL query' : 'Run a GraphQL mutation',
@@ -174,7 +182,8 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: 
         throw new ValidationError((e as Error).message);
       }
       const refused = queryLimitErrors(schema, document, limits, { variables: variables as Record<string, unknown>, operationName });
-      if (refused.length) throw refused[0];
+      // every limit the query exceeds, as /graphql names them
+      if (refused.length) throw new AggregateError(refused, refused[0].message);
       const errors = validate(schema, document);
       if (errors.length) throw new ValidationError(errors.map((e) => e.message).join('; '));
       const operation = getOperationAST(document, operationName);
@@ -186,18 +195,28 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: 
   };
 }
 
-/** A GraphQL error as /graphql shows it: the client's own errors in full, unexpected ones masked. */
+/**
+ * A GraphQL error as /graphql shows it: the client's own errors in full with their code (graphqlErrorCode)
+ * and the extensions GraphQL made (a query limit's `limit`), unexpected ones masked.
+ */
 function shownError(ctx: RequestContext, e: GraphQLError) {
   const wire = toWireError(e);
   if (wire.status >= 500) ctx.logger.error({ err: e.originalError ?? e, requestId: ctx.requestId }, 'unexpected error in an MCP GraphQL tool');
-  return { message: wire.status >= 500 ? 'Unexpected error.' : boundedMessage(e.message), ...(e.path ? { path: e.path } : {}), extensions: { code: wire.code, ...wire.extensions } };
+  const { http: _http, ...own } = (e.originalError || wire.status >= 500 ? {} : e.extensions) as Record<string, unknown>;
+  return { message: wire.status >= 500 ? 'Unexpected error.' : boundedMessage(e.message), ...(e.path ? { path: e.path } : {}), extensions: { ...own, code: wire.code, ...wire.extensions } };
 }
 
-/** A tool's failure as a tool reports it: the REST error body (unexpected errors masked and logged). */
-export function toolErrorBody(ctx: RequestContext, e: unknown): unknown {
-  const wire = toWireError(e);
+/**
+ * A tool's failure as a tool reports it, in the tool's error shape: the REST error body, or for the
+ * GraphQL tools /graphql's `{errors}` (unexpected errors masked and logged).
+ */
+export function toolErrorBody(ctx: RequestContext, e: unknown, shape: ToolEntry['errorShape'] = 'simple'): unknown {
+  // an AggregateError: every query limit a GraphQL tool's document exceeds
+  const errors: unknown[] = e instanceof AggregateError ? e.errors : [e];
+  if (shape === 'graphql' && errors.every((x) => x instanceof GraphQLError)) return { errors: errors.map((x) => shownError(ctx, x as GraphQLError)) };
+  const wire = toWireError(errors[0]);
   if (wire.status >= 500) ctx.logger.error({ err: e, requestId: ctx.requestId }, 'unexpected error in a tool');
-  return errorBody(wire, 'simple', ctx.requestId);
+  return errorBody(wire, shape, ctx.requestId);
 }
 
 

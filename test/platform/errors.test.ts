@@ -96,6 +96,68 @@ describe.each(targets())('errors on every entry point (%s)', (target) => {
     });
   });
 
+  describe('spec 000: "400 invalid request or validation failure" — every GraphQL error carries extensions.code (common.validation_error), on /graphql and through the MCP GraphQL tools', () => {
+    const ITEM = 'query($id: Int!) { item(id: $id) { id } }';
+    // [what, request, the status graphql-yoga answers (GraphQL over HTTP, unchanged), the code]
+    it.each([
+      ['a syntax error', { query: '{ me { ' }, 200, 'common.validation_error'],
+      ['an unknown field', { query: '{ nope }' }, 200, 'common.validation_error'],
+      ['a literal of the wrong type', { query: '{ item(id: "x") { id } }' }, 200, 'common.validation_error'],
+      ['an undefined variable', { query: '{ item(id: $id) { id } }' }, 200, 'common.validation_error'],
+      ['an unknown operation name', { query: 'query A { __typename }', operationName: 'B' }, 400, 'common.validation_error'],
+      ['two operations and no operation name', { query: 'query A { __typename } query B { __typename }' }, 400, 'common.validation_error'],
+      ['a variable of the wrong type', { query: ITEM, variables: { id: 'x' } }, 400, 'common.validation_error'],
+      ['a missing required variable', { query: ITEM, variables: {} }, 400, 'common.validation_error'],
+      ['an input object variable with an unknown and missing fields', { query: 'mutation($i: CreateItemInput!) { createItem(input: $i) { id } }', variables: { i: { foo: 1 } } }, 400, 'common.validation_error'],
+      ['a subscription (the schema has none)', { query: 'subscription { x }' }, 200, 'common.validation_error'],
+      ['no query', {}, 200, 'common.validation_error'],
+      ['a query that is no string', { query: 5 }, 400, 'common.validation_error'],
+      ['variables that are no object', { query: '{ __typename }', variables: 5 }, 400, 'common.validation_error'],
+      ['a body that is no JSON', '{"query": ', 400, 'common.validation_error'],
+    ] as const)('/graphql, %s: every error has extensions.code, and the status is yoga\'s', async (_what, body, status, code) => {
+      const res = await app.http('POST', '/graphql', { token: t.user.token, body, headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(status);
+      expect(res.body.errors.length).toBeGreaterThan(0);
+      for (const e of res.body.errors) expect(e.extensions?.code, JSON.stringify(e)).toBe(code);
+    });
+
+    it('/graphql: a mutation sent with GET is 405 common.method_not_allowed; an unexpected error is common.internal_error', async () => {
+      const get = await app.http('GET', `/graphql?query=${encodeURIComponent('mutation { deactivateItem(id: 1) { id } }')}`, { token: t.user.token, headers: { accept: 'application/json' } });
+      expect(get.status).toBe(405);
+      expect(get.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['common.method_not_allowed']);
+      const masked = await app.http('POST', '/graphql', { token: t.user.token, body: { query: `{ items(clientAccountId: ${t.account.id}, perPage: ${BOOM}) { meta { records } } }` } });
+      expect(masked.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['common.internal_error']);
+    });
+
+    const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+    /** A GraphQL tool's answer: its errors, whether the call failed (isError) or ran with errors. */
+    const tool = async (token: string, name: string, args: Record<string, unknown>) => {
+      const res = await app.http('POST', '/mcp', { token, headers: MCP_HEADERS, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } } });
+      expect(res.status).toBe(200);
+      return JSON.parse(res.body.result.content[0].text) as { errors?: { message: string; extensions?: { code?: string } }[] };
+    };
+
+    it.each([
+      ['a syntax error', 'graphql_query', { query: '{ me { ' }, 'common.validation_error'],
+      ['an unknown field', 'graphql_query', { query: '{ nope }' }, 'common.validation_error'],
+      ['an unknown operation name', 'graphql_query', { query: 'query A { __typename }', operationName: 'B' }, 'common.validation_error'],
+      ['a mutation', 'graphql_query', { query: 'mutation { deactivateItem(id: 1) { id } }' }, 'common.validation_error'],
+      ['a variable of the wrong type', 'graphql_query', { query: ITEM, variables: { id: 'x' } }, 'common.validation_error'],
+      ['a missing required variable', 'graphql_query', { query: ITEM, variables: {} }, 'common.validation_error'],
+      ['variables that are no object', 'graphql_query', { query: '{ __typename }', variables: 5 }, 'common.validation_error'],
+      ['a query over a limit', 'graphql_query', { query: `{ ${Array.from({ length: 101 }, (_, i) => `a${i}: __typename`).join(' ')} }` }, 'common.query_too_complex'],
+    ] as const)('MCP %s through %s: every error has extensions.code', async (_what, name, args, code) => {
+      const body = await tool(t.user.token, name, args);
+      expect(body.errors?.length).toBeGreaterThan(0);
+      for (const e of body.errors!) expect(e.extensions?.code, JSON.stringify(e)).toBe(code);
+    });
+
+    it('MCP graphql_mutation with a token without write: {errors: [{extensions: {code: "insufficient_scope"}}]}', async () => {
+      const body = await tool(t.user.readToken, 'graphql_mutation', { query: 'mutation { deactivateItem(id: 1) { id } }' });
+      expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['insufficient_scope']);
+    });
+  });
+
   describe('401 on /graphql is a GraphQL response; introspection needs no token', () => {
     it('no token: introspection answers the schema (GraphiQL loads its docs before sign-in)', async () => {
       const res = await app.http('POST', '/graphql', { body: { query: getIntrospectionQuery() } });

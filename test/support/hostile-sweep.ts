@@ -149,6 +149,9 @@ const HOSTILE_DOCUMENTS: Hostile[] = [
   { name: 'a syntax error', value: '{ currency(' },
 ];
 
+/** The codes of the 5xx answers (an unexpected error, a busy server, a failing upstream). */
+const SERVER_CODES = new Set(['common.internal_error', 'common.unavailable', 'common.upstream_error']);
+
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 
 // ── Which database runs which part ────────────────────────────────────────────────────────────
@@ -317,8 +320,11 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       if (res.status >= 500) return `${res.status} ${res.text.slice(0, 200)}`;
       if (typeof res.body !== 'object' || res.body === null) return `${res.status} with no JSON body`;
       const errors: { message?: string; extensions?: { code?: string } }[] = res.body.errors ?? [];
-      const unexpected = errors.find((e) => e.extensions?.code === 'INTERNAL_SERVER_ERROR' || e.message === 'Unexpected error.');
+      const unexpected = errors.find((e) => e.extensions?.code === 'common.internal_error' || e.message === 'Unexpected error.');
       if (unexpected) return `${res.status} an unexpected error (${JSON.stringify(unexpected).slice(0, 200)})`;
+      // issue 26: every GraphQL error carries extensions.code, in the project's naming
+      const uncoded = errors.find((e) => !/^[a-z][a-z0-9_.]*$/.test(e.extensions?.code ?? ''));
+      if (uncoded) return `${res.status} an error without a code of ours (${JSON.stringify(uncoded).slice(0, 200)})`;
       if (errors.length && res.text.length > MAX_ERROR_LENGTH) return `${res.status} with a ${res.text.length}-character error body`;
       if (!errors.length && value === MB) return `${res.status}: a 1 MB string was taken`;
       return undefined;
@@ -403,7 +409,9 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       const text = result.content[0]?.text ?? '';
       if (!result.isError) return value === MB ? 'a 1 MB string was taken' : undefined;
       if (text.length > MAX_ERROR_LENGTH) return `a ${text.length}-character tool error`;
-      const error = JSON.parse(text) as { status?: number };
+      const error = JSON.parse(text) as { status?: number; errors?: { extensions?: { code?: string } }[] };
+      // the GraphQL tools fail as /graphql does: {errors: [{message, extensions: {code}}]}, never an unexpected one
+      if (error.errors) return error.errors.length && error.errors.every((e) => /^[a-z][a-z0-9_.]*$/.test(e.extensions?.code ?? '') && !SERVER_CODES.has(e.extensions!.code!)) ? undefined : `a tool error ${text.slice(0, 200)}`;
       return typeof error.status === 'number' && error.status < 500 ? undefined : `a tool error ${text.slice(0, 200)}`;
     }
 

@@ -159,7 +159,7 @@ export async function runToolCall(execution: Execution, tools: ReadonlyMap<strin
     const args = remap.rewrite(parseArguments(call), entry);
     return entry.call(ctx, args);
   });
-  const body = outcome.ok ? outcome.value : toolErrorBody(execution.ctx, outcome.error);
+  const body = outcome.ok ? outcome.value : toolErrorBody(execution.ctx, outcome.error, entry?.errorShape);
   return {
     call,
     result: { tool_call_id: call.id, name: call.function.name, is_error: !outcome.ok, content: JSON.stringify(body ?? null) },
