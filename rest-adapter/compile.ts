@@ -16,7 +16,7 @@ import {
   type VariableDefinitionNode,
 } from 'graphql';
 import { toSnake } from '../src/shared/naming.ts';
-import { withDefaults, withVariable, type Operation } from './operation.ts';
+import { needsWrite, withDefaults, withVariable, type Operation } from './operation.ts';
 
 /** Where a variable's value comes from on the wire. */
 export type VariableSource = 'path' | 'query' | 'body' | 'body-field';
@@ -38,6 +38,12 @@ export interface CompiledOperation {
   operation: OperationDefinitionNode;
   fragments: Record<string, FragmentDefinitionNode>;
   isMutation: boolean;
+  /**
+   * The operation needs the `write` scope: a POST, PUT, PATCH or DELETE (`needsWrite`), whose
+   * document is then a mutation. The REST route, the MCP tool's readOnlyHint and the OpenAPI
+   * security all read this, never `isMutation`.
+   */
+  needsWrite: boolean;
   /** MCP tool name: the operation's name in snake_case (ListItems -> list_items) */
   toolName: string;
   /** response key of the single top-level field: its value is the response body */
@@ -142,6 +148,13 @@ export function compileOperation(schema: GraphQLSchema, op: Operation): Compiled
   const errors = validate(schema, document);
   if (errors.length) throw new Error(`operation ${where}: ${errors.map((e) => e.message).join('; ')}`);
 
+  // spec 000: "A token without write cannot perform POST, PUT, PATCH or DELETE". The method decides;
+  // the document must agree, so the GraphQL field behind the entry needs write on /graphql too.
+  const writes = needsWrite(op);
+  if (writes !== (operation.operation === 'mutation')) {
+    throw new Error(`operation ${where}: a ${writes ? 'POST, PUT, PATCH or DELETE needs the write scope, so its document must be a mutation' : 'GET needs no write scope, so its document must be a query'}`);
+  }
+
   const top = operation.selectionSet.selections;
   if (top.length !== 1 || top[0].kind !== Kind.FIELD) throw new Error(`operation ${where}: select exactly one top-level field`);
   const resultField = top[0];
@@ -195,6 +208,7 @@ export function compileOperation(schema: GraphQLSchema, op: Operation): Compiled
     operation,
     fragments,
     isMutation: operation.operation === 'mutation',
+    needsWrite: writes,
     toolName: toSnake(ops[0].name.value).replace(/^_/, ''),
     resultKey: resultField.alias?.value ?? resultField.name.value,
     variables,

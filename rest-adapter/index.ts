@@ -78,13 +78,14 @@ export interface OperationResult {
 }
 
 /**
- * Runs one operation for one request, whatever the entry point (REST route, MCP tool): a mutation
- * needs `write`; variables are derived and checked; the document executes on the same schema and
- * context as /graphql. Errors are thrown for the entry point's renderer.
+ * Runs one operation for one request, whatever the entry point (REST route, MCP tool): a POST, PUT,
+ * PATCH or DELETE needs `write` (before its input is even read); variables are derived and checked;
+ * the document executes on the same schema and context as /graphql. Errors are thrown for the entry
+ * point's renderer.
  */
 export async function runOperation(schema: GraphQLSchema, compiled: CompiledOperation, ctx: RequestContext, request: OperationRequest): Promise<OperationResult> {
-  // a public operation needs no token at all (its fields skip the scopes too)
-  if (compiled.isMutation && !compiled.op.public && !ctx.actor.scopes.has('write')) throw new InsufficientScopeError('write');
+  // a public operation needs no token on REST (its fields skip the scopes too); its MCP tool is refused by the tool endpoint
+  if (compiled.needsWrite && !compiled.op.public && !ctx.actor.scopes.has('write')) throw new InsufficientScopeError('write');
   const variableValues = operationVariables(compiled, request);
   const result = await execute({ schema, document: compiled.document, variableValues, contextValue: ctx });
   if (result.errors?.length) throw result.errors[0];

@@ -7,7 +7,7 @@ import type { RequestContext } from '../src/shared/context.ts';
 import { boundedMessage, InsufficientScopeError, JsonRpcRequestError } from '../src/shared/errors.ts';
 import { toSnake } from '../src/shared/naming.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../src/shared/query-limits.ts';
-import { toolbox, toolErrorBody } from './tools.ts';
+import { toolbox, toolErrorBody, type ToolEntry } from './tools.ts';
 import { jsonText } from '../src/shared/json-text.ts';
 
 /**
@@ -24,9 +24,9 @@ import { jsonText } from '../src/shared/json-text.ts';
  * (`checkMessage`: a batch array, which MCP 2025-06-18 removed, or no message at all, -32600 with HTTP 400).
  */
 
-/** A tool's failure as MCP reports it: a result with isError and the REST error body as text. */
-function toolError(ctx: RequestContext, e: unknown): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(toolErrorBody(ctx, e)) }] };
+/** A tool's failure as MCP reports it: a result with isError and the tool's error body as text (the REST one, or /graphql's for the GraphQL tools). */
+function toolError(ctx: RequestContext, e: unknown, entry?: ToolEntry): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(toolErrorBody(ctx, e, entry?.errorShape)) }] };
 }
 
 /**
@@ -85,7 +85,7 @@ export function createMcpHandler(schema: GraphQLSchema, info: { name: string; ve
         const result = await entry.call(ctx, request.params.arguments ?? {});
         return { content: [{ type: 'text', text: jsonText(result) }] };
       } catch (e) {
-        return toolError(ctx, e);
+        return toolError(ctx, e, entry);
       }
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

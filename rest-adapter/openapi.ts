@@ -103,7 +103,8 @@ Errors are \`{"error": "<text>", "status": <integer>}\`, or on some operations (
 delete) \`{"error": {"code", "message", "request_id"}}\`; each operation's responses name their shape.
 A 400 names every offending field (\`item_no: is required; price: …\`). An unknown path answers 404,
 a known path with another method 405 with \`Allow\`, both \`{error, status}\`. Every response carries
-\`x-request-id\`; quote it when reporting a problem.
+\`x-request-id\`, a UUID the server makes (an envelope's \`request_id\`); quote it when reporting a
+problem. A request's own \`X-Request-Id\` is logged beside it and echoed in \`X-Client-Request-Id\`.
 
 ## Rate limits
 Requests are limited per user, counted over \`/api/v2\`, \`/graphql\` and \`/mcp\` together, whatever
@@ -147,7 +148,7 @@ const ERROR_SCHEMAS: Record<Shape, [string, JsonSchema]> = {
           properties: {
             code: { type: 'string', description: 'e.g. common.validation_error, common.not_found' },
             message: { type: 'string' },
-            request_id: { type: 'string', description: 'the x-request-id of the response' },
+            request_id: { type: 'string', format: 'uuid', description: 'the x-request-id of the response: a UUID the server made' },
           },
           required: ['code', 'message', 'request_id'],
           additionalProperties: false,
@@ -201,10 +202,10 @@ function errorStatuses(c: CompiledOperation, hasBody: boolean): number[] {
     401,
     403,
     ...(c.op.path.includes(':') || c.op.bodyNamesRecords ? [404] : []),
-    ...(c.isMutation ? [409] : []),
+    ...(c.needsWrite ? [409] : []),
     ...(hasBody ? [413] : []),
     ...(c.op.representations ? [406] : []),
-    ...(c.isMutation ? [422] : []),
+    ...(c.needsWrite ? [422] : []),
     429,
     500,
     503,
@@ -280,7 +281,7 @@ function parameters(c: CompiledOperation, root: GraphQLObjectType): (OpenApiPara
   const order = [...c.op.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
   const rank = (p: OpenApiParameter) => (p.in === 'path' ? order.indexOf(p.name) : order.length);
   out.sort((a, b) => rank(a) - rank(b));
-  return c.isMutation && !c.op.public ? [...out, { $ref: '#/components/parameters/IdempotencyKey' }] : out;
+  return c.needsWrite && !c.op.public ? [...out, { $ref: '#/components/parameters/IdempotencyKey' }] : out;
 }
 
 /**
@@ -384,7 +385,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
     if (!tags.includes(tag)) tags.push(tag);
     const body = requestBodySchema(c);
     const status = c.op.status ?? 200;
-    const counted = c.op.public ? {} : { ...rateLimitHeaders, ...(c.isMutation ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) };
+    const counted = c.op.public ? {} : { ...rateLimitHeaders, ...(c.needsWrite ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) };
     const operation: OpenApiOperation = {
       operationId: c.toolName,
       summary: c.op.summary,
@@ -397,7 +398,8 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
           ...(status === 204 ? {} : { content: responseContent(c, root, components) }),
         },
       },
-      security: c.op.public ? [] : [{ oauth2: [c.isMutation ? 'write' : 'read'] }, { bearer: [c.isMutation ? 'write' : 'read'] }],
+      // spec 000: "A token without write cannot perform POST, PUT, PATCH or DELETE"
+      security: c.op.public ? [] : [{ oauth2: [c.needsWrite ? 'write' : 'read'] }, { bearer: [c.needsWrite ? 'write' : 'read'] }],
       ...(c.op.public ? { servers: [{ url: base }] } : {}),
     };
     for (const [other, r] of Object.entries(c.op.representations?.responses ?? {})) {
@@ -442,7 +444,11 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
         },
       },
       headers: {
-        RequestId: { description: 'The id of this request (a well-formed incoming x-request-id is kept); quote it when reporting a problem.', schema: { type: 'string' } },
+        RequestId: {
+          description:
+            "The id of this request, a UUID the server makes (the v2 envelope's request_id); quote it when reporting a problem. A caller's own X-Request-Id is never this id: it is logged beside it and echoed in X-Client-Request-Id.",
+          schema: { type: 'string', format: 'uuid' },
+        },
         WWWAuthenticate: {
           description: 'RFC 6750 bearer challenge: `error="invalid_token"` or `error="insufficient_scope"`, and `resource_metadata` pointing at the RFC 9728 protected-resource metadata.',
           schema: { type: 'string' },

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { ErrorShape } from '../src/shared/error-renderer.ts';
 import type { RequestContext } from '../src/shared/context.ts';
+import { methodNeedsWrite } from '../src/shared/authentication.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -15,7 +16,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - `$with_*` variables are declared from `with`: `with=entries.item` sets `$with_entries` and
  *   `$with_entries_item` (the document only uses them in `@include(if: …)`);
  * - the response body is the value of the operation's single top-level field;
- * - a mutation needs the `write` scope (REST, MCP and GraphQL alike).
+ * - a POST, PUT, PATCH or DELETE needs the `write` scope (`needsWrite`: REST, MCP and OpenAPI alike)
+ *   and its document is a mutation, a GET's a query, so GraphQL agrees (compile.ts checks it).
  */
 export interface Operation {
   method: HttpMethod;
@@ -167,6 +169,16 @@ export interface Representations {
   /** other success statuses a rendering answers with a JSON body (the SAF-T ZIP's 202 {message}) */
   responses?: Readonly<Record<number, { description: string; schema: Record<string, unknown> }>>;
 }
+
+/**
+ * Whether an operation needs the `write` scope, by its method (spec 000, Authentication 6: "A token
+ * without write cannot perform POST, PUT, PATCH or DELETE"): its REST route refuses a token without
+ * it (403 insufficient_scope), its MCP tool is not readOnlyHint (tools/list leaves it out for such a
+ * token, a call is refused), its OpenAPI security names `write`. A public entry's REST route takes
+ * no token at all (spec 000: "Endpoints marked public in this specification require no token"); its
+ * MCP tool still needs write.
+ */
+export const needsWrite = (op: Pick<Operation, 'method'>): boolean => methodNeedsWrite(op.method);
 
 /** Whether an operation is destructive (its MCP tool's destructiveHint): as the entry says, else every DELETE. */
 export const isDestructive = (op: Pick<Operation, 'method' | 'destructive'>): boolean => op.destructive ?? op.method === 'DELETE';

@@ -4,6 +4,7 @@ import type { RequestContext } from '../src/shared/context.ts';
 import { errorBody, toWireError } from '../src/shared/error-renderer.ts';
 import { boundedMessage, ValidationError } from '../src/shared/errors.ts';
 import { guardDocument } from '../src/shared/input-guard.ts';
+import { isStoresNothing } from '../src/builder.ts';
 import { DEFAULT_QUERY_LIMITS, parseQuery, queryLimitErrors, type QueryLimits } from '../src/shared/query-limits.ts';
 import type { CompiledOperation } from './compile.ts';
 import { compiledOperations, runOperation } from './index.ts';
@@ -23,7 +24,16 @@ import { isDestructive, operationPaths, restPath, withDefaults, withParameter } 
 export interface ToolEntry {
   tool: Tool;
   module: string;
+  /** needs no `write` scope (MCP readOnlyHint): an operation's tool whose REST method is GET, and graphql_query */
   readOnly: boolean;
+  /** a write tool that stores nothing (its GraphQL field is marked `storesNothing`): a chat preview lists no change for it */
+  storesNothing?: boolean;
+  /**
+   * The shape of the tool's failures: the REST error body `{error, status}` (the operations' tools),
+   * or as /graphql answers, `{errors: [{message, extensions: {code, …}}]}` (graphql_query and
+   * graphql_mutation: every error with its code, as on /graphql).
+   */
+  errorShape: 'simple' | 'graphql';
   /** the GraphQL type of the record the operation answers with (Document for get_document, update_document …), if one */
   recordType?: string;
   /**
@@ -85,9 +95,10 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
       description: `related records to embed${defaults.length ? `; default: ${defaults.join(', ')}` : ''}${op.with.always?.length ? `; always: ${op.with.always.join(', ')}` : ''}`,
     };
   }
-  const readOnly = !compiled.isMutation;
+  const readOnly = !compiled.needsWrite;
   const top = compiled.operation.selectionSet.selections[0];
-  const returned = top.kind === Kind.FIELD ? (compiled.isMutation ? schema.getMutationType() : schema.getQueryType())?.getFields()[top.name.value]?.type : undefined;
+  const rootField = top.kind === Kind.FIELD ? (compiled.isMutation ? schema.getMutationType() : schema.getQueryType())?.getFields()[top.name.value] : undefined;
+  const returned = rootField?.type;
   const named = returned && getNamedType(returned);
   const argumentOf = new Map<string, string>();
   if (top.kind === Kind.FIELD) for (const a of top.arguments ?? []) if (a.value.kind === Kind.VARIABLE) argumentOf.set(a.value.name.value, a.name.value);
@@ -99,6 +110,8 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
     recordType: named && isObjectType(named) ? named.name : undefined,
     argumentNames,
     readOnly,
+    storesNothing: isStoresNothing(rootField),
+    errorShape: 'simple',
     tool: {
       name: compiled.toolName,
       title: op.summary.split(/[.:]/)[0],
@@ -123,12 +136,19 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
   };
 }
 
+/**
+ * Whether a call of the tool may change stored records: a write tool not marked `storesNothing`. The
+ * chat assistant runs such calls again to write a preview (src/modules/assistant/).
+ */
+export const mayStore = (entry: Pick<ToolEntry, 'readOnly' | 'storesNothing'> | undefined): boolean => !!entry && !entry.readOnly && !entry.storesNothing;
+
 /** graphql_query / graphql_mutation: a document and its variables, run as on /graphql (the same limits first). */
 function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: QueryLimits): ToolEntry {
   const readOnly = kind === 'query';
   return {
     module: 'graphql',
     readOnly,
+    errorShape: 'graphql',
     tool: {
       name: `graphql_${kind}`,
       title: readOnly ? 'Run a GraphQL query' : 'Run a GraphQL mutation',
@@ -162,7 +182,8 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: 
         throw new ValidationError((e as Error).message);
       }
       const refused = queryLimitErrors(schema, document, limits, { variables: variables as Record<string, unknown>, operationName });
-      if (refused.length) throw refused[0];
+      // every limit the query exceeds, as /graphql names them
+      if (refused.length) throw new AggregateError(refused, refused[0].message);
       const errors = validate(schema, document);
       if (errors.length) throw new ValidationError(errors.map((e) => e.message).join('; '));
       const operation = getOperationAST(document, operationName);
@@ -174,18 +195,28 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: 
   };
 }
 
-/** A GraphQL error as /graphql shows it: the client's own errors in full, unexpected ones masked. */
+/**
+ * A GraphQL error as /graphql shows it: the client's own errors in full with their code (graphqlErrorCode)
+ * and the extensions GraphQL made (a query limit's `limit`), unexpected ones masked.
+ */
 function shownError(ctx: RequestContext, e: GraphQLError) {
   const wire = toWireError(e);
   if (wire.status >= 500) ctx.logger.error({ err: e.originalError ?? e, requestId: ctx.requestId }, 'unexpected error in an MCP GraphQL tool');
-  return { message: wire.status >= 500 ? 'Unexpected error.' : boundedMessage(e.message), ...(e.path ? { path: e.path } : {}), extensions: { code: wire.code, ...wire.extensions } };
+  const { http: _http, ...own } = (e.originalError || wire.status >= 500 ? {} : e.extensions) as Record<string, unknown>;
+  return { message: wire.status >= 500 ? 'Unexpected error.' : boundedMessage(e.message), ...(e.path ? { path: e.path } : {}), extensions: { ...own, code: wire.code, ...wire.extensions } };
 }
 
-/** A tool's failure as a tool reports it: the REST error body (unexpected errors masked and logged). */
-export function toolErrorBody(ctx: RequestContext, e: unknown): unknown {
-  const wire = toWireError(e);
+/**
+ * A tool's failure as a tool reports it, in the tool's error shape: the REST error body, or for the
+ * GraphQL tools /graphql's `{errors}` (unexpected errors masked and logged).
+ */
+export function toolErrorBody(ctx: RequestContext, e: unknown, shape: ToolEntry['errorShape'] = 'simple'): unknown {
+  // an AggregateError: every query limit a GraphQL tool's document exceeds
+  const errors: unknown[] = e instanceof AggregateError ? e.errors : [e];
+  if (shape === 'graphql' && errors.every((x) => x instanceof GraphQLError)) return { errors: errors.map((x) => shownError(ctx, x as GraphQLError)) };
+  const wire = toWireError(errors[0]);
   if (wire.status >= 500) ctx.logger.error({ err: e, requestId: ctx.requestId }, 'unexpected error in a tool');
-  return errorBody(wire, 'simple', ctx.requestId);
+  return errorBody(wire, shape, ctx.requestId);
 }
 
 

@@ -14,7 +14,7 @@ import { docsRoutes } from '../rest-adapter/docs-route.ts';
 import { ANONYMOUS, Authenticator } from './shared/authentication.ts';
 import { createRequestContext, type Actor, type RequestContext } from './shared/context.ts';
 import { ReferenceCache } from './shared/reference-cache.ts';
-import { boundValidationErrors, guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
+import { boundValidationErrors, graphqlErrorCodes, guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
 import { queryLimitsPlugin } from './shared/query-limits.ts';
 import { guardGraphqlHttp, guardPath, guardQuery, jsonBody } from './shared/input-guard.ts';
 import { camt053Body } from './modules/bank-transactions/camt053-body.ts';
@@ -56,7 +56,9 @@ export interface App {
   oauth: OauthProvider;
 }
 
-type ContextRequest = Request & { ctx: RequestContext; requestId: string };
+type ContextRequest = Request & { ctx: RequestContext; requestId: string; clientRequestId?: string };
+/** A caller's X-Request-Id that is kept (logged and echoed): 8–128 letters, digits and `_.:-`. */
+const CLIENT_REQUEST_ID = /^[\w.:-]{8,128}$/;
 /** the entry points that take bearer tokens */
 type Entry = 'api' | 'graphql' | 'mcp';
 
@@ -77,17 +79,30 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   authenticator.register(sessionTokenVerifier({ cacheSeconds: config.sessionCacheSeconds }));
   authenticator.register(jwtTokenVerifier(keys, config.baseUrl));
 
-  // Every response carries x-request-id (a caller's own id is kept when it looks like one).
+  // Every request's id is a UUID made here (spec 000: the v2 envelope's request_id is a "<uuid
+  // string>"): every answer's x-request-id, the envelope's request_id, the logs' requestId. A caller's
+  // own X-Request-Id is never that id: when well-formed it is logged beside it (clientRequestId) and
+  // echoed in X-Client-Request-Id.
   app.use((req, res, next) => {
+    const r = req as ContextRequest;
+    const id = randomUUID();
     const incoming = req.get('x-request-id');
-    const id = incoming && /^[\w.:-]{8,128}$/.test(incoming) ? incoming : randomUUID();
-    (req as ContextRequest).requestId = id;
+    r.requestId = id;
+    r.clientRequestId = incoming && CLIENT_REQUEST_ID.test(incoming) ? incoming : undefined;
     res.setHeader('x-request-id', id);
+    if (r.clientRequestId) res.setHeader('x-client-request-id', r.clientRequestId);
     const started = performance.now();
     res.on('finish', () => {
-      const r = req as Partial<ContextRequest>;
       logger.info(
-        { requestId: id, method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(performance.now() - started), userId: r.ctx?.actor.userId },
+        {
+          requestId: id,
+          ...(r.clientRequestId ? { clientRequestId: r.clientRequestId } : {}),
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          ms: Math.round(performance.now() - started),
+          userId: (r as Partial<ContextRequest>).ctx?.actor.userId,
+        },
         'request',
       );
     });
@@ -109,7 +124,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   const crossOriginOptions = {
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Idempotency-Key', 'X-Request-Id', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-Id'],
-    exposedHeaders: ['X-Request-Id', 'WWW-Authenticate', 'Idempotent-Replayed', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Mcp-Session-Id', 'Allow'],
+    exposedHeaders: ['X-Request-Id', 'X-Client-Request-Id', 'WWW-Authenticate', 'Idempotent-Replayed', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Mcp-Session-Id', 'Allow'],
     maxAge: 600,
   } satisfies cors.CorsOptions;
   const crossOrigin = cors({ ...crossOriginOptions, origin: config.corsOrigins === '*' ? '*' : config.corsOrigins });
@@ -142,7 +157,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
       db: db.prisma,
       actor,
       requestId: r.requestId,
-      logger: () => logger.child({ requestId: r.requestId, userId: actor.userId }),
+      logger: () => logger.child({ requestId: r.requestId, ...(r.clientRequestId ? { clientRequestId: r.clientRequestId } : {}), userId: actor.userId }),
       limits: serviceLimits,
       reference,
       files,
@@ -243,7 +258,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     // read with the limit); yoga's own check piped every body through a TransformStream again
     maxRequestBodySize: false,
     // the query limits run before GraphQL's validation, the token check before execution
-    plugins: [guardGraphqlInput, boundValidationErrors, queryLimitsPlugin(config.graphqlLimits), requireToken(challenge('graphql')), graphiql.plugin],
+    plugins: [guardGraphqlInput, boundValidationErrors, queryLimitsPlugin(config.graphqlLimits), requireToken(challenge('graphql')), graphqlErrorCodes, graphiql.plugin],
   });
   // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen.
   const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: isGraphqlMutation });
@@ -255,7 +270,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
 
   // Last: every error that escaped, in the entry point's shape (express' own handler would answer HTML).
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    sendError(res, err, errorShapeOf(req, res), (req as ContextRequest).requestId, logger);
+    const r = req as ContextRequest;
+    sendError(res, err, errorShapeOf(req, res), r.requestId, r.clientRequestId ? logger.child({ clientRequestId: r.clientRequestId }) : logger);
   });
 
   return { express: app, admission, authenticator, oauth };

@@ -91,6 +91,18 @@ builder.mutationType({ authScopes: { write: true } });
 export const publicField = { skipTypeScopes: true, extensions: { publicField: true } } as const;
 
 /**
+ * Options of a Mutation field that stores nothing: it renders something or asks an outside service
+ * (a document's preview PDF, the tax authority's pre-filled data or validation). It is a mutation
+ * because its REST entry is a POST, and spec 000 says "A token without write cannot perform POST,
+ * PUT, PATCH or DELETE": it needs `write` on every entry point. The chat assistant's preview lists
+ * no change for it and does not run it again to write (src/modules/assistant/preview-execution.ts).
+ */
+export const storesNothing = { extensions: { storesNothing: true } } as const;
+
+/** Whether a root field is marked `storesNothing`. */
+export const isStoresNothing = (field: { extensions?: Readonly<Record<string, unknown>> | null } | undefined): boolean => field?.extensions?.storesNothing === true;
+
+/**
  * Options for a tenant-owned object type: each returned object is checked against the caller's
  * eligible accounts, whatever path reached it (the service checks first; this is the backstop).
  */

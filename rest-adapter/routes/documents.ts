@@ -165,7 +165,7 @@ export const documentOperations = defineOperations([
     path: '/documents/preview',
     summary: 'The PDF of a document from the same body as POST /documents (application/pdf); nothing is saved; the same 400s as create.',
     document: /* GraphQL */ `
-      query PreviewDocument($input: CreateDocumentInput!) {
+      mutation PreviewDocument($input: CreateDocumentInput!) {
         previewDocument(input: $input) { file_name: fileName content_type: contentType content_base64: contentBase64 }
       }`,
     representations: previewPdf,

@@ -119,7 +119,7 @@ export const taxReturnOperations = defineOperations([
       'loans [{lender, balance_dec31, interest_paid}], properties [{property_id, municipality, address, property_type, tax_value}], loss_carried_forward, reported_at}. ' +
       '400 without an organization number, 404 when the authority has none for the year, 500 when it cannot be reached.',
     document: /* GraphQL */ `
-      query FetchPrefilledTaxData($clientAccountId: Int!, $year: Int!) { taxReturnPrefilledData(clientAccountId: $clientAccountId, year: $year) }`,
+      mutation FetchPrefilledTaxData($clientAccountId: Int!, $year: Int!) { fetchPrefilledTaxData(clientAccountId: $clientAccountId, year: $year) }`,
     queryParameters: ['client_account_id'],
   },
   {
@@ -129,8 +129,8 @@ export const taxReturnOperations = defineOperations([
       'The tax authority’s validation of the næringsspesifikasjon computed from the ledger (body client_account_id, required; query from_date, to_date): {valid, errors: [{severity, code, message, path}], warnings: [...]}. ' +
       'Errors: BALANCE_MISMATCH, UNMAPPED_ACCOUNTS, RESULT_MISMATCH, SECTION_SUM, WRONG_YEAR, MALFORMED; warnings: NEGATIVE_EQUITY, EMPTY.',
     document: /* GraphQL */ `
-      query ValidateTaxReturn($clientAccountId: Int!, $year: Int!, $fromDate: Date, $toDate: Date) {
-        taxReturnValidation(clientAccountId: $clientAccountId, year: $year, fromDate: $fromDate, toDate: $toDate) { valid errors { ${FINDING} } warnings { ${FINDING} } }
+      mutation ValidateTaxReturn($clientAccountId: Int!, $year: Int!, $fromDate: Date, $toDate: Date) {
+        validateTaxReturn(clientAccountId: $clientAccountId, year: $year, fromDate: $fromDate, toDate: $toDate) { valid errors { ${FINDING} } warnings { ${FINDING} } }
       }`,
     queryParameters: ['from_date', 'to_date'],
   },

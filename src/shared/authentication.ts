@@ -29,6 +29,16 @@ export class Authenticator {
   }
 }
 
+/**
+ * spec 000, Authentication 6: "A token without write cannot perform POST, PUT, PATCH or DELETE".
+ * The one statement of the rule: the operation table (REST route, MCP tool annotation, OpenAPI
+ * security), the idempotency keys and the GraphQL document of each entry (a mutation) follow it.
+ */
+export const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Whether an HTTP method needs the `write` scope (HEAD and GET do not). */
+export const methodNeedsWrite = (method: string): boolean => WRITE_METHODS.has(method.toUpperCase());
+
 /** Scope strings of a token: `write` implies `read`; unknown names are ignored. */
 export function parseScopes(scope: string | undefined | null): Set<'read' | 'write'> {
   const out = new Set<'read' | 'write'>();

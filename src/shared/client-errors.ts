@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorBody, errorShapeOfPath } from './error-renderer.ts';
@@ -29,9 +30,11 @@ export function answerClientErrors(server: Server): void {
     if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
     const [status, reason, message] = STATUS[err.code ?? ''] ?? BAD_REQUEST;
     const shape = errorShapeOfPath(requestPath(err.rawPacket));
-    const body = JSON.stringify(errorBody({ status, code: status === 400 ? 'common.bad_request' : 'common.request_rejected', message, headers: {}, issues: [], extensions: {} }, shape, ''));
+    // the request never reached the app, but its answer has an id of its own as every other answer has
+    const requestId = randomUUID();
+    const body = JSON.stringify(errorBody({ status, code: status === 400 ? 'common.bad_request' : 'common.request_rejected', message, headers: {}, issues: [], extensions: {} }, shape, requestId));
     socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n${shape === 'oauth' ? 'Cache-Control: no-store\r\n' : ''}\r\n${body}`,
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n${shape === 'oauth' ? 'Cache-Control: no-store\r\n' : ''}\r\n${body}`,
     );
   });
 }

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
 import { AppError, boundedIssues, boundedMessage, type FieldIssue } from './errors.ts';
-import { fromPrismaError } from './graphql-errors.ts';
+import { fromPrismaError, graphqlErrorCode } from './graphql-errors.ts';
 import { toSnake } from './naming.ts';
 
 /**
@@ -73,7 +73,7 @@ function unbounded(err: unknown): WireError {
     // GraphQL's own parse, validation and variable-coercion errors are the client's
     if (!err.originalError || err.originalError instanceof GraphQLError || (ext?.http?.status && ext.http.status < 500)) {
       const issues = ext?.issues ?? [];
-      return { status: ext?.http?.status ?? 400, code: ext?.code ?? 'common.validation_error', message: restMessage(err.message, issues), headers: ext?.http?.headers ?? {}, issues, extensions: {} };
+      return { status: ext?.http?.status ?? 400, code: graphqlErrorCode(err), message: restMessage(err.message, issues), headers: ext?.http?.headers ?? {}, issues, extensions: {} };
     }
   }
   return fromHttpError(raw) ?? INTERNAL;

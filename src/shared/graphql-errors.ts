@@ -31,6 +31,71 @@ export function fromPrismaError(e: unknown): AppError | null {
   }
 }
 
+/**
+ * The project's error codes are lower case (`common.validation_error`, `insufficient_scope`, …);
+ * graphql-js gives its own errors none and yoga and envelop give theirs Apollo's upper-case ones
+ * (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED, OPERATION_RESOLUTION_FAILURE, BAD_REQUEST).
+ */
+const PROJECT_CODE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
+
+/** The code of a client error yoga answers with this HTTP status (the REST codes of the same statuses). */
+const CODE_BY_STATUS: Record<number, string> = {
+  404: 'common.not_found',
+  405: 'common.method_not_allowed',
+  406: 'common.not_acceptable',
+  413: 'common.content_too_large',
+  415: 'common.unsupported_media_type',
+};
+
+/**
+ * The `extensions.code` of a GraphQL error, in the project's naming, for every error whatever made it:
+ * an error of ours keeps its code; anything unexpected is `common.internal_error` (as on REST); every
+ * other one is the client's request — a syntax error, a validation error (unknown field, wrong literal,
+ * undefined variable), a variable's value that cannot be coerced or is missing, an operation name the
+ * document lacks, a subscription, a malformed body — `common.validation_error`, or by its HTTP status
+ * (a mutation over GET: 405 `common.method_not_allowed`).
+ */
+export function graphqlErrorCode(error: GraphQLError): string {
+  const ext = error.extensions as { code?: unknown; unexpected?: unknown; http?: { status?: number } } | undefined;
+  if (typeof ext?.code === 'string' && PROJECT_CODE.test(ext.code)) return ext.code;
+  const status = ext?.http?.status;
+  if (ext?.code === 'INTERNAL_SERVER_ERROR' || ext?.unexpected || (status !== undefined && status >= 500)) return 'common.internal_error';
+  if (status !== undefined && CODE_BY_STATUS[status]) return CODE_BY_STATUS[status];
+  return status === undefined || status === 400 || status === 200 ? 'common.validation_error' : 'common.bad_request';
+}
+
+/** The error with `extensions.code` in the project's naming (itself when it has one already). */
+function withProjectCode(error: GraphQLError): GraphQLError {
+  const code = graphqlErrorCode(error);
+  if (error.extensions?.code === code) return error;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: { ...error.extensions, code },
+  });
+}
+
+/**
+ * Every error /graphql answers carries `extensions.code` in the project's naming (`graphqlErrorCode`):
+ * applied to the result as it is about to be written, so the errors yoga makes itself (parsing the
+ * request, validation, operation resolution), graphql-js's variable coercion errors and ours all
+ * pass here. Only the code changes: the HTTP status yoga gives each (GraphQL over HTTP) stays.
+ */
+export const graphqlErrorCodes: Plugin<RequestContext> = {
+  onResultProcess({ result, setResult }) {
+    const fix = (r: unknown): unknown => {
+      const errors = (r as { errors?: readonly unknown[] } | null)?.errors;
+      if (!Array.isArray(errors) || !errors.length) return r;
+      return { ...(r as object), errors: errors.map((e) => (e instanceof GraphQLError ? withProjectCode(e) : e)) };
+    };
+    if (Array.isArray(result)) setResult(result.map(fix) as never);
+    else if (result && typeof result === 'object' && !(Symbol.asyncIterator in result)) setResult(fix(result) as never);
+  },
+};
+
 /** Status and headers (WWW-Authenticate, Retry-After) yoga puts on the HTTP response. */
 function httpOf(app: AppError): { status: number; headers?: Record<string, string> } {
   return Object.keys(app.headers).length ? { status: app.status, headers: app.headers } : { status: app.status };
@@ -130,5 +195,5 @@ export function maskError(error: unknown, message: string, logger: Logger): Erro
     if (!original || original instanceof GraphQLError) return bounded(error); // parse/validation/coercion errors
   }
   logger.error({ err: error }, 'unexpected GraphQL error');
-  return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR', http: { status: 500 } } });
+  return new GraphQLError(message, { extensions: { code: 'common.internal_error', http: { status: 500 } } });
 }

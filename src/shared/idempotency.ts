@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { getOperationAST, OperationTypeNode, parse } from 'graphql';
 import type { Prisma } from '../db/database.ts';
+import { methodNeedsWrite } from './authentication.ts';
 import type { RequestContext } from './context.ts';
 import { ConflictError, UnprocessableError, ValidationError } from './errors.ts';
 
@@ -30,12 +31,11 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
-const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Refusals whose cause lies outside the request: never stored, so a retry can succeed once fixed. */
 const REFUSALS = new Set([401, 403, 429]);
 
-/** POST, PUT, PATCH and DELETE: the REST writes. */
-export const isWriteMethod = (req: Request): boolean => WRITE_METHODS.has(req.method);
+/** POST, PUT, PATCH and DELETE: the REST writes (those that need the write scope). */
+export const isWriteMethod = (req: Request): boolean => methodNeedsWrite(req.method);
 
 const RAW_BODY = Symbol('idempotency.rawBody');
 type WithRawBody = IncomingMessage & { [RAW_BODY]?: Buffer };

@@ -43,7 +43,7 @@ describe.each(targets())('documents GraphQL (%s)', (target) => {
     expect(page.data.documents).toEqual({ nodes: [{ id: d.id }], meta: { page: 1, pages: 1, perPage: 100, records: 1 } });
     const refused = await app.gql(t.user.token, `mutation { deleteDocument(id: ${d.id}) }`);
     expect(refused.errors?.[0]).toMatchObject({ message: expect.stringContaining('credit it instead'), extensions: { code: 'common.validation_error' } });
-    const preview = await app.gql(t.user.token, `query($input: CreateDocumentInput!) { previewDocument(input: $input) { fileName contentType contentBase64 } }`, { input: input() });
+    const preview = await app.gql(t.user.token, `mutation($input: CreateDocumentInput!) { previewDocument(input: $input) { fileName contentType contentBase64 } }`, { input: input() });
     expect(preview.data.previewDocument).toMatchObject({ contentType: 'application/pdf', fileName: 'faktura-utkast.pdf' });
     expect(Buffer.from(preview.data.previewDocument.contentBase64, 'base64').subarray(0, 5).toString()).toBe('%PDF-');
     const other2 = await app.gql(t.user.token, `mutation($input: CreateDocumentInput!) { createDocument(input: $input) { id } }`, { input: input({ isDraft: true }) });

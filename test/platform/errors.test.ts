@@ -30,7 +30,7 @@ describe.each(targets())('errors on every entry point (%s)', (target) => {
   const logged: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
-    const logger = pino({ level: 'error' }, { write: (line: string) => void logged.push(JSON.parse(line)) });
+    const logger = pino({ level: 'info' }, { write: (line: string) => void logged.push(JSON.parse(line)) });
     app = await startTestApp(target, { logger });
     t = await app.seed.tenant();
   });
@@ -52,6 +52,109 @@ describe.each(targets())('errors on every entry point (%s)', (target) => {
       expect(res.body.errors[0].message).toBe('Unexpected error.');
       expect(res.text).not.toMatch(/secret|db-7|TypeError/);
       expect(JSON.stringify(logged)).toContain('secret detail');
+    });
+  });
+
+  describe('spec 000 Errors: "{error: {code: <string>, message: <string>, request_id: <uuid string>}}"', () => {
+    const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+    it('request_id is a UUID the server made, also without an X-Request-Id', async () => {
+      const res = await app.http('GET', '/api/v2/reports/trial-balance?date_from=2026-03-01&date_to=2026-01-01', { token: t.user.token });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.body.error.request_id).toMatch(UUID);
+      expect(res.headers.get('x-request-id')).toBe(res.body.error.request_id);
+      expect(res.headers.get('x-client-request-id')).toBeNull();
+    });
+
+    it("a client's X-Request-Id is never the request_id: it is logged beside the request's own id and echoed in X-Client-Request-Id", async () => {
+      const mine = 'client-trace-0001';
+      const res = await app.http('GET', '/api/v2/reports/trial-balance?date_from=2026-03-01&date_to=2026-01-01', { token: t.user.token, headers: { 'x-request-id': mine } });
+      expect(res.body.error.request_id).toMatch(UUID);
+      expect(res.text).not.toContain(mine);
+      expect(res.headers.get('x-request-id')).toBe(res.body.error.request_id);
+      expect(res.headers.get('x-client-request-id')).toBe(mine);
+      expect(logged.some((l) => l.msg === 'request' && l.requestId === res.body.error.request_id && l.clientRequestId === mine)).toBe(true);
+      // the 401 of the bearer middleware and an unexpected 500 too
+      const unauthenticated = await app.http('GET', '/api/v2/reports/trial-balance', { headers: { 'x-request-id': mine } });
+      expect(unauthenticated.status).toBe(401);
+      expect(unauthenticated.body.error.request_id).toMatch(UUID);
+      const failed = await app.http('GET', `/api/v2/items?client_account_id=${t.account.id}&per_page=${BOOM}`, { token: t.user.token, headers: { 'x-request-id': mine } });
+      expect(failed.status).toBe(500);
+      const requestId = failed.headers.get('x-request-id');
+      expect(requestId).toMatch(UUID);
+      expect(logged.some((l) => l.requestId === requestId && l.clientRequestId === mine && JSON.stringify(l).includes('secret detail'))).toBe(true);
+    });
+
+    it('an X-Request-Id that is no plain token (spaces, too long) is neither echoed nor logged', async () => {
+      for (const bad of ['has spaces in it', 'x'.repeat(200)]) {
+        const res = await app.http('GET', '/api/v2/units?per_page=1', { token: t.user.token, headers: { 'x-request-id': bad } });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('x-request-id')).toMatch(UUID);
+        expect(res.headers.get('x-client-request-id')).toBeNull();
+        expect(JSON.stringify(logged)).not.toContain(bad);
+      }
+    });
+  });
+
+  describe('spec 000: "400 invalid request or validation failure" — every GraphQL error carries extensions.code (common.validation_error), on /graphql and through the MCP GraphQL tools', () => {
+    const ITEM = 'query($id: Int!) { item(id: $id) { id } }';
+    // [what, request, the status graphql-yoga answers (GraphQL over HTTP, unchanged), the code]
+    it.each([
+      ['a syntax error', { query: '{ me { ' }, 200, 'common.validation_error'],
+      ['an unknown field', { query: '{ nope }' }, 200, 'common.validation_error'],
+      ['a literal of the wrong type', { query: '{ item(id: "x") { id } }' }, 200, 'common.validation_error'],
+      ['an undefined variable', { query: '{ item(id: $id) { id } }' }, 200, 'common.validation_error'],
+      ['an unknown operation name', { query: 'query A { __typename }', operationName: 'B' }, 400, 'common.validation_error'],
+      ['two operations and no operation name', { query: 'query A { __typename } query B { __typename }' }, 400, 'common.validation_error'],
+      ['a variable of the wrong type', { query: ITEM, variables: { id: 'x' } }, 400, 'common.validation_error'],
+      ['a missing required variable', { query: ITEM, variables: {} }, 400, 'common.validation_error'],
+      ['an input object variable with an unknown and missing fields', { query: 'mutation($i: CreateItemInput!) { createItem(input: $i) { id } }', variables: { i: { foo: 1 } } }, 400, 'common.validation_error'],
+      ['a subscription (the schema has none)', { query: 'subscription { x }' }, 200, 'common.validation_error'],
+      ['no query', {}, 200, 'common.validation_error'],
+      ['a query that is no string', { query: 5 }, 400, 'common.validation_error'],
+      ['variables that are no object', { query: '{ __typename }', variables: 5 }, 400, 'common.validation_error'],
+      ['a body that is no JSON', '{"query": ', 400, 'common.validation_error'],
+    ] as const)('/graphql, %s: every error has extensions.code, and the status is yoga\'s', async (_what, body, status, code) => {
+      const res = await app.http('POST', '/graphql', { token: t.user.token, body, headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(status);
+      expect(res.body.errors.length).toBeGreaterThan(0);
+      for (const e of res.body.errors) expect(e.extensions?.code, JSON.stringify(e)).toBe(code);
+    });
+
+    it('/graphql: a mutation sent with GET is 405 common.method_not_allowed; an unexpected error is common.internal_error', async () => {
+      const get = await app.http('GET', `/graphql?query=${encodeURIComponent('mutation { deactivateItem(id: 1) { id } }')}`, { token: t.user.token, headers: { accept: 'application/json' } });
+      expect(get.status).toBe(405);
+      expect(get.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['common.method_not_allowed']);
+      const masked = await app.http('POST', '/graphql', { token: t.user.token, body: { query: `{ items(clientAccountId: ${t.account.id}, perPage: ${BOOM}) { meta { records } } }` } });
+      expect(masked.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['common.internal_error']);
+    });
+
+    const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+    /** A GraphQL tool's answer: its errors, whether the call failed (isError) or ran with errors. */
+    const tool = async (token: string, name: string, args: Record<string, unknown>) => {
+      const res = await app.http('POST', '/mcp', { token, headers: MCP_HEADERS, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } } });
+      expect(res.status).toBe(200);
+      return JSON.parse(res.body.result.content[0].text) as { errors?: { message: string; extensions?: { code?: string } }[] };
+    };
+
+    it.each([
+      ['a syntax error', 'graphql_query', { query: '{ me { ' }, 'common.validation_error'],
+      ['an unknown field', 'graphql_query', { query: '{ nope }' }, 'common.validation_error'],
+      ['an unknown operation name', 'graphql_query', { query: 'query A { __typename }', operationName: 'B' }, 'common.validation_error'],
+      ['a mutation', 'graphql_query', { query: 'mutation { deactivateItem(id: 1) { id } }' }, 'common.validation_error'],
+      ['a variable of the wrong type', 'graphql_query', { query: ITEM, variables: { id: 'x' } }, 'common.validation_error'],
+      ['a missing required variable', 'graphql_query', { query: ITEM, variables: {} }, 'common.validation_error'],
+      ['variables that are no object', 'graphql_query', { query: '{ __typename }', variables: 5 }, 'common.validation_error'],
+      ['a query over a limit', 'graphql_query', { query: `{ ${Array.from({ length: 101 }, (_, i) => `a${i}: __typename`).join(' ')} }` }, 'common.query_too_complex'],
+    ] as const)('MCP %s through %s: every error has extensions.code', async (_what, name, args, code) => {
+      const body = await tool(t.user.token, name, args);
+      expect(body.errors?.length).toBeGreaterThan(0);
+      for (const e of body.errors!) expect(e.extensions?.code, JSON.stringify(e)).toBe(code);
+    });
+
+    it('MCP graphql_mutation with a token without write: {errors: [{extensions: {code: "insufficient_scope"}}]}', async () => {
+      const body = await tool(t.user.readToken, 'graphql_mutation', { query: 'mutation { deactivateItem(id: 1) { id } }' });
+      expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['insufficient_scope']);
     });
   });
 

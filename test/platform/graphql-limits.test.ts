@@ -218,7 +218,7 @@ describe.each(targets())('GraphQL query limits (%s)', (target) => {
     expect((await timed(query, { variables: { deep: true } })).status).toBe(400);
   });
 
-  it('the MCP graphql_query tool refuses the same queries the same way, before they run', async () => {
+  it('the MCP graphql_query tool refuses the same queries the same way, before they run, in the same shape: {errors: [{message, extensions: {code, limit}}]}', async () => {
     const client = new Client({ name: 'limits-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${t.user.readToken}` } } }));
     try {
@@ -229,13 +229,16 @@ describe.each(targets())('GraphQL query limits (%s)', (target) => {
       };
       const cycle = await call(CYCLE(collection));
       expect(cycle.isError).toBe(true);
-      expect(cycle.body).toEqual({ error: expect.stringContaining('ItemCollection.entries inside itself'), status: 400 });
+      expect(cycle.body.errors[0]).toEqual({ message: expect.stringContaining('ItemCollection.entries inside itself'), extensions: { code: 'common.query_too_complex', limit: expect.objectContaining({ name: 'nested_list' }) } });
+      expect(limitsOf(cycle.body)).toEqual(['nested_list', 'cost']);
       expect(cycle.statements).toEqual([]);
       const aliases = await call(ALIASES(t.account.id));
-      expect(aliases.body).toEqual({ error: 'The query has more than 2,000 tokens, the most a query may have', status: 400 });
+      expect(aliases.body).toEqual({
+        errors: [{ message: 'The query has more than 2,000 tokens, the most a query may have', extensions: { code: 'common.query_too_complex', limit: { name: 'tokens', max: 2000, actual: 2001 } } }],
+      });
       expect(aliases.statements).toEqual([]);
-      expect((await call(ALIASES(t.account.id, 110))).body.error).toBe('The query has 110 aliases; at most 100 are allowed');
-      expect((await call(DEEP(collection, 32))).body.error).toBe('The query nests 32 fields deep; at most 15 are allowed');
+      expect((await call(ALIASES(t.account.id, 110))).body.errors[0].message).toBe('The query has 110 aliases; at most 100 are allowed');
+      expect((await call(DEEP(collection, 32))).body.errors[0].message).toBe('The query nests 32 fields deep; at most 15 are allowed');
         const fine = await call(`{ itemCollection(id: ${collection}) { entries { id } } }`);
       expect(fine.isError).toBeFalsy();
       expect(fine.body.data.itemCollection.entries).toHaveLength(ENTRIES);

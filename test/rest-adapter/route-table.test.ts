@@ -4,6 +4,8 @@ import { compiledOperations, operations } from '../../rest-adapter/index.ts';
 import { compileOperation } from '../../rest-adapter/compile.ts';
 import { operationVariables } from '../../rest-adapter/variables.ts';
 import { operationPaths, restPath, type Operation } from '../../rest-adapter/operation.ts';
+import { buildOpenApiDocument, openApiKey } from '../../rest-adapter/openapi.ts';
+import { toolbox } from '../../rest-adapter/tools.ts';
 import { ValidationError } from '../../src/shared/errors.ts';
 import { schema } from '../../src/schema.ts';
 
@@ -74,8 +76,8 @@ const DOCUMENTED = [
   'GET /equity/positions', 'GET /equity/cap-table', 'GET /equity/share-classes', 'GET /equity/transaction-types',
 ];
 
-/** POSTs that write nothing (a preview): queries, so a read-only token may call them and their MCP tools are read-only. */
-const READ_ONLY_POSTS = new Set(['POST /documents/preview', 'POST /tax-returns/:year/fetch-prefilled', 'POST /tax-returns/:year/validate']);
+/** spec 000, Authentication 6, word for word: the methods a token without write cannot perform. */
+const WRITE_METHODS_OF_THE_SPEC = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 describe('operation table', () => {
   it('has exactly one entry for every documented method and path', () => {
@@ -94,8 +96,31 @@ describe('operation table', () => {
     for (const n of names) expect(n).toMatch(/^(list|get|create|update|patch|delete|deactivate|cancel|commit|import|book|upload|preview|merge|split|accept|submit|add|fetch|validate)_[a-z_]+$/);
   });
 
-  it('a mutation is marked as one whatever its method (but a POST that writes nothing is a query)', () => {
-    for (const c of compiledOperations(schema)) expect(c.isMutation).toBe(c.op.method !== 'GET' && !READ_ONLY_POSTS.has(`${c.op.method} ${c.op.path}`));
+  describe('spec 000: "A token without write cannot perform POST, PUT, PATCH or DELETE" — no write entry is read-only anywhere', () => {
+    const openapi = buildOpenApiDocument(schema, { baseUrl: 'http://localhost' });
+    const { byName } = toolbox(schema);
+    it.each(compiledOperations(schema).map((c) => [`${c.op.method} ${restPath(c.op)}`, c] as const))('%s', (_name, c) => {
+      const write = WRITE_METHODS_OF_THE_SPEC.includes(c.op.method);
+      // the REST route (runOperation refuses a token without write), and GraphQL: the document is a mutation, which needs write on /graphql too
+      expect(c.needsWrite).toBe(write);
+      expect(c.isMutation).toBe(write);
+      // the MCP tool: not read-only, so tools/list leaves it out for a read-only token and a call is refused
+      const tool = byName.get(c.toolName)!;
+      expect(tool.readOnly).toBe(!write);
+      expect(tool.tool.annotations?.readOnlyHint).toBe(!write);
+      // the OpenAPI document: security names write; a write takes Idempotency-Key (the public paths take no token at all)
+      for (const path of operationPaths(c.op)) {
+        const described = openapi.paths[openApiKey({ ...c.op, path })][c.op.method.toLowerCase()];
+        const scope = write ? 'write' : 'read';
+        expect(described.security).toEqual(c.op.public ? [] : [{ oauth2: [scope] }, { bearer: [scope] }]);
+        expect(described.parameters?.some((p) => '$ref' in p && p.$ref.endsWith('/IdempotencyKey'))).toBe(write && !c.op.public);
+      }
+    });
+
+    it('an entry whose document disagrees with its method does not compile: a POST running a query, a GET running a mutation', () => {
+      expect(() => compileOperation(testSchema, op({ method: 'POST', document: list.op.document }))).toThrow(/POST, PUT, PATCH or DELETE needs the write scope, so its document must be a mutation/);
+      expect(() => compileOperation(testSchema, op({ method: 'GET', path: '/parents/:parent_id/entries', document: create.op.document }))).toThrow(/GET needs no write scope, so its document must be a query/);
+    });
   });
 
   it('a public operation (no token, under /public/v2) selects only public fields: an anonymous caller may run it on /graphql too', () => {

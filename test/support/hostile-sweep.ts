@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getNamedType, getNullableType, getVariableValues, isInputObjectType, isListType, isNonNullType, Kind, parse, validate, type GraphQLArgument, type GraphQLField, type GraphQLInputType, type OperationDefinitionNode } from 'graphql';
+import { getNamedType, getVariableValues, isNonNullType, Kind, parse, validate, type GraphQLArgument, type GraphQLField, type OperationDefinitionNode } from 'graphql';
 import { schema } from '../../src/schema.ts';
 import { compiledOperations } from '../../rest-adapter/index.ts';
 import type { CompiledOperation } from '../../rest-adapter/compile.ts';
@@ -8,8 +8,7 @@ import { toSnake } from '../../src/shared/naming.ts';
 import { ResponseMismatchError } from '../support/openapi-validator.ts';
 import { onceTargets, startTestApp, targets, type HttpResult, type Target, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
-import { pdfBytes, voucherFactory } from '../support/vouchers.ts';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { fixtureWorld, ownType, validArguments, validRequest, wireKeys } from './valid-requests.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +31,6 @@ import {
   typeAt,
   valuesFor,
   type BaselineContext,
-  type Fixtures,
   type Hostile,
 } from '../support/hostile.ts';
 
@@ -55,22 +53,6 @@ const compiled = compiledOperations(schema);
 /** What deletes or deactivates the fixtures other cases point at runs last. */
 const destructive = (name: string) => /^(Mutation\.)?(DELETE |delete|deactivate|revoke|unlink|changePassword)/.test(name);
 const lastIfDestructive = <T extends [string, ...unknown[]]>(cases: T[]): T[] => [...cases].sort((a, b) => Number(destructive(a[0])) - Number(destructive(b[0])));
-
-/** The GraphQL type an operation's top-level field returns (what its `id` argument points at). */
-function ownType(c: CompiledOperation): string {
-  const root = c.isMutation ? schema.getMutationType()! : schema.getQueryType()!;
-  const top = c.operation.selectionSet.selections[0];
-  return getNamedType(root.getFields()[top.kind === Kind.FIELD ? top.name.value : ''].type).name;
-}
-
-/** A GraphQL input value with its object keys as the wire writes them (snake_case; JSON scalars and unknown keys untouched). */
-function wireKeys(value: unknown, type: GraphQLInputType): unknown {
-  const t = getNullableType(type) as GraphQLInputType;
-  if (isListType(t) && Array.isArray(value)) return value.map((v) => wireKeys(v, t.ofType));
-  if (!isInputObjectType(t) || value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Raw) return value;
-  const fields = t.getFields();
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [fields[k] ? toSnake(k) : k, fields[k] ? wireKeys(v, fields[k].type) : v]));
-}
 
 /** A line the app logged, as a failure shows it: its message, the error's and the first frames of its stack. */
 function loggedError(line: string): string {
@@ -167,6 +149,9 @@ const HOSTILE_DOCUMENTS: Hostile[] = [
   { name: 'a syntax error', value: '{ currency(' },
 ];
 
+/** The codes of the 5xx answers (an unexpected error, a busy server, a failing upstream). */
+const SERVER_CODES = new Set(['common.internal_error', 'common.unavailable', 'common.upstream_error']);
+
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 
 // ── Which database runs which part ────────────────────────────────────────────────────────────
@@ -225,148 +210,6 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** A tenant with one record of every kind an id can point at (the fixtures), and known-good text for checked fields. */
-  async function world(): Promise<{ t: Tenant; ctx: (ownType?: string) => BaselineContext }> {
-    const prisma = app.db.prisma;
-    const t = await app.seed.tenant();
-    const clientAccountId = t.account.id;
-    const unit = await app.seed.unitId('H87');
-    const taxCode = await t.taxCode('3');
-    const account = await t.ledgerAccount('1920');
-    const item = await prisma.item.create({ data: { clientAccountId, itemNo: 'SWEEP-1', salesUnitId: unit, taxCodeId: taxCode, price: '1' } });
-    const itemCollection = await prisma.itemCollection.create({ data: { clientAccountId, collectionType: 'TEMPLATE', name: 'Sweep' } });
-    const entry = await prisma.itemCollectionEntry.create({
-      data: { itemCollectionId: itemCollection.id, clientAccountId, itemId: item.id, price: '1', quantity: '1', unitId: unit, taxCodeId: taxCode },
-    });
-    // a customer, and the employee of the payroll contract below
-    const businessPartner = await prisma.businessPartner.create({ data: { clientAccountId, name: 'Sweep AS', isCustomer: true, isEmployee: true } });
-    const bankAccount = await prisma.bankAccount.create({ data: { clientAccountId, accountNumber: '15032012342', currencyCode: 'NOK', ledgerAccountId: account } });
-    const project = await prisma.project.create({ data: { clientAccountId, sequenceNumber: 1, name: 'Sweep' } });
-    const department = await prisma.department.create({ data: { clientAccountId, sequenceNumber: 1, name: 'Sweep' } });
-    const tag = await prisma.tag.create({ data: { clientAccountId, name: 'Sweep' } });
-    const asset = await prisma.asset.create({ data: { clientAccountId, name: 'Sweep' } });
-    const journalEntry = await prisma.journalEntry.create({
-      data: {
-        clientAccountId,
-        lines: {
-          create: [
-            { clientAccountId, lineId: 1, postingDate: new Date('2026-01-02'), accountId: account, debit: '1', debitFc: '1', currencyCode: 'NOK' },
-            { clientAccountId, lineId: 2, postingDate: new Date('2026-01-02'), accountId: account, credit: '1', creditFc: '1', currencyCode: 'NOK' },
-          ],
-        },
-      },
-    });
-    const bankStatement = await prisma.bankStatement.create({
-      data: { clientAccountId, bankAccountId: bankAccount.id, fromDate: new Date('2026-01-01'), toDate: new Date('2026-01-31'), openingBalance: '0', closingBalance: '1', source: 'JSON' },
-    });
-    const bankTransaction = await prisma.bankTransaction.create({
-      data: { clientAccountId, bankAccountId: bankAccount.id, bankStatementId: bankStatement.id, payeeBankAccountId: bankAccount.id, amount: '1', currencyCode: 'NOK', bookingDate: new Date('2026-01-02') },
-    });
-    const voucherCollection = await prisma.voucherCollection.create({ data: { clientAccountId, name: 'Sweep' } });
-    const voucher = await voucherFactory(app).voucher(t, { bytes: await pdfBytes(3), data: { collectionId: voucherCollection.id } });
-    const invitation = await prisma.invitation.create({
-      data: { clientAccountId, invitedEmail: `sweep-${clientAccountId}@example.no`, role: 'EM', token: randomBytes(32).toString('hex'), expiresAt: new Date(Date.now() + 86_400_000) },
-    });
-    const workerTask = await prisma.workerTask.create({ data: { clientAccountId, taskType: 'MANUAL_REVIEW', relationType: 'voucher', relationId: voucher.id } });
-    const chatThread = await prisma.chatThread.create({ data: { clientAccountId, subject: 'Sweep', createdById: t.user.id } });
-    const chatMessage = await prisma.chatMessage.create({ data: { threadId: chatThread.id, message: 'Sweep', fromUserId: t.user.id, createdById: t.user.id } });
-    const taskThread = await prisma.chatThread.create({ data: { clientAccountId, subject: 'Sweep task' } });
-    const task = await prisma.task.create({ data: { clientAccountId, title: 'Sweep', threadId: taskThread.id } });
-    const yearlyAccount = await prisma.yearlyAccountSubmission.create({
-      data: { clientAccountId, reportingYear: 2025, fromDate: new Date('2025-01-01'), toDate: new Date('2025-12-31'), status: 'DRAFT' },
-    });
-    // a DRAFT with no portal instance: its status answers as stored, its cancel needs no portal call
-    const taxReturn = await prisma.taxReturn.create({
-      data: { clientAccountId, reportingYear: 2026, fromDate: new Date('2026-01-01'), toDate: new Date('2026-12-31'), status: 'DRAFT', createdById: t.user.id },
-    });
-    const payrollGarnishment = await prisma.payrollGarnishment.create({
-      data: {
-        clientAccountId, businessPartnerId: businessPartner.id, externalId: 'SWEEP-1', garnishmentType: 'UTLEGGSTREKK', deductionType: 'FIXED', amount: '1',
-        priority: 1, validFrom: new Date('2026-01-01'), status: 'ACTIVE', externalVersion: 1, sequenceNumber: 1, rawResponse: {},
-      },
-    });
-    const payrollContract = await prisma.payrollContract.create({
-      data: { clientAccountId, businessPartnerId: businessPartner.id, employmentType: 'ordinaertArbeidsforhold', startDate: new Date('2026-01-01'), salaryType: 'MONTHLY_FIXED', monthlySalary: '1', endDate: new Date('2026-12-31') },
-    });
-    // equity: shares of the fixture partner to trade, the company itself (buyback, retire, cap table) and a recipient
-    const company = await prisma.businessPartner.findFirstOrThrow({ where: { clientAccountId, isSelf: true }, select: { id: true } });
-    const shareholder = await prisma.businessPartner.create({ data: { clientAccountId, name: 'Sweep Holder AS', isShareholder: true } });
-    const equityTransaction = await prisma.equityTransaction.create({
-      data: { clientAccountId, transactionDate: new Date('2026-01-02'), transactionType: 'ISSUANCE', transactionGroupId: randomUUID(), businessPartnerId: businessPartner.id, shareClass: 'COMMON', quantity: 1_000_000 },
-    });
-    const fixtures: Fixtures = {
-      clientAccount: clientAccountId,
-      payrollContract: payrollContract.id,
-      equityTransaction: equityTransaction.id,
-      companyBusinessPartner: company.id,
-      toBusinessPartner: shareholder.id,
-      taxReturn: taxReturn.id,
-      payrollGarnishment: payrollGarnishment.id,
-      task: task.id,
-      // a yearly account draft: the id of its operations (the submission, its notes, its PDF)
-      yearlyAccountSubmission: yearlyAccount.id,
-      yearlyAccountNote: yearlyAccount.id,
-      yearlyAccountFile: yearlyAccount.id,
-      chatThread: chatThread.id,
-      thread: chatThread.id,
-      chatMessage: chatMessage.id,
-      message: chatMessage.id,
-      voucher: voucher.id,
-      voucherCollection: voucherCollection.id,
-      user: t.user.id,
-      unit,
-      taxCode,
-      account,
-      item: item.id,
-      itemCollection: itemCollection.id,
-      itemCollectionEntry: entry.id,
-      businessPartner: businessPartner.id,
-      bankAccount: bankAccount.id,
-      project: project.id,
-      department: department.id,
-      tag: tag.id,
-      asset: asset.id,
-      journalEntry: journalEntry.id,
-      bankStatement: bankStatement.id,
-      bankTransaction: bankTransaction.id,
-      invitation: invitation.id,
-      /** role_id: 5 EM, a role any account may give */
-      role: 5,
-      workerTask: workerTask.id,
-      // a result is submitted to its task: the submit operation's id is the task's
-      workerTaskResult: workerTask.id,
-      // a worker task's relation_id (with relation_type voucher)
-      relation: voucher.id,
-    };
-    const strings = {
-      email: t.user.email,
-      currencyCode: 'NOK',
-      accountingCurrency: 'NOK',
-      countryCode: 'NO',
-      accountNumber: '12030000043',
-      standardTaxCode: '3',
-      'CreateAccountInput.code': '1921',
-      'CreateTaxCodeInput.code': 'SW1',
-      'accountByCode.code': '1920',
-      'CreateWorkerTaskInput.relationType': 'voucher',
-      accountCode: '1920',
-      'currency.code': 'NOK',
-      currentPassword: 'correct horse battery staple',
-      newPassword: 'correct horse battery staple 2',
-      // invitations: the token of the fixture (its first accept creates a user, every later one is 400), addresses of no user
-      token: invitation.token,
-      'CreateInvitationInput.email': `sweep-new-${clientAccountId}@example.no`,
-      'AcceptInvitationInput.email': `sweep-accepted-${clientAccountId}@example.no`,
-      password: 'correct horse battery staple',
-      // bank integrations: a supported bank and the one PDF form
-      bic: 'DNBANOKKXXX',
-      formType: 'integration-agreement',
-      // payroll contracts: STYRK-08
-      occupationCode: '2511108',
-    };
-    return { t, ctx: (own) => ({ fixtures, strings, ownType: own }) };
-  }
-
   /** Sends the requests, CONCURRENCY at a time, and lists the problems, each naming its value. */
   async function sweep(requests: Sent[]): Promise<string[]> {
     logged.length = 0;
@@ -386,29 +229,9 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     let t: Tenant;
     let ctx: (ownType?: string) => BaselineContext;
     beforeAll(async () => {
-      ({ t, ctx } = await world());
+      ({ t, ctx } = await fixtureWorld(app));
     });
 
-    /** The valid request of an operation: path ids of the fixtures, the required query parameters and body fields. */
-    function validRequest(c: CompiledOperation) {
-      const bc = ctx(ownType(c));
-      const params: Record<string, string> = {};
-      const query: Record<string, string> = {};
-      let body: Record<string, unknown> | undefined = c.op.method === 'GET' ? undefined : {};
-      for (const v of c.variables) {
-        if (v.source === 'path') params[v.wire] = String(baseline(v.type, v.name, bc));
-        else if (v.source === 'query' && v.required) query[v.wire] = String(baseline(v.type, v.name, bc));
-        else if (v.source === 'body') {
-          const input = baseline(v.type, v.name, bc) as Record<string, unknown>;
-          for (const b of c.boundFields) {
-            params[b.wire] ??= String(baseline(b.type, b.field, bc));
-            delete input[b.field];
-          }
-          body = input;
-        } else if (v.source === 'body-field' && v.required) body![v.wire] = baseline(v.type, v.name, bc);
-      }
-      return { params, query, body, bc };
-    }
 
     /** What is wrong with an answer: a 5xx, no JSON, not the route's error shape, an echo of the input, a 1 MB string taken. */
     function problem(res: HttpResult, c: CompiledOperation, value: unknown, elsewhere = false): string | undefined {
@@ -428,7 +251,7 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     }
 
     it.each(mine(restCases()))('%s: 4xx JSON in the route shape, never 5xx', async (_name, { c, where, wire, path }) => {
-      const { params, query, body, bc } = validRequest(c);
+      const { params, query, body, bc } = validRequest(c, ctx);
       const bodyType = c.bodyVariable?.type;
       const onWire = (b: unknown) => (bodyType ? wireKeys(b, bodyType) : b);
       const requests: Sent[] = [];
@@ -489,7 +312,7 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     let t: Tenant;
     let ctx: (ownType?: string) => BaselineContext;
     beforeAll(async () => {
-      ({ t, ctx } = await world());
+      ({ t, ctx } = await fixtureWorld(app));
     });
 
     /** What is wrong with an answer: a 5xx, no JSON, a masked unexpected error, an echo of the input, a 1 MB string taken. */
@@ -497,8 +320,11 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       if (res.status >= 500) return `${res.status} ${res.text.slice(0, 200)}`;
       if (typeof res.body !== 'object' || res.body === null) return `${res.status} with no JSON body`;
       const errors: { message?: string; extensions?: { code?: string } }[] = res.body.errors ?? [];
-      const unexpected = errors.find((e) => e.extensions?.code === 'INTERNAL_SERVER_ERROR' || e.message === 'Unexpected error.');
+      const unexpected = errors.find((e) => e.extensions?.code === 'common.internal_error' || e.message === 'Unexpected error.');
       if (unexpected) return `${res.status} an unexpected error (${JSON.stringify(unexpected).slice(0, 200)})`;
+      // issue 26: every GraphQL error carries extensions.code, in the project's naming
+      const uncoded = errors.find((e) => !/^[a-z][a-z0-9_.]*$/.test(e.extensions?.code ?? ''));
+      if (uncoded) return `${res.status} an error without a code of ours (${JSON.stringify(uncoded).slice(0, 200)})`;
       if (errors.length && res.text.length > MAX_ERROR_LENGTH) return `${res.status} with a ${res.text.length}-character error body`;
       if (!errors.length && value === MB) return `${res.status}: a 1 MB string was taken`;
       return undefined;
@@ -567,28 +393,11 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
     let properties: Map<string, Record<string, unknown>>;
 
     beforeAll(async () => {
-      ({ t, ctx } = await world());
+      ({ t, ctx } = await fixtureWorld(app));
       const list = await app.http('POST', '/mcp', { token: t.user.token, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: MCP_HEADERS });
       properties = new Map(list.body.result.tools.map((tool: { name: string; inputSchema: { properties: Record<string, unknown> } }) => [tool.name, tool.inputSchema.properties]));
     });
 
-    /** A tool's valid arguments: the operation's parameters and body fields, flat (or the body under `body`), typed. */
-    function validArguments(c: CompiledOperation): Record<string, unknown> {
-      const bc = ctx(ownType(c));
-      const args: Record<string, unknown> = {};
-      for (const v of c.variables) {
-        if (v.source === 'body') {
-          const input = baseline(v.type, v.name, bc) as Record<string, unknown>;
-          for (const b of c.boundFields) {
-            args[b.wire] ??= baseline(b.type, b.field, bc);
-            delete input[b.field];
-          }
-          if ('body' in properties.get(c.toolName)!) args.body = wireKeys(input, v.type);
-          else Object.assign(args, wireKeys(input, v.type));
-        } else if (v.required || v.source === 'path') args[v.wire] = baseline(v.type, v.name, bc);
-      }
-      return args;
-    }
 
     /** What is wrong with an answer: a 5xx, no JSON-RPC answer, a tool error that is a 500 or echoes the input, a 1 MB string taken. */
     function problem(res: HttpResult, value: unknown): string | undefined {
@@ -600,7 +409,9 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
       const text = result.content[0]?.text ?? '';
       if (!result.isError) return value === MB ? 'a 1 MB string was taken' : undefined;
       if (text.length > MAX_ERROR_LENGTH) return `a ${text.length}-character tool error`;
-      const error = JSON.parse(text) as { status?: number };
+      const error = JSON.parse(text) as { status?: number; errors?: { extensions?: { code?: string } }[] };
+      // the GraphQL tools fail as /graphql does: {errors: [{message, extensions: {code}}]}, never an unexpected one
+      if (error.errors) return error.errors.length && error.errors.every((e) => /^[a-z][a-z0-9_.]*$/.test(e.extensions?.code ?? '') && !SERVER_CODES.has(e.extensions!.code!)) ? undefined : `a tool error ${text.slice(0, 200)}`;
       return typeof error.status === 'number' && error.status < 500 ? undefined : `a tool error ${text.slice(0, 200)}`;
     }
 
@@ -611,7 +422,7 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
           ? { query: '{ __typename }' }
           : target === 'mutation'
             ? { query: 'mutation($i: UpdateMeInput!) { updateMe(input: $i) { id } }', variables: { i: {} } }
-            : validArguments(target);
+            : validArguments(target, ctx, 'body' in properties.get(target.toolName)!);
       const requests: Sent[] = [];
       const call = (name: string, args: unknown, value?: unknown) => {
         const body = toJson({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } });

@@ -3,7 +3,7 @@ import type { AssistantConfig } from '../../config.ts';
 import type { ChatMessage, ChatThread } from '../../generated/prisma/client.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { boundedMessage } from '../../shared/errors.ts';
-import { toolbox, type ToolEntry } from '../../../rest-adapter/tools.ts';
+import { mayStore, toolbox, type ToolEntry } from '../../../rest-adapter/tools.ts';
 import { postMessage } from '../chat/chat.service.ts';
 import { completeChat, ModelError, type ModelMessage, type ModelTool } from './model-client.ts';
 import { runInMode, type Change } from './preview-execution.ts';
@@ -220,7 +220,7 @@ export async function writePreview(ctx: RequestContext, schema: GraphQLSchema, t
   const box = toolbox(schema);
   const earlier = calls
     .map((call) => ({ call, changes: previews.filter((p) => p.tool_call_id === call.id).map((p): Change => ({ type: p.type, id: p.id, operation: p.operation, needsApproval: p.need_approval, reasons: p.reasons })) }))
-    .filter(({ call, changes }) => results.get(call.id)?.is_error === false && (box.byName.get(call.function.name)?.readOnly === false || changes.length > 0));
+    .filter(({ call, changes }) => results.get(call.id)?.is_error === false && (mayStore(box.byName.get(call.function.name)) || changes.length > 0));
   await runInMode(ctx, schema, 'WRITE', async (execution) => {
     const step = await execution.step(async () => {
       const outcomes = await rerunCalls(execution, box.byName, earlier, new IdRemap(referenceTypes(schema)));

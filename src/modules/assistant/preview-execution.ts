@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { getDatamodel } from '../../generated/pothos-types.ts';
 import { observeEnqueues, type JobDefinition } from '../../jobs/jobs.ts';
 import { createRequestContext, inTransaction, isTransaction, type RequestContext } from '../../shared/context.ts';
+import { isStoresNothing } from '../../builder.ts';
 import { destructiveMutationField } from '../../../rest-adapter/tools.ts';
 import type { ApprovalReason } from './shapes.ts';
 
@@ -15,7 +16,8 @@ import type { ApprovalReason } from './shapes.ts';
  *   are not transactional, so the ids a preview shows are burned, never reused.
  * - WRITE: the same, committed.
  *
- * Every mutation root field that runs in such a transaction is one change, recorded by a wrapper
+ * Every mutation root field that runs in such a transaction is one change (but a field marked
+ * `storesNothing`, such as previewDocument: a mutation only because its REST entry is a POST), recorded by a wrapper
  * around the schema's mutation resolvers (installed once; outside an execution it only passes the
  * call on): the record it returned (its GraphQL type and id; for a field answering a boolean, the
  * `id` argument and the type its name ends with), and whether it needs approval:
@@ -239,13 +241,16 @@ class Recorder implements Execution {
 const instrumented = new WeakSet<GraphQLSchema>();
 
 /**
- * Wraps every mutation root field's resolver once: inside an execution (its context has a recorder)
- * the field runs under a savepoint and is recorded; anywhere else the wrapper only calls the resolver.
+ * Wraps every mutation root field's resolver once, but those marked `storesNothing` (src/builder.ts):
+ * inside an execution (its context has a recorder) the field runs under a savepoint and is recorded;
+ * anywhere else the wrapper only calls the resolver.
  */
 function recordMutations(schema: GraphQLSchema): void {
   if (instrumented.has(schema)) return;
   instrumented.add(schema);
   for (const field of Object.values(schema.getMutationType()?.getFields() ?? {})) {
+    // a field that stores nothing (a preview PDF, a question to the tax authority) is no change
+    if (isStoresNothing(field)) continue;
     const resolve = field.resolve ?? defaultFieldResolver;
     field.resolve = (source, args, context, info) => {
       const recorder = recorders.get(context as object);

@@ -4,7 +4,7 @@ import { InsufficientScopeError, ValidationError } from '../../shared/errors.ts'
 import { toCamel } from '../../shared/naming.ts';
 import { jsonText } from '../../shared/json-text.ts';
 import type { Toolbox, ToolEntry } from '../../../rest-adapter/tools.ts';
-import { toolErrorBody } from '../../../rest-adapter/tools.ts';
+import { mayStore, toolErrorBody } from '../../../rest-adapter/tools.ts';
 import { datamodel, type Change, type Execution } from './preview-execution.ts';
 import type { ToolCall, ToolPreview, ToolResult } from './shapes.ts';
 
@@ -160,12 +160,12 @@ export async function runToolCall(execution: Execution, tools: ReadonlyMap<strin
     const args = remap.rewrite(parseArguments(call), entry);
     return entry.call(ctx, args);
   });
-  const body = outcome.ok ? outcome.value : toolErrorBody(execution.ctx, outcome.error);
+  const body = outcome.ok ? outcome.value : toolErrorBody(execution.ctx, outcome.error, entry?.errorShape);
   return {
     call,
     result: { tool_call_id: call.id, name: call.function.name, is_error: !outcome.ok, content: jsonText(body ?? null) },
     changes: outcome.changes,
-    writes: outcome.ok && (!entry?.readOnly || outcome.changes.length > 0),
+    writes: outcome.ok && (mayStore(entry) || outcome.changes.length > 0),
   };
 }
 

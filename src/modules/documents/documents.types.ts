@@ -1,5 +1,5 @@
 import { described } from '../../shared/enum-values.ts';
-import { builder, tenantScoped } from '../../builder.ts';
+import { builder, storesNothing, tenantScoped } from '../../builder.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull } from '../../shared/scalars.ts';
@@ -397,16 +397,18 @@ builder.queryFields((t) => ({
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getDocument(ctx, args, query),
   }),
+}));
+
+builder.mutationFields((t) => ({
   previewDocument: t.field({
+    ...storesNothing,
     type: DocumentPreview,
-    description: 'The PDF of a document as createDocument would make it; nothing is saved (REST POST /documents/preview answers the PDF itself)',
+    description:
+      'The PDF of a document as createDocument would make it; nothing is saved (REST POST /documents/preview answers the PDF itself). A mutation as its REST POST is: it needs the write scope.',
     args: { input: t.arg({ type: CreateDocumentInput, required: true }) },
     validate: rules.create,
     resolve: (_root, args, ctx) => previewDocument(ctx, args as never),
   }),
-}));
-
-builder.mutationFields((t) => ({
   createDocument: t.prismaField({
     type: 'Document',
     description: 'Creates a document: a draft (isDraft true) or finalized (numbered, posted for sales and purchase types, sent with sendDocument) in one transaction.',

@@ -1,4 +1,4 @@
-import { builder, tenantScoped } from '../../builder.ts';
+import { builder, storesNothing, tenantScoped } from '../../builder.ts';
 import { described } from '../../shared/enum-values.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
@@ -273,24 +273,27 @@ builder.queryFields((t) => ({
     validate: rules.preview,
     resolve: (_root, args, ctx) => previewTaxReturn(ctx, args),
   }),
-  taxReturnPrefilledData: t.field({
+}));
+
+builder.mutationFields((t) => ({
+  fetchPrefilledTaxData: t.field({
+    ...storesNothing,
     type: 'JSON',
     description:
-      'Writes nothing: the tax authority’s pre-filled data for the client account’s organisation and the year, as the authority gives it: {org_number, income_year, bank_accounts [{bank_name, account_number, deposit_dec31, interest_earned}], ' +
+      'Stores nothing (a mutation as its REST POST is: it needs the write scope): the tax authority’s pre-filled data for the client account’s organisation and the year, as the authority gives it: {org_number, income_year, bank_accounts [{bank_name, account_number, deposit_dec31, interest_earned}], ' +
       'loans [{lender, balance_dec31, interest_paid}], properties [{property_id, municipality, address, property_type, tax_value}], loss_carried_forward, reported_at}. 404 when the authority has none for the year.',
     args: { clientAccountId: t.arg.int({ required: true }), year: t.arg.int({ required: true }) },
     validate: rules.prefilled,
     resolve: (_root, args, ctx) => fetchPrefilledTaxData(ctx, args),
   }),
-  taxReturnValidation: t.field({
+  validateTaxReturn: t.field({
+    ...storesNothing,
     type: ValidationRef,
-    description: 'Writes nothing: sends the næringsspesifikasjon computed from the ledger to the tax authority’s validation (the rules a filing is checked by).',
+    description:
+      'Stores nothing (a mutation as its REST POST is: it needs the write scope): sends the næringsspesifikasjon computed from the ledger to the tax authority’s validation (the rules a filing is checked by).',
     args: { clientAccountId: t.arg.int({ required: true }), year: t.arg.int({ required: true }), fromDate: t.arg({ type: 'Date' }), toDate: t.arg({ type: 'Date' }) },
     resolve: (_root, args, ctx) => validateTaxReturn(ctx, args),
   }),
-}));
-
-builder.mutationFields((t) => ({
   submitTaxReturn: t.prismaField({
     type: 'TaxReturn',
     description: 'Files the næringsspesifikasjon computed from the ledger through the portal: SUBMITTED (receipt stored as a voucher) or DRAFT (error_message) by the portal’s answer.',
