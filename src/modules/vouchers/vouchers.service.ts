@@ -337,7 +337,8 @@ export async function mergeVouchers(ctx: RequestContext, args: Args<typeof rules
 
 /**
  * POST /vouchers/split (spec 001): one new PDF voucher (channel split, status DRAFT) per page range
- * of a PDF voucher, in the order of the ranges; the source's newest statement is copied to each.
+ * of a PDF voucher, in the order of the ranges; "a statement on the source is copied to every new
+ * voucher": every statement of the source, each to every new voucher, in their order.
  */
 export async function splitVoucher(ctx: RequestContext, args: Args<typeof rules.split>, query: Query = {}) {
   const { input } = parse(rules.split, args);
@@ -369,7 +370,8 @@ export async function splitVoucher(ctx: RequestContext, args: Args<typeof rules.
   const ids = await inTransaction(ctx, async (tx) => {
     await relockSources(tx, [source], action, () => ['voucherId']);
     const user = auditUserId(tx);
-    const statement = await tx.db.voucherStatement.findFirst({ where: { voucherId: source.id }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+    // every statement, oldest first: the copies keep their content, author and time, and (inserted in this order) their order
+    const statements = await tx.db.voucherStatement.findMany({ where: { voucherId: source.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
     const made: number[] = [];
     for (const [i, piece] of pieces.entries()) {
       const [start, end] = ranges[i];
@@ -396,9 +398,8 @@ export async function splitVoucher(ctx: RequestContext, args: Args<typeof rules.
         },
         select: { id: true },
       });
-      if (statement) {
-        const { id: _id, voucherId: _v, createdAt: _c, ...copy } = statement;
-        await tx.db.voucherStatement.create({ data: { ...copy, voucherId: voucher.id } });
+      if (statements.length) {
+        await tx.db.voucherStatement.createMany({ data: statements.map(({ id: _id, ...copy }) => ({ ...copy, voucherId: voucher.id })) });
       }
       made.push(voucher.id);
     }
