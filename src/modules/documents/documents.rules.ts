@@ -115,6 +115,38 @@ export function documentTotals(lines: readonly { net: Decimal; taxAmountFc: Deci
   return { netAmount, grossAmount: netAmount.plus(vat), vat };
 }
 
+/**
+ * The amounts a document keeps (spec 001 "gross_amount, net_amount | decimal", document currency).
+ * With item lines: the lines' totals, and a sent gross_amount or net_amount must equal them to the
+ * øre (an issue naming both figures otherwise). Without lines: the amounts sent; one sent alone, the
+ * other is `kept`'s (an update of a document whose lines it does not touch) or else equals it (no
+ * VAT); neither sent, `kept`'s or 0.
+ */
+export function settleAmounts(
+  lines: { count: number; netAmount: Decimal; grossAmount: Decimal; currencyCode: string },
+  sent: { grossAmount?: Decimal | null; netAmount?: Decimal | null },
+  kept: { grossAmount: Decimal; netAmount: Decimal } | null,
+  issue: (field: 'grossAmount' | 'netAmount', message: string) => void,
+): { netAmount: Decimal; grossAmount: Decimal } {
+  const gross = sent.grossAmount ?? null;
+  const net = sent.netAmount ?? null;
+  if (lines.count > 0) {
+    const check = (field: 'grossAmount' | 'netAmount', value: Decimal | null, total: Decimal, name: string) => {
+      if (value != null && !value.equals(total)) {
+        issue(field, `is ${value.toFixed(2)} ${lines.currencyCode}, but the item lines' ${name} is ${total.toFixed(2)} ${lines.currencyCode}: with item lines it must equal their total (or be left out)`);
+      }
+    };
+    check('grossAmount', gross, lines.grossAmount, 'gross total (net plus VAT)');
+    check('netAmount', net, lines.netAmount, 'net total');
+    return { netAmount: lines.netAmount, grossAmount: lines.grossAmount };
+  }
+  const zero = new Decimal(0);
+  return {
+    grossAmount: gross ?? kept?.grossAmount ?? net ?? zero,
+    netAmount: net ?? kept?.netAmount ?? gross ?? zero,
+  };
+}
+
 /** The VAT account of a rate and direction: output 2700/2701/2702, input 2710/2711/2712 (high, medium, low). */
 export function vatAccountFor(direction: 'INPUT' | 'OUTPUT', ratePercent: Decimal): string {
   const band = ratePercent.greaterThanOrEqualTo(25) ? 0 : ratePercent.greaterThanOrEqualTo(15) ? 1 : 2;
@@ -202,6 +234,12 @@ const documentFields = {
   paymentMeans: optionalText(50),
   paymentRef: optionalText(100),
   paymentCardNumber: optionalText(30),
+  /**
+   * spec 001 "gross_amount, net_amount | decimal": writable. Without item lines they are the
+   * document's amounts (VAT is their difference); with lines they must equal the lines' totals.
+   */
+  grossAmount: money.nullish(),
+  netAmount: money.nullish(),
   lateFeeAmount: money.nullish(),
   interestAmount: money.nullish(),
   bankAccountId: id.nullish(),
@@ -232,7 +270,7 @@ const createInput = z.object({ clientAccountId: id, documentType, ...documentFie
  * what was posted and numbered (correct them with a credit note); the rest may change.
  */
 export const FINALIZED_LOCKED_FIELDS = [
-  'documentType', 'businessPartnerId', 'documentDate', 'dueDate', 'documentNumber', 'currencyCode', 'exchangeRate', 'itemLines', 'voucherId', 'paymentRef', 'bankAccountId',
+  'documentType', 'businessPartnerId', 'documentDate', 'dueDate', 'documentNumber', 'currencyCode', 'exchangeRate', 'itemLines', 'grossAmount', 'netAmount', 'voucherId', 'paymentRef', 'bankAccountId',
 ] as const;
 
 const booleanFilter = z.boolean().nullish();
