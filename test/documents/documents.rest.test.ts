@@ -171,12 +171,11 @@ describe.each(targets())('documents REST (%s)', (target) => {
 
     it.each([
       [{ document_type: 'XXINV' }, 'document_type'],
-      [{ document_date: undefined }, 'document_date'],
-      [{ item_lines: [{ item_name: 'Uten pris' }] }, 'item_lines.0.price'],
+      [{ document_type: undefined }, 'document_type'],
       [{ item_lines: [line('1.0000001')] }, 'item_lines.0.price'],
       [{ item_lines: [line('10.00', '1', 999999)] }, 'item_lines.0.tax_code_id'],
       [{ business_partner_id: 999999 }, 'business_partner_id'],
-      [{ due_date: '2026-01-01' }, 'due_date'],
+      [{ period_start: '2026-03-01', period_end: '2026-02-01' }, 'period_end'],
       [{ document_number: '77' }, 'document_number'],
       [{ business_partner_id: null }, 'business_partner_id'],
       [{ item_lines: [] }, 'item_lines'],
@@ -188,6 +187,46 @@ describe.each(targets())('documents REST (%s)', (target) => {
       const res = await api('POST', '/documents', body);
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.body).toEqual({ error: expect.stringContaining(field), status: 400 });
+    });
+
+    it('spec 001: "document_date, due_date, period_start, period_end | date": document_date may be left out (today in Norway); a due date before the document date is accepted', async () => {
+      const body: Record<string, unknown> = invoice({ is_draft: true });
+      delete body.document_date;
+      const undated = await create(body);
+      const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Oslo', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+      expect(undated.document_date).toBe(today);
+      const early = await create(invoice({ document_date: '2026-03-02', due_date: '2026-02-20' }));
+      expect(early).toMatchObject({ document_date: '2026-03-02', due_date: '2026-02-20', is_draft: false });
+    });
+
+    it('spec 001 document line "item_id, item_no, item_name, description, price": a line with no price, item or entry is a text line (price 0); an inactive item may be named', async () => {
+      const doc = await create(invoice({ item_lines: [line('100.00'), { description: 'Takk for handelen!' }] }));
+      expect(doc.item_lines.map((l: any) => [l.description, l.price, l.total_lc])).toEqual([[null, '100.000000', '125.00'], ['Takk for handelen!', '0.000000', '0.00']]);
+      expect(doc.gross_amount).toBe('125.00');
+      const old = (await app.seed.prisma.item.create({ data: { clientAccountId: t.account.id, itemNo: 'UTGATT-1', name: 'Utgått vare', price: '80.00', salesUnitId: piece, taxCodeId: vat25, isActive: false } })).id;
+      const credited = await create(invoice({ document_type: 'ARCRN', item_lines: [{ item_id: old }] }));
+      expect(credited.item_lines[0]).toMatchObject({ item_id: old, item_no: 'UTGATT-1', total_lc: '100.00' });
+      // a draft naming an item deactivated later still takes updates
+      const other = (await app.seed.prisma.item.create({ data: { clientAccountId: t.account.id, itemNo: 'SNART-UTGATT', price: '10.00', salesUnitId: piece, taxCodeId: vat25 } })).id;
+      const draft = await create(invoice({ is_draft: true, item_lines: [{ item_id: other }] }));
+      await api('DELETE', `/items/${other}`);
+      expect((await api('PATCH', `/documents/${draft.id}`, { note: 'fortsatt utkast' })).status).toBe(200);
+    });
+
+    it('spec 001 "document_number … | string": a number from outside is unique per business partner — two suppliers may both send 1001, the same supplier twice is 400', async () => {
+      const other = (await app.seed.prisma.businessPartner.create({ data: { clientAccountId: t.account.id, name: 'Annen Leverandør AS', isSupplier: true } })).id;
+      const bill = (partner: number) => ({ ...invoice(), document_type: 'APINV', business_partner_id: partner, document_number: '1001', item_lines: [line('100.00', '1', input25)] });
+      await create(bill(supplier));
+      await create(bill(other));
+      const twice = await api('POST', '/documents', bill(supplier));
+      expect(twice).toMatchObject({ status: 400, body: { error: expect.stringContaining("document_number: '1001' is already used by APINV document") } });
+      // moving a draft with the number to the partner that has it is the same double registration
+      const draft = await create({ ...bill(silent), is_draft: true });
+      expect((await api('PATCH', `/documents/${draft.id}`, { business_partner_id: other })).status).toBe(400);
+      // sales numbers stay unique per type across partners
+      const imported = await create(invoice({ is_imported: true, document_number: 'IMP-7' }));
+      const clash = await api('POST', '/documents', invoice({ is_imported: true, document_number: 'IMP-7', business_partner_id: silent }));
+      expect(clash).toMatchObject({ status: 400, body: { error: expect.stringContaining(`'IMP-7' is already used by ARINV document ${imported.id}`) } });
     });
 
     it('"client_account_id must be one of the caller\'s eligible client accounts; otherwise 403"; a read-only token 403', async () => {
@@ -749,7 +788,7 @@ describe.each(targets())('documents REST (%s)', (target) => {
       expect(pdfText(Buffer.from(await res.arrayBuffer()))).toContain('Kreditnota');
     });
     it('validation errors are the same 400s as create; Accept: application/json is 406', async () => {
-      const bad = invoice({ item_lines: [{ item_name: 'Uten pris' }] });
+      const bad = invoice({ item_lines: [line('1.0000001')] });
       const created = await api('POST', '/documents', bad);
       const previewed = await api('POST', '/documents/preview', bad);
       expect(previewed.status).toBe(400);

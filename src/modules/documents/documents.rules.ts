@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { Decimal } from '@prisma/client/runtime/client';
 import { orderByNames, pageArgs } from '../../shared/pagination.ts';
-import { currencyCode, decimal, evenWithIssues, flag, id, immutable, jsonObjectOrNull, optionalText, required } from '../../shared/validation.ts';
+import { currencyCode, decimal, evenWithIssues, flag, id, immutable, jsonObjectOrNull, optionalText } from '../../shared/validation.ts';
+import { osloToday } from '../journal-entries/journal-entries.rules.ts';
 
 // ── Values (spec 001 "Commercial document": "Allowed values … not shown": defined here) ──────────
 
@@ -172,23 +173,20 @@ export function kidMod10(digits: string): string {
 const money = decimal({ precision: 18, scale: 2 });
 const documentType = z.enum(DOCUMENT_TYPES, { error: `must be one of ${DOCUMENT_TYPES.join(', ')}` });
 
-const itemLine = z
-  .object({
-    lineId: z.number().int('must be a whole number').positive('must be a positive number').nullish(),
-    itemId: id.nullish(),
-    itemNo: optionalText(100),
-    itemName: optionalText(250),
-    description: optionalText(1000),
-    price: decimal({ precision: 18, scale: 6 }).nullish(),
-    quantity: decimal({ precision: 18, scale: 6 }).nullish(),
-    unitId: id.nullish(),
-    taxCodeId: id.nullish(),
-    accountId: id.nullish(),
-    itemCollectionEntryId: id.nullish(),
-  })
-  .superRefine((l, ctx) => {
-    if (l.itemId == null && l.itemCollectionEntryId == null && l.price == null) ctx.addIssue({ code: 'custom', path: ['price'], message: 'is required unless the line names an item or an item collection entry' });
-  }, evenWithIssues);
+/** A line: what it leaves out comes from its item collection entry, then its item; a line with neither and no price is a text line (price 0). */
+const itemLine = z.object({
+  lineId: z.number().int('must be a whole number').positive('must be a positive number').nullish(),
+  itemId: id.nullish(),
+  itemNo: optionalText(100),
+  itemName: optionalText(250),
+  description: optionalText(1000),
+  price: decimal({ precision: 18, scale: 6 }).nullish(),
+  quantity: decimal({ precision: 18, scale: 6 }).nullish(),
+  unitId: id.nullish(),
+  taxCodeId: id.nullish(),
+  accountId: id.nullish(),
+  itemCollectionEntryId: id.nullish(),
+});
 
 const paymentLine = z.object({
   lineType: z.enum(PAYMENT_LINE_TYPES, { error: `must be one of ${PAYMENT_LINE_TYPES.join(', ')}` }),
@@ -218,7 +216,6 @@ const documentFields = {
   businessPartnerId: id.nullish(),
   payorId: id.nullish(),
   collectorId: id.nullish(),
-  documentDate: z.date(required),
   dueDate: z.date().nullish(),
   periodStart: z.date().nullish(),
   periodEnd: z.date().nullish(),
@@ -258,12 +255,15 @@ const documentFields = {
   documentReferences: z.array(reference).max(100, 'a document has at most 100 references').nullish(),
 };
 
-function periodRule(d: { periodStart?: Date | null; periodEnd?: Date | null; documentDate?: Date; dueDate?: Date | null }, ctx: z.RefinementCtx) {
+/** A period ends on or after its start. (A due date before the document date is a supplier's to make: accepted.) */
+function periodRule(d: { periodStart?: Date | null; periodEnd?: Date | null }, ctx: z.RefinementCtx) {
   if (d.periodStart instanceof Date && d.periodEnd instanceof Date && d.periodEnd < d.periodStart) ctx.addIssue({ code: 'custom', path: ['periodEnd'], message: 'must not be before period_start' });
-  if (d.documentDate instanceof Date && d.dueDate instanceof Date && d.dueDate < d.documentDate) ctx.addIssue({ code: 'custom', path: ['dueDate'], message: 'must not be before document_date' });
 }
 
-const createInput = z.object({ clientAccountId: id, documentType, ...documentFields }).superRefine(periodRule, evenWithIssues);
+/** document_date: today in Norway unless given (the spec does not make it required). */
+const createInput = z
+  .object({ clientAccountId: id, documentType, ...documentFields, documentDate: z.date().nullish().transform((v) => v ?? osloToday()) })
+  .superRefine(periodRule, evenWithIssues);
 
 /**
  * Fields a finalized document keeps: its amounts, lines, partner, dates, type and currency are

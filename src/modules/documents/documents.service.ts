@@ -347,7 +347,7 @@ function documentReferences(input: Partial<CreateDocumentInput> | undefined): Re
   ];
   for (const [i, l] of (input.itemLines ?? []).entries()) {
     if (!l) continue;
-    refs.push({ path: ['itemLines', i, 'itemId'], model: 'item', id: l.itemId, select: { itemNo: true, name: true, price: true, salesUnitId: true, taxCodeId: true, isActive: true } });
+    refs.push({ path: ['itemLines', i, 'itemId'], model: 'item', id: l.itemId, select: { itemNo: true, name: true, price: true, salesUnitId: true, taxCodeId: true } });
     refs.push({ path: ['itemLines', i, 'unitId'], model: 'unit', id: l.unitId });
     refs.push({ path: ['itemLines', i, 'taxCodeId'], model: 'taxCode', id: l.taxCodeId });
     refs.push({ path: ['itemLines', i, 'accountId'], model: 'account', id: l.accountId, select: { code: true, isActive: true } });
@@ -393,7 +393,7 @@ async function prepare(tx: RequestContext, clientAccountId: number, doc: Fields,
   const extraItems = entryItemIds.length ? await tx.db.item.findMany({ where: { id: { in: entryItemIds }, clientAccountId }, select: { id: true, itemNo: true, name: true, price: true, salesUnitId: true, taxCodeId: true } }) : [];
   const itemById = new Map(extraItems.map((i) => [i.id, i]));
 
-  type ItemRow = { itemNo: string; name: string | null; price: Decimal; salesUnitId: number; taxCodeId: number; isActive?: boolean };
+  type ItemRow = { itemNo: string; name: string | null; price: Decimal; salesUnitId: number; taxCodeId: number };
   const resolved = lines.map((l, i) => {
     const at = (f: string) => ['itemLines', i, f];
     const entry = l.itemCollectionEntryId != null ? entryById.get(l.itemCollectionEntryId) : undefined;
@@ -406,7 +406,6 @@ async function prepare(tx: RequestContext, clientAccountId: number, doc: Fields,
     }
     const itemId = l.itemId ?? entry?.itemId ?? null;
     const item = (l.itemId != null ? found.get<ItemRow>('item', l.itemId) : undefined) ?? (itemId != null ? (itemById.get(itemId) as ItemRow | undefined) : undefined);
-    if (l.itemId != null && item && item.isActive === false) issues.add(at('itemId'), `item ${l.itemId} is inactive`);
     return {
       lineId: l.lineId ?? i + 1,
       itemId,
@@ -505,11 +504,20 @@ async function checkDocument(tx: RequestContext, clientAccountId: number, doc: F
     issues.add(['documentNumber'], `is assigned when a ${doc.documentType} is finalized (numbered per client account and type without gaps); send it only with is_imported true`);
   }
   if (doc.documentNumber != null) {
+    // our own (sales) numbers are unique per type; other numbers are the sender's, so per business partner
+    // (two suppliers may both send invoice 1001; the same supplier's 1001 twice is a double registration)
+    const sales = isSalesType(doc.documentType);
     const clash = await tx.db.document.findFirst({
-      where: { clientAccountId, documentType: doc.documentType, documentNumber: doc.documentNumber, ...(documentId ? { NOT: { id: documentId } } : {}) },
+      where: {
+        clientAccountId,
+        documentType: doc.documentType,
+        documentNumber: doc.documentNumber,
+        ...(sales ? {} : { businessPartnerId: doc.businessPartnerId ?? null }),
+        ...(documentId ? { NOT: { id: documentId } } : {}),
+      },
       select: { id: true },
     });
-    if (clash) issues.add(['documentNumber'], `'${doc.documentNumber}' is already used by ${doc.documentType} document ${clash.id}`);
+    if (clash) issues.add(['documentNumber'], `'${doc.documentNumber}' is already used by ${doc.documentType} document ${clash.id}${sales ? '' : doc.businessPartnerId != null ? ' of the same business partner' : ' without a business partner'}`);
   }
 }
 
@@ -946,7 +954,9 @@ export async function updateDocument(ctx: RequestContext, args: Args<typeof rule
           if (input.documentReferences !== undefined) await checkDocument(tx, stored.clientAccountId, { ...merged, documentNumber: null }, issues, stored.id);
           return;
         }
-        await checkDocument(tx, stored.clientAccountId, { ...merged, documentNumber: input.documentNumber === undefined ? null : merged.documentNumber }, issues, stored.id);
+        // the number is checked when it is sent, or (numbers from outside being unique per partner) when the partner changes
+        const numberChanges = input.documentNumber !== undefined || (input.businessPartnerId !== undefined && !isSalesType(merged.documentType));
+        await checkDocument(tx, stored.clientAccountId, { ...merged, documentNumber: numberChanges ? merged.documentNumber : null }, issues, stored.id);
         const lines = input.itemLines ?? linesAsInput(stored.lines);
         // a line-less draft keeps the amounts it has unless they are sent (or item_lines are: then as on create)
         const kept = input.itemLines == null ? { grossAmount: stored.grossAmount, netAmount: stored.netAmount } : null;
