@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
-import { jpegBytes, pageCountOf, pageSizesOf, pdfBytes, pngBytes, voucherEntry, voucherFactory } from '../support/vouchers.ts';
+import { jpegBytes, pageCountOf, pageSizesOf, pdfBytes, pngBytes, voucherDocument, voucherEntry, voucherFactory } from '../support/vouchers.ts';
 
 // spec 001 "Vouchers": POST /vouchers/merge and POST /vouchers/split, every rule and every 400 listed;
 // "States and transitions": source_action ARCHIVE archives the sources, DELETE removes them ("No
@@ -123,6 +123,19 @@ describe.each(targets())('voucher merge and split REST (%s)', (target) => {
         expect(res.body).toEqual({ error: expect.stringMatching(message), status: 400 });
         expect(await app.db.prisma.voucher.count({ where: { clientAccountId: t.account.id } })).toBe(before);
         expect(await statusOf(ids.posted)).toBe('DRAFT');
+      });
+
+      it('spec 001 "merge or split with source_action DELETE | No posted journal entries on the source": documents do not block it; the source\'s draft documents go with it', async () => {
+        const [withProforma, withDraft] = [await pdf(1), await pdf(1)];
+        const proforma = await voucherDocument(app, t, { voucherId: withProforma.id, documentType: 'ARPIN', isDraft: false, documentStatus: 'FINALIZED', documentNumber: '1', createdInApp: true });
+        const draft = await voucherDocument(app, t, { voucherId: withDraft.id, documentType: 'ARINV', isDraft: true, documentStatus: 'DRAFT', createdInApp: true });
+        // DELETE of the voucher itself refuses both (its own rule: "no … documents, and no in-app created receivable documents")
+        expect((await app.http('DELETE', `/api/v2/vouchers/${withProforma.id}`, { token: t.user.token })).status).toBe(400);
+        const res = await merge({ voucher_ids: [withProforma.id, withDraft.id], source_action: 'DELETE' });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        for (const id of [withProforma.id, withDraft.id]) expect(await statusOf(id)).toBe('DELETED');
+        expect(await app.db.prisma.document.findUnique({ where: { id: draft.id } })).toBeNull();
+        expect(await app.db.prisma.document.findUnique({ where: { id: proforma.id } })).toMatchObject({ voucherId: withProforma.id, isDraft: false });
       });
 
       it('DELETE with posted entries is refused, NONE and ARCHIVE with them are not', async () => {

@@ -144,8 +144,9 @@ const isReceivable = (documentType: string) => documentType.startsWith('AR');
 /**
  * Why a voucher cannot be removed, or nothing. DELETE (spec 001 "States and transitions"): posted,
  * non-cancelled journal entries or documents, or in-app created receivable documents. A merge or
- * split with source_action DELETE: "no posted journal entries on the source", so a cancelled posted
- * entry (and its reversal) blocks it too, as do the documents DELETE refuses.
+ * split with source_action DELETE has the spec's one condition, "No posted journal entries on the
+ * source": a cancelled posted entry (and its reversal) blocks it too, documents do not (a posted
+ * document's entry carries the voucher; its drafts are removed with it, as DELETE removes them).
  */
 async function removalBlockers(tx: RequestContext, v: { id: number; clientAccountId: number }, mode: 'delete' | 'source'): Promise<string[]> {
   const [entries, documents] = await Promise.all([
@@ -154,11 +155,13 @@ async function removalBlockers(tx: RequestContext, v: { id: number; clientAccoun
       select: { id: true, sequenceNumber: true },
       orderBy: { id: 'asc' },
     }),
-    tx.db.document.findMany({
-      where: { voucherId: v.id, OR: [{ isDraft: false, documentStatus: { notIn: ['CANCELLED', 'CREDITED'] } }, { createdInApp: true, documentType: { startsWith: 'AR' } }] },
-      select: { id: true, documentType: true, documentNumber: true, isDraft: true, createdInApp: true },
-      orderBy: { id: 'asc' },
-    }),
+    mode === 'source'
+      ? []
+      : tx.db.document.findMany({
+          where: { voucherId: v.id, OR: [{ isDraft: false, documentStatus: { notIn: ['CANCELLED', 'CREDITED'] } }, { createdInApp: true, documentType: { startsWith: 'AR' } }] },
+          select: { id: true, documentType: true, documentNumber: true, isDraft: true, createdInApp: true },
+          orderBy: { id: 'asc' },
+        }),
   ]);
   return [
     ...entries.map((e) => `posted journal entry ${e.id} (number ${e.sequenceNumber})`),
