@@ -241,7 +241,7 @@ export const voucherOperations = defineOperations([
     method: 'POST',
     path: '/vouchers/split',
     summary:
-      "Split a PDF voucher into one new PDF voucher per page range ([start_page, end_page], 1-based, inclusive, at least 2, not overlapping); the source's statement is copied to each. 201 with the array of new vouchers.",
+      "Split a PDF voucher into one new PDF voucher per page range ([start_page, end_page], 1-based, inclusive, at least 2, not overlapping); every statement of the source is copied to each. 201 with the array of new vouchers.",
     document: /* GraphQL */ `
       mutation SplitVoucher($input: SplitVoucherInput!) { splitVoucher(input: $input) { ...VoucherFields } }
       ${VOUCHER_FIELDS}`,

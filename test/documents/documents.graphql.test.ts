@@ -50,6 +50,18 @@ describe.each(targets())('documents GraphQL (%s)', (target) => {
     expect((await app.gql(t.user.token, `mutation { deleteDocument(id: ${other2.data.createDocument.id}) }`)).data.deleteDocument).toBe(true);
   });
 
+  it('spec 001: "gross_amount, net_amount | decimal": grossAmount and netAmount in CreateDocumentInput and UpdateDocumentInput, the same rules as REST', async () => {
+    const { itemLines: _l, ...bare } = input();
+    const created = await app.gql(t.user.token, `mutation($input: CreateDocumentInput!) { createDocument(input: $input) { ${DOCUMENT} } }`, { input: { ...bare, isDraft: true, grossAmount: '625.00', netAmount: '500.00' } });
+    expect(created.errors).toBeUndefined();
+    expect(created.data.createDocument).toMatchObject({ grossAmount: '625.00', netAmount: '500.00', itemLines: [] });
+    const id = created.data.createDocument.id;
+    const updated = await app.gql(t.user.token, `mutation { updateDocument(id: ${id}, input: { netAmount: "600.00" }) { ${DOCUMENT} } }`);
+    expect(updated.data.updateDocument).toMatchObject({ grossAmount: '625.00', netAmount: '600.00' });
+    const mismatch = await app.gql(t.user.token, `mutation($input: CreateDocumentInput!) { createDocument(input: $input) { id } }`, { input: input({ grossAmount: '1200.00' }) });
+    expect(mismatch.errors?.[0]).toMatchObject({ message: expect.stringContaining("grossAmount: is 1200.00 NOK, but the item lines' gross total (net plus VAT) is 1500.00 NOK"), extensions: { code: 'common.validation_error' } });
+  });
+
   it("another account's document is forbidden (common.forbidden); a missing one common.not_found; a read-only token cannot create", async () => {
     const d = (await app.gql(t.user.token, `mutation($input: CreateDocumentInput!) { createDocument(input: $input) { id } }`, { input: input({ isDraft: true }) })).data.createDocument;
     expect((await app.gql(other.user.token, `{ document(id: ${d.id}) { id } }`)).errors?.[0].extensions?.code).toBe('common.forbidden');

@@ -171,12 +171,11 @@ describe.each(targets())('documents REST (%s)', (target) => {
 
     it.each([
       [{ document_type: 'XXINV' }, 'document_type'],
-      [{ document_date: undefined }, 'document_date'],
-      [{ item_lines: [{ item_name: 'Uten pris' }] }, 'item_lines.0.price'],
+      [{ document_type: undefined }, 'document_type'],
       [{ item_lines: [line('1.0000001')] }, 'item_lines.0.price'],
       [{ item_lines: [line('10.00', '1', 999999)] }, 'item_lines.0.tax_code_id'],
       [{ business_partner_id: 999999 }, 'business_partner_id'],
-      [{ due_date: '2026-01-01' }, 'due_date'],
+      [{ period_start: '2026-03-01', period_end: '2026-02-01' }, 'period_end'],
       [{ document_number: '77' }, 'document_number'],
       [{ business_partner_id: null }, 'business_partner_id'],
       [{ item_lines: [] }, 'item_lines'],
@@ -188,6 +187,46 @@ describe.each(targets())('documents REST (%s)', (target) => {
       const res = await api('POST', '/documents', body);
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.body).toEqual({ error: expect.stringContaining(field), status: 400 });
+    });
+
+    it('spec 001: "document_date, due_date, period_start, period_end | date": document_date may be left out (today in Norway); a due date before the document date is accepted', async () => {
+      const body: Record<string, unknown> = invoice({ is_draft: true });
+      delete body.document_date;
+      const undated = await create(body);
+      const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Oslo', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+      expect(undated.document_date).toBe(today);
+      const early = await create(invoice({ document_date: '2026-03-02', due_date: '2026-02-20' }));
+      expect(early).toMatchObject({ document_date: '2026-03-02', due_date: '2026-02-20', is_draft: false });
+    });
+
+    it('spec 001 document line "item_id, item_no, item_name, description, price": a line with no price, item or entry is a text line (price 0); an inactive item may be named', async () => {
+      const doc = await create(invoice({ item_lines: [line('100.00'), { description: 'Takk for handelen!' }] }));
+      expect(doc.item_lines.map((l: any) => [l.description, l.price, l.total_lc])).toEqual([[null, '100.000000', '125.00'], ['Takk for handelen!', '0.000000', '0.00']]);
+      expect(doc.gross_amount).toBe('125.00');
+      const old = (await app.seed.prisma.item.create({ data: { clientAccountId: t.account.id, itemNo: 'UTGATT-1', name: 'Utgått vare', price: '80.00', salesUnitId: piece, taxCodeId: vat25, isActive: false } })).id;
+      const credited = await create(invoice({ document_type: 'ARCRN', item_lines: [{ item_id: old }] }));
+      expect(credited.item_lines[0]).toMatchObject({ item_id: old, item_no: 'UTGATT-1', total_lc: '100.00' });
+      // a draft naming an item deactivated later still takes updates
+      const other = (await app.seed.prisma.item.create({ data: { clientAccountId: t.account.id, itemNo: 'SNART-UTGATT', price: '10.00', salesUnitId: piece, taxCodeId: vat25 } })).id;
+      const draft = await create(invoice({ is_draft: true, item_lines: [{ item_id: other }] }));
+      await api('DELETE', `/items/${other}`);
+      expect((await api('PATCH', `/documents/${draft.id}`, { note: 'fortsatt utkast' })).status).toBe(200);
+    });
+
+    it('spec 001 "document_number … | string": a number from outside is unique per business partner — two suppliers may both send 1001, the same supplier twice is 400', async () => {
+      const other = (await app.seed.prisma.businessPartner.create({ data: { clientAccountId: t.account.id, name: 'Annen Leverandør AS', isSupplier: true } })).id;
+      const bill = (partner: number) => ({ ...invoice(), document_type: 'APINV', business_partner_id: partner, document_number: '1001', item_lines: [line('100.00', '1', input25)] });
+      await create(bill(supplier));
+      await create(bill(other));
+      const twice = await api('POST', '/documents', bill(supplier));
+      expect(twice).toMatchObject({ status: 400, body: { error: expect.stringContaining("document_number: '1001' is already used by APINV document") } });
+      // moving a draft with the number to the partner that has it is the same double registration
+      const draft = await create({ ...bill(silent), is_draft: true });
+      expect((await api('PATCH', `/documents/${draft.id}`, { business_partner_id: other })).status).toBe(400);
+      // sales numbers stay unique per type across partners
+      const imported = await create(invoice({ is_imported: true, document_number: 'IMP-7' }));
+      const clash = await api('POST', '/documents', invoice({ is_imported: true, document_number: 'IMP-7', business_partner_id: silent }));
+      expect(clash).toMatchObject({ status: 400, body: { error: expect.stringContaining(`'IMP-7' is already used by ARINV document ${imported.id}`) } });
     });
 
     it('"client_account_id must be one of the caller\'s eligible client accounts; otherwise 403"; a read-only token 403', async () => {
@@ -352,6 +391,178 @@ describe.each(targets())('documents REST (%s)', (target) => {
     it.each(['ARPIN', 'PAYSR'])('"proforma and other types post nothing": %s', async (type) => {
       const doc = await create(invoice({ document_type: type }));
       expect(doc).toMatchObject({ is_draft: false, journal_entry_id: null, payment_status: 'NOT_APPLICABLE', open_amount: '0.00' });
+    });
+  });
+
+  describe('spec 001 "gross_amount, net_amount | decimal": writable amounts', () => {
+    const bare = (extra: Record<string, unknown> = {}) => {
+      const body: Record<string, unknown> = { ...invoice(), ...extra };
+      delete body.item_lines;
+      return body;
+    };
+    const entryOf = async (doc: any) => (await api('GET', `/journal-entries/${doc.journal_entry_id}`)).body;
+
+    it('spec 001: "gross_amount, net_amount | decimal": a document without item lines takes them as given; VAT is their difference, posted at the code whose rate gives it', async () => {
+      const doc = await create(bare({ gross_amount: '1250.00', net_amount: '1000.00' }));
+      expect(doc).toMatchObject({ gross_amount: '1250.00', net_amount: '1000.00', open_amount: '1250.00', payment_status: 'UNPAID', is_draft: false, item_lines: [] });
+      expect(await get(doc.id)).toMatchObject({ gross_amount: '1250.00', net_amount: '1000.00' });
+      expect(await entryLines(doc.journal_entry_id)).toEqual([
+        ['1500', '1250.00', '0.00', null, `businesspartner:${customer}`],
+        ['3000', '0.00', '1000.00', '3', ''],
+        ['2700', '0.00', '250.00', null, ''],
+      ]);
+      // the list filters on the amount given
+      const listed = await api('GET', `/documents?client_account_id=${t.account.id}&gross_amount=1250.00&document_number=${doc.document_number}&document_type=ARINV`);
+      expect(listed.body.data.map((d: any) => d.id)).toEqual([doc.id]);
+    });
+
+    it.each([
+      ['gross_amount', { gross_amount: '480.00' }, '480.00', '480.00'],
+      ['net_amount', { net_amount: '480.00' }, '480.00', '480.00'],
+      ['neither', {}, '0.00', '0.00'],
+    ])('spec 001: "gross_amount, net_amount | decimal": without item lines and only %s sent, the other equals it (no VAT)', async (_name, amounts, gross, net) => {
+      const doc = await create(bare({ is_draft: true, ...amounts }));
+      expect(doc).toMatchObject({ gross_amount: gross, net_amount: net });
+    });
+
+    it('spec 001: "gross_amount, net_amount | decimal": a purchase without lines posts cost, input VAT (code 1, 2710) and the payable; no VAT at all posts the gross as cost', async () => {
+      const bill = await create(bare({ document_type: 'APINV', business_partner_id: supplier, document_number: 'NL-1', gross_amount: '1250.00', net_amount: '1000.00' }));
+      expect(bill).toMatchObject({ is_payable: true, open_amount: '1250.00' });
+      expect(await entryLines(bill.journal_entry_id)).toEqual([
+        ['2400', '0.00', '1250.00', null, `businesspartner:${supplier}`],
+        ['4000', '1000.00', '0.00', '1', ''],
+        ['2710', '250.00', '0.00', null, ''],
+      ]);
+      const untaxed = await create(bare({ document_type: 'APINV', business_partner_id: supplier, document_number: 'NL-2', gross_amount: '300.00' }));
+      expect(await entryLines(untaxed.journal_entry_id)).toEqual([
+        ['2400', '0.00', '300.00', null, `businesspartner:${supplier}`],
+        ['4000', '300.00', '0.00', null, ''],
+      ]);
+    });
+
+    it('spec 001: "gross_amount, net_amount | decimal": VAT no single rate gives (mixed rates) still balances: net without a code, VAT on the nearest rate\'s account', async () => {
+      // 1000 at 25 % and 100 at 15 %: 265 VAT on 1100
+      const doc = await create(bare({ gross_amount: '1365.00', net_amount: '1100.00' }));
+      expect(await entryLines(doc.journal_entry_id)).toEqual([
+        ['1500', '1365.00', '0.00', null, `businesspartner:${customer}`],
+        ['3000', '0.00', '1100.00', null, ''],
+        ['2700', '0.00', '265.00', null, ''],
+      ]);
+      // a credit note without lines posts the reverse
+      const crn = await create(bare({ document_type: 'ARCRN', gross_amount: '125.00', net_amount: '100.00' }));
+      expect(await entryLines(crn.journal_entry_id)).toEqual([
+        ['1500', '0.00', '125.00', null, `businesspartner:${customer}`],
+        ['3000', '100.00', '0.00', '3', ''],
+        ['2700', '25.00', '0.00', null, ''],
+      ]);
+    });
+
+    it('spec 001: "gross_amount, net_amount | decimal": a client account that is not VAT-liable posts the whole gross amount as revenue', async () => {
+      const tenant = await app.seed.tenant();
+      const partner = (await app.seed.prisma.businessPartner.create({ data: { clientAccountId: tenant.account.id, name: 'K AS' } })).id;
+      const res = await api('POST', '/documents', bare({ client_account_id: tenant.account.id, business_partner_id: partner, gross_amount: '500.00', net_amount: '400.00' }), tenant.user.token);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      const entry = (await api('GET', `/journal-entries/${res.body.journal_entry_id}`, undefined, tenant.user.token)).body;
+      expect(entry.lines.map((l: any) => [l.account_code, l.debit, l.credit, l.tax_code ?? null])).toEqual([
+        ['1500', '500.00', '0.00', null],
+        ['3000', '0.00', '500.00', null],
+      ]);
+      expect(res.body).toMatchObject({ gross_amount: '500.00', net_amount: '400.00', open_amount: '500.00' });
+    });
+
+    it('spec 001: "gross_amount, net_amount | decimal": totals in the document\'s currency; the entry converts them at its exchange rate', async () => {
+      const doc = await create(bare({ currency_code: 'EUR', exchange_rate: '11.5', gross_amount: '125.00', net_amount: '100.00' }));
+      expect(doc).toMatchObject({ currency_code: 'EUR', gross_amount: '125.00', net_amount: '100.00' });
+      expect((await entryOf(doc)).lines.map((l: any) => [l.account_code, l.debit, l.credit, l.debit_fc, l.credit_fc])).toEqual([
+        ['1500', '1437.50', '0.00', '125.00', '0.00'],
+        ['3000', '0.00', '1150.00', '0.00', '100.00'],
+        ['2700', '0.00', '287.50', '0.00', '25.00'],
+      ]);
+      // with lines, the figures compared are the lines' EUR totals, not their NOK ones
+      const lines = [line('100.00', '1'), line('0.99', '3', vat15)];
+      expect((await api('POST', '/documents', invoice({ currency_code: 'EUR', exchange_rate: '11.5', item_lines: lines, gross_amount: '128.42', net_amount: '102.97' }))).status).toBe(201);
+      const nok = await api('POST', '/documents', invoice({ currency_code: 'EUR', exchange_rate: '11.5', item_lines: lines, gross_amount: '1476.84' }));
+      expect(nok).toMatchObject({ status: 400, body: { error: expect.stringContaining('gross_amount: is 1476.84 EUR, but the item lines\' gross total (net plus VAT) is 128.42 EUR') } });
+    });
+
+    it('spec 001: "gross_amount, net_amount | decimal": with item lines they may be sent and must equal the lines\' totals to the øre (POST), else 400 naming both figures', async () => {
+      const lines = [line('1000.00', '2'), line('200.00', '1', vat15)];
+      const ok = await create(invoice({ item_lines: lines, gross_amount: '2730.00', net_amount: '2200' }));
+      expect(ok).toMatchObject({ gross_amount: '2730.00', net_amount: '2200.00' });
+      const off = await api('POST', '/documents', invoice({ item_lines: lines, gross_amount: '2730.01', net_amount: '2000.00' }));
+      expect(off.status, JSON.stringify(off.body)).toBe(400);
+      expect(off.body.error).toContain("gross_amount: is 2730.01 NOK, but the item lines' gross total (net plus VAT) is 2730.00 NOK");
+      expect(off.body.error).toContain("net_amount: is 2000.00 NOK, but the item lines' net total is 2200.00 NOK");
+      // the preview reads the body as create does
+      expect((await api('POST', '/documents/preview', invoice({ item_lines: lines, gross_amount: '1.00' }))).status).toBe(400);
+      // more decimals than the øre is a shape error
+      expect((await api('POST', '/documents', invoice({ item_lines: lines, gross_amount: '2730.001' }))).body.error).toContain('gross_amount: must have at most 2 decimals');
+    });
+
+    it.each(['PUT', 'PATCH'])('spec 001: "gross_amount, net_amount | decimal": %s of a draft with lines checks them against the lines (sent or kept); without lines it takes them', async (method) => {
+      const draft = await create(invoice({ is_draft: true, item_lines: [line('100.00')] }));
+      // against the stored lines
+      const stale = await api(method, `/documents/${draft.id}`, { gross_amount: '100.00' });
+      expect(stale).toMatchObject({ status: 400, body: { error: expect.stringContaining("gross_amount: is 100.00 NOK, but the item lines' gross total (net plus VAT) is 125.00 NOK") } });
+      // against the lines sent with them
+      const relined = await api(method, `/documents/${draft.id}`, { item_lines: [line('200.00')], gross_amount: '250.00', net_amount: '200.00' });
+      expect(relined.status, JSON.stringify(relined.body)).toBe(200);
+      expect(relined.body).toMatchObject({ gross_amount: '250.00', net_amount: '200.00' });
+      const wrong = await api(method, `/documents/${draft.id}`, { item_lines: [line('300.00')], net_amount: '200.00' });
+      expect(wrong).toMatchObject({ status: 400, body: { error: expect.stringContaining("net_amount: is 200.00 NOK, but the item lines' net total is 300.00 NOK") } });
+      // lines removed: the amounts sent (one alone: the other equals it)
+      const unlined = await api(method, `/documents/${draft.id}`, { item_lines: [], gross_amount: '90.00' });
+      expect(unlined.body).toMatchObject({ gross_amount: '90.00', net_amount: '90.00', item_lines: [] });
+      // a line-less draft: a field sent changes, one left out keeps its value
+      const both = await api(method, `/documents/${draft.id}`, { gross_amount: '625.00', net_amount: '500.00' });
+      expect(both.body).toMatchObject({ gross_amount: '625.00', net_amount: '500.00' });
+      const one = await api(method, `/documents/${draft.id}`, { gross_amount: '612.50' });
+      expect(one.body).toMatchObject({ gross_amount: '612.50', net_amount: '500.00' });
+      const noted = await api(method, `/documents/${draft.id}`, { note: 'uendret beløp' });
+      expect(noted.body).toMatchObject({ gross_amount: '612.50', net_amount: '500.00' });
+      // finalizing (with gross_amount 625.00 sent along) posts them: 125.00 VAT on 500.00 is code 3's 25 %
+      const done = await api(method, `/documents/${draft.id}`, { is_draft: false, gross_amount: '625.00' });
+      expect(done.status, JSON.stringify(done.body)).toBe(200);
+      expect(await entryLines(done.body.journal_entry_id)).toEqual([
+        ['1500', '625.00', '0.00', null, `businesspartner:${customer}`],
+        ['3000', '0.00', '500.00', '3', ''],
+        ['2700', '0.00', '125.00', null, ''],
+      ]);
+    });
+
+    it('spec 001: "gross_amount, net_amount | decimal": a finalized document keeps what it posted (400 "credit it instead"); the same values sent back are accepted', async () => {
+      const doc = await create(bare({ gross_amount: '250.00', net_amount: '200.00' }));
+      for (const change of [{ gross_amount: '260.00' }, { net_amount: '210.00' }]) {
+        const res = await api('PATCH', `/documents/${doc.id}`, change);
+        expect(res.status, JSON.stringify(res.body)).toBe(400);
+        expect(res.body.error).toMatch(/(gross|net)_amount: .*credit it instead/);
+      }
+      const echoed = await api('PUT', `/documents/${doc.id}`, { ...(await get(doc.id)), note: 'sendt tilbake' });
+      expect(echoed.status, JSON.stringify(echoed.body)).toBe(200);
+      expect(echoed.body).toMatchObject({ gross_amount: '250.00', net_amount: '200.00', note: 'sendt tilbake' });
+    });
+
+    it('spec 001: "gross_amount, net_amount | decimal": a negative amount — a discount line, VAT below zero — posts on the other side, so the entry balances', async () => {
+      const discounted = await create(invoice({ item_lines: [line('1000.00'), line('-100.00', '1', vat25, { item_name: 'Rabatt' })] }));
+      expect(discounted).toMatchObject({ net_amount: '900.00', gross_amount: '1125.00' });
+      expect(await entryLines(discounted.journal_entry_id)).toEqual([
+        ['1500', '1125.00', '0.00', null, `businesspartner:${customer}`],
+        ['3000', '0.00', '1000.00', '3', ''],
+        ['2700', '0.00', '250.00', null, ''],
+        ['3000', '100.00', '0.00', '3', ''],
+        ['2700', '25.00', '0.00', null, ''],
+      ]);
+      const below = await create(bare({ gross_amount: '100.00', net_amount: '120.00' }));
+      expect(await entryLines(below.journal_entry_id)).toEqual([
+        ['1500', '100.00', '0.00', null, `businesspartner:${customer}`],
+        ['3000', '0.00', '120.00', null, ''],
+        ['2701', '20.00', '0.00', null, ''],
+      ]);
+    });
+
+    it('spec 001: "gross_amount, net_amount | decimal": a posting type without lines needs a positive gross_amount to be finalized (400 naming it)', async () => {
+      const res = await api('POST', '/documents', bare({ net_amount: '0.00' }));
+      expect(res).toMatchObject({ status: 400, body: { error: expect.stringContaining('gross_amount: a ARINV needs a positive gross amount to be finalized (it is 0.00)') } });
     });
   });
 
@@ -564,12 +775,20 @@ describe.each(targets())('documents REST (%s)', (target) => {
       }
       expect(await app.seed.prisma.document.count({ where: { clientAccountId: t.account.id } })).toBe(before);
     });
+    it('spec 001: "gross_amount, net_amount | decimal": a document without lines shows the amounts given as its totals', async () => {
+      const body = { ...invoice({ gross_amount: '1250.00', net_amount: '1000.00' }) } as Record<string, unknown>;
+      delete body.item_lines;
+      const res = await fetch(`${app.url}/api/v2/documents/preview`, { method: 'POST', headers: { authorization: `Bearer ${t.user.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status).toBe(200);
+      const text = pdfText(Buffer.from(await res.arrayBuffer())).replace(/\u00a0/g, ' ');
+      for (const expected of ['Sum eks. mva', '1 000,00', 'Merverdiavgift', '250,00', '1 250,00']) expect(text).toContain(expected);
+    });
     it('a credit note previews as "Kreditnota"', async () => {
       const res = await fetch(`${app.url}/api/v2/documents/preview`, { method: 'POST', headers: { authorization: `Bearer ${t.user.token}`, 'content-type': 'application/json' }, body: JSON.stringify(invoice({ document_type: 'ARCRN' })) });
       expect(pdfText(Buffer.from(await res.arrayBuffer()))).toContain('Kreditnota');
     });
     it('validation errors are the same 400s as create; Accept: application/json is 406', async () => {
-      const bad = invoice({ item_lines: [{ item_name: 'Uten pris' }] });
+      const bad = invoice({ item_lines: [line('1.0000001')] });
       const created = await api('POST', '/documents', bad);
       const previewed = await api('POST', '/documents/preview', bad);
       expect(previewed.status).toBe(400);

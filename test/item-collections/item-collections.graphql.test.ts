@@ -175,7 +175,7 @@ describe.each(targets())('item collections GraphQL (%s)', (target) => {
     const theirItem = (await app.db.prisma.item.create({ data: { clientAccountId: other.account.id, itemNo: 'X', salesUnitId: piece, taxCodeId: await other.taxCode('3') } })).id;
     for (const [field, input] of [
       ['itemId', { itemId: theirItem }],
-      ['recurringInterval', { recurringInterval: 24 }],
+      ['recurringInterval', { recurringInterval: 0 }],
       ['recurringEndDate', { recurringStartDate: '2026-05-02', recurringEndDate: '2026-05-01' }],
       ['price', { price: '0.0000001' }],
       ['currencyCode', { currencyCode: 'ABC' }],

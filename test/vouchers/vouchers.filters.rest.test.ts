@@ -114,6 +114,8 @@ describe.each(targets())('GET /vouchers filters (%s)', (target) => {
     ['due_date_to', () => 'due_date_to=2026-12-31', ['docOnly', 'booked']],
     ['posting_date_from/to (the voucher’s and its documents’ entries)', () => 'posting_date_from=2026-02-01&posting_date_to=2026-03-31', ['docOnly', 'archived']],
     ['posting_date_to: a cancelled entry’s date does not count', () => 'posting_date_from=2026-03-01&posting_date_to=2026-03-01', []],
+    ['spec 001 "document_date_from/to, due_date_from/to, posting_date_from/to (dates)": a from after its to matches nothing (200, not 400)', () => 'document_date_from=2026-02-19&document_date_to=2026-01-10', []],
+    ['spec 001 "due_date_from/to … posting_date_from/to (dates)": inverted due and posting ranges match nothing', () => 'due_date_from=2026-12-31&due_date_to=2026-01-01&posting_date_from=2026-03-31&posting_date_to=2026-02-01', []],
     ['free_text: file name (case-insensitive)', () => 'free_text=LUNSJ', ['image']],
     ['free_text: extracted text', () => 'free_text=KID%2012345', ['booked']],
     ['free_text: statement purpose', () => 'free_text=kundemøte', ['archived']],

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
-import { jpegBytes, pageCountOf, pageSizesOf, pdfBytes, pngBytes, voucherEntry, voucherFactory } from '../support/vouchers.ts';
+import { jpegBytes, pageCountOf, pageSizesOf, pdfBytes, pngBytes, voucherDocument, voucherEntry, voucherFactory } from '../support/vouchers.ts';
 
 // spec 001 "Vouchers": POST /vouchers/merge and POST /vouchers/split, every rule and every 400 listed;
 // "States and transitions": source_action ARCHIVE archives the sources, DELETE removes them ("No
@@ -125,6 +125,19 @@ describe.each(targets())('voucher merge and split REST (%s)', (target) => {
         expect(await statusOf(ids.posted)).toBe('DRAFT');
       });
 
+      it('spec 001 "merge or split with source_action DELETE | No posted journal entries on the source": documents do not block it; the source\'s draft documents go with it', async () => {
+        const [withProforma, withDraft] = [await pdf(1), await pdf(1)];
+        const proforma = await voucherDocument(app, t, { voucherId: withProforma.id, documentType: 'ARPIN', isDraft: false, documentStatus: 'FINALIZED', documentNumber: '1', createdInApp: true });
+        const draft = await voucherDocument(app, t, { voucherId: withDraft.id, documentType: 'ARINV', isDraft: true, documentStatus: 'DRAFT', createdInApp: true });
+        // DELETE of the voucher itself refuses both (its own rule: "no … documents, and no in-app created receivable documents")
+        expect((await app.http('DELETE', `/api/v2/vouchers/${withProforma.id}`, { token: t.user.token })).status).toBe(400);
+        const res = await merge({ voucher_ids: [withProforma.id, withDraft.id], source_action: 'DELETE' });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        for (const id of [withProforma.id, withDraft.id]) expect(await statusOf(id)).toBe('DELETED');
+        expect(await app.db.prisma.document.findUnique({ where: { id: draft.id } })).toBeNull();
+        expect(await app.db.prisma.document.findUnique({ where: { id: proforma.id } })).toMatchObject({ voucherId: withProforma.id, isDraft: false });
+      });
+
       it('DELETE with posted entries is refused, NONE and ARCHIVE with them are not', async () => {
         expect((await merge({ voucher_ids: [ids.posted, ids.a], source_action: 'DELETE' })).status).toBe(400);
         expect((await merge({ voucher_ids: [ids.posted, ids.a] })).status).toBe(201);
@@ -148,10 +161,8 @@ describe.each(targets())('voucher merge and split REST (%s)', (target) => {
   });
 
   describe('POST /vouchers/split', () => {
-    it('"one new voucher per range", 1-indexed inclusive, in the order of the ranges; "a statement on the source is copied to every new voucher"', async () => {
+    it('"one new voucher per range", 1-indexed inclusive, in the order of the ranges', async () => {
       const src = await pdf(5, 'Bunke', { data: { type: 'APINV', documentDate: new Date('2026-04-01') } });
-      await app.db.prisma.voucherStatement.create({ data: { clientAccountId: t.account.id, voucherId: src.id, purpose: 'older', createdAt: new Date('2026-01-01T00:00:00Z') } });
-      await app.db.prisma.voucherStatement.create({ data: { clientAccountId: t.account.id, voucherId: src.id, purpose: 'Firmatur', itemCategories: ['travel'], paymentMethod: 'COMPANY_CARD', isPaid: true } });
       const res = await split({ voucher_id: src.id, page_ranges: [[4, 5], [1, 1], [2, 3]] });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       expect(res.body).toHaveLength(3);
@@ -161,10 +172,32 @@ describe.each(targets())('voucher merge and split REST (%s)', (target) => {
         expect(v).toMatchObject({ channel: 'split', status: 'DRAFT', type: 'APINV', document_date: '2026-04-01', content_type: 'application/pdf' });
         const row = await app.db.prisma.voucher.findUniqueOrThrow({ where: { id: v.id } });
         expect(await pageCountOf(await make.bytesOf(row.fileId))).toBe(v.page_images.length);
-        const statements = await app.http('GET', `/api/v2/vouchers/${v.id}/statements`, { token: t.user.token });
-        expect(statements.body.data).toEqual([expect.objectContaining({ voucher_id: v.id, purpose: 'Firmatur', item_categories: ['travel'], payment_method: 'COMPANY_CARD', is_paid: true })]);
       }
       expect(await statusOf(src.id)).toBe('DRAFT');
+    });
+
+    it('spec 001: "A statement on the source is copied to every new voucher": every statement, not only the newest, with its content and in its order', async () => {
+      const src = await pdf(3, 'Utlegg');
+      const payor = (await app.db.prisma.businessPartner.create({ data: { clientAccountId: t.account.id, name: 'Ansatt Ola', isEmployee: true } })).id;
+      const at = (iso: string) => new Date(iso);
+      // three statements; two made in the same millisecond, so their order is the id's
+      await app.db.prisma.voucherStatement.create({ data: { clientAccountId: t.account.id, voucherId: src.id, purpose: 'first', paymentMethod: 'PRIVATE_CARD', payorId: payor, createdAt: at('2026-01-01T08:00:00Z'), createdById: t.user.id } });
+      await app.db.prisma.voucherStatement.create({ data: { clientAccountId: t.account.id, voucherId: src.id, purpose: 'second', itemCategories: ['travel', 'meals'], comment: 'Reise til Bergen', createdAt: at('2026-02-01T08:00:00Z') } });
+      await app.db.prisma.voucherStatement.create({ data: { clientAccountId: t.account.id, voucherId: src.id, purpose: 'third', isPaid: true, createdAt: at('2026-02-01T08:00:00Z') } });
+      const original = (await app.http('GET', `/api/v2/vouchers/${src.id}/statements`, { token: t.user.token })).body.data;
+      expect(original.map((s: any) => s.purpose)).toEqual(['third', 'second', 'first']);
+      const res = await split({ voucher_id: src.id, page_ranges: [[1, 1], [2, 3]] });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      const content = ({ id: _id, voucher_id: _v, effects: _e, ...rest }: any) => rest;
+      for (const v of res.body) {
+        const copied = (await app.http('GET', `/api/v2/vouchers/${v.id}/statements`, { token: t.user.token })).body.data;
+        expect(copied.map((s: any) => s.voucher_id)).toEqual([v.id, v.id, v.id]);
+        expect(copied.map(content)).toEqual(original.map(content));
+        const embedded = (await app.http('GET', `/api/v2/vouchers/${v.id}?with=statement`, { token: t.user.token })).body.statement;
+        expect(embedded).toMatchObject({ purpose: 'third' });
+      }
+      // the source keeps its own
+      expect(await app.db.prisma.voucherStatement.count({ where: { voucherId: src.id } })).toBe(3);
     });
 
     it('ranges need not cover every page; a source without a statement gives vouchers without one', async () => {

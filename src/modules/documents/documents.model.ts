@@ -64,6 +64,9 @@ export interface ModelDocument {
   documentDescription?: string | null;
   note?: string | null;
   isDraft: boolean;
+  /** the document's amounts: what a document without item lines shows as its totals */
+  netAmount?: Decimal;
+  grossAmount?: Decimal;
 }
 
 export interface ModelLine {
@@ -140,9 +143,10 @@ export async function loadInvoiceModel(ctx: RequestContext, doc: ModelDocument, 
     note: doc.note ?? null,
     lines: modelLines,
     vatSummary: [...summary.values()].sort((a, b) => b.rate.comparedTo(a.rate)),
-    net,
-    vat,
-    gross: net.plus(vat),
+    // without lines, the document's own amounts (VAT is their difference)
+    ...(sorted.length || doc.grossAmount == null || doc.netAmount == null
+      ? { net, vat, gross: net.plus(vat) }
+      : { net: doc.netAmount, vat: doc.grossAmount.minus(doc.netAmount), gross: doc.grossAmount }),
   };
 }
 

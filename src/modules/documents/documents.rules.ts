@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { Decimal } from '@prisma/client/runtime/client';
 import { orderByNames, pageArgs } from '../../shared/pagination.ts';
-import { currencyCode, decimal, evenWithIssues, flag, id, immutable, jsonObjectOrNull, optionalText, required } from '../../shared/validation.ts';
+import { currencyCode, decimal, evenWithIssues, flag, id, immutable, jsonObjectOrNull, optionalText } from '../../shared/validation.ts';
+import { osloToday } from '../journal-entries/journal-entries.rules.ts';
 
 // ── Values (spec 001 "Commercial document": "Allowed values … not shown": defined here) ──────────
 
@@ -115,6 +116,38 @@ export function documentTotals(lines: readonly { net: Decimal; taxAmountFc: Deci
   return { netAmount, grossAmount: netAmount.plus(vat), vat };
 }
 
+/**
+ * The amounts a document keeps (spec 001 "gross_amount, net_amount | decimal", document currency).
+ * With item lines: the lines' totals, and a sent gross_amount or net_amount must equal them to the
+ * øre (an issue naming both figures otherwise). Without lines: the amounts sent; one sent alone, the
+ * other is `kept`'s (an update of a document whose lines it does not touch) or else equals it (no
+ * VAT); neither sent, `kept`'s or 0.
+ */
+export function settleAmounts(
+  lines: { count: number; netAmount: Decimal; grossAmount: Decimal; currencyCode: string },
+  sent: { grossAmount?: Decimal | null; netAmount?: Decimal | null },
+  kept: { grossAmount: Decimal; netAmount: Decimal } | null,
+  issue: (field: 'grossAmount' | 'netAmount', message: string) => void,
+): { netAmount: Decimal; grossAmount: Decimal } {
+  const gross = sent.grossAmount ?? null;
+  const net = sent.netAmount ?? null;
+  if (lines.count > 0) {
+    const check = (field: 'grossAmount' | 'netAmount', value: Decimal | null, total: Decimal, name: string) => {
+      if (value != null && !value.equals(total)) {
+        issue(field, `is ${value.toFixed(2)} ${lines.currencyCode}, but the item lines' ${name} is ${total.toFixed(2)} ${lines.currencyCode}: with item lines it must equal their total (or be left out)`);
+      }
+    };
+    check('grossAmount', gross, lines.grossAmount, 'gross total (net plus VAT)');
+    check('netAmount', net, lines.netAmount, 'net total');
+    return { netAmount: lines.netAmount, grossAmount: lines.grossAmount };
+  }
+  const zero = new Decimal(0);
+  return {
+    grossAmount: gross ?? kept?.grossAmount ?? net ?? zero,
+    netAmount: net ?? kept?.netAmount ?? gross ?? zero,
+  };
+}
+
 /** The VAT account of a rate and direction: output 2700/2701/2702, input 2710/2711/2712 (high, medium, low). */
 export function vatAccountFor(direction: 'INPUT' | 'OUTPUT', ratePercent: Decimal): string {
   const band = ratePercent.greaterThanOrEqualTo(25) ? 0 : ratePercent.greaterThanOrEqualTo(15) ? 1 : 2;
@@ -140,23 +173,20 @@ export function kidMod10(digits: string): string {
 const money = decimal({ precision: 18, scale: 2 });
 const documentType = z.enum(DOCUMENT_TYPES, { error: `must be one of ${DOCUMENT_TYPES.join(', ')}` });
 
-const itemLine = z
-  .object({
-    lineId: z.number().int('must be a whole number').positive('must be a positive number').nullish(),
-    itemId: id.nullish(),
-    itemNo: optionalText(100),
-    itemName: optionalText(250),
-    description: optionalText(1000),
-    price: decimal({ precision: 18, scale: 6 }).nullish(),
-    quantity: decimal({ precision: 18, scale: 6 }).nullish(),
-    unitId: id.nullish(),
-    taxCodeId: id.nullish(),
-    accountId: id.nullish(),
-    itemCollectionEntryId: id.nullish(),
-  })
-  .superRefine((l, ctx) => {
-    if (l.itemId == null && l.itemCollectionEntryId == null && l.price == null) ctx.addIssue({ code: 'custom', path: ['price'], message: 'is required unless the line names an item or an item collection entry' });
-  }, evenWithIssues);
+/** A line: what it leaves out comes from its item collection entry, then its item; a line with neither and no price is a text line (price 0). */
+const itemLine = z.object({
+  lineId: z.number().int('must be a whole number').positive('must be a positive number').nullish(),
+  itemId: id.nullish(),
+  itemNo: optionalText(100),
+  itemName: optionalText(250),
+  description: optionalText(1000),
+  price: decimal({ precision: 18, scale: 6 }).nullish(),
+  quantity: decimal({ precision: 18, scale: 6 }).nullish(),
+  unitId: id.nullish(),
+  taxCodeId: id.nullish(),
+  accountId: id.nullish(),
+  itemCollectionEntryId: id.nullish(),
+});
 
 const paymentLine = z.object({
   lineType: z.enum(PAYMENT_LINE_TYPES, { error: `must be one of ${PAYMENT_LINE_TYPES.join(', ')}` }),
@@ -186,7 +216,6 @@ const documentFields = {
   businessPartnerId: id.nullish(),
   payorId: id.nullish(),
   collectorId: id.nullish(),
-  documentDate: z.date(required),
   dueDate: z.date().nullish(),
   periodStart: z.date().nullish(),
   periodEnd: z.date().nullish(),
@@ -202,6 +231,12 @@ const documentFields = {
   paymentMeans: optionalText(50),
   paymentRef: optionalText(100),
   paymentCardNumber: optionalText(30),
+  /**
+   * spec 001 "gross_amount, net_amount | decimal": writable. Without item lines they are the
+   * document's amounts (VAT is their difference); with lines they must equal the lines' totals.
+   */
+  grossAmount: money.nullish(),
+  netAmount: money.nullish(),
   lateFeeAmount: money.nullish(),
   interestAmount: money.nullish(),
   bankAccountId: id.nullish(),
@@ -220,19 +255,22 @@ const documentFields = {
   documentReferences: z.array(reference).max(100, 'a document has at most 100 references').nullish(),
 };
 
-function periodRule(d: { periodStart?: Date | null; periodEnd?: Date | null; documentDate?: Date; dueDate?: Date | null }, ctx: z.RefinementCtx) {
+/** A period ends on or after its start. (A due date before the document date is a supplier's to make: accepted.) */
+function periodRule(d: { periodStart?: Date | null; periodEnd?: Date | null }, ctx: z.RefinementCtx) {
   if (d.periodStart instanceof Date && d.periodEnd instanceof Date && d.periodEnd < d.periodStart) ctx.addIssue({ code: 'custom', path: ['periodEnd'], message: 'must not be before period_start' });
-  if (d.documentDate instanceof Date && d.dueDate instanceof Date && d.dueDate < d.documentDate) ctx.addIssue({ code: 'custom', path: ['dueDate'], message: 'must not be before document_date' });
 }
 
-const createInput = z.object({ clientAccountId: id, documentType, ...documentFields }).superRefine(periodRule, evenWithIssues);
+/** document_date: today in Norway unless given (the spec does not make it required). */
+const createInput = z
+  .object({ clientAccountId: id, documentType, ...documentFields, documentDate: z.date().nullish().transform((v) => v ?? osloToday()) })
+  .superRefine(periodRule, evenWithIssues);
 
 /**
  * Fields a finalized document keeps: its amounts, lines, partner, dates, type and currency are
  * what was posted and numbered (correct them with a credit note); the rest may change.
  */
 export const FINALIZED_LOCKED_FIELDS = [
-  'documentType', 'businessPartnerId', 'documentDate', 'dueDate', 'documentNumber', 'currencyCode', 'exchangeRate', 'itemLines', 'voucherId', 'paymentRef', 'bankAccountId',
+  'documentType', 'businessPartnerId', 'documentDate', 'dueDate', 'documentNumber', 'currencyCode', 'exchangeRate', 'itemLines', 'grossAmount', 'netAmount', 'voucherId', 'paymentRef', 'bankAccountId',
 ] as const;
 
 const booleanFilter = z.boolean().nullish();

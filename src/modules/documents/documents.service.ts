@@ -28,6 +28,7 @@ import {
   PURCHASE_TYPES,
   RECEIVABLE_ACCOUNT,
   SALES_TYPES,
+  settleAmounts,
   vatAccountFor,
   type CreateDocumentInput,
   type ItemLineInput,
@@ -319,6 +320,8 @@ export interface LineRow {
   totalLc: Decimal;
   accountId: number | null;
   itemCollectionEntryId: number | null;
+  /** the VAT account when no tax code gives the row's VAT (a document without lines; see amountsAsRow) */
+  vatAccount?: string;
 }
 
 export interface PreparedDocument {
@@ -344,7 +347,7 @@ function documentReferences(input: Partial<CreateDocumentInput> | undefined): Re
   ];
   for (const [i, l] of (input.itemLines ?? []).entries()) {
     if (!l) continue;
-    refs.push({ path: ['itemLines', i, 'itemId'], model: 'item', id: l.itemId, select: { itemNo: true, name: true, price: true, salesUnitId: true, taxCodeId: true, isActive: true } });
+    refs.push({ path: ['itemLines', i, 'itemId'], model: 'item', id: l.itemId, select: { itemNo: true, name: true, price: true, salesUnitId: true, taxCodeId: true } });
     refs.push({ path: ['itemLines', i, 'unitId'], model: 'unit', id: l.unitId });
     refs.push({ path: ['itemLines', i, 'taxCodeId'], model: 'taxCode', id: l.taxCodeId });
     refs.push({ path: ['itemLines', i, 'accountId'], model: 'account', id: l.accountId, select: { code: true, isActive: true } });
@@ -390,7 +393,7 @@ async function prepare(tx: RequestContext, clientAccountId: number, doc: Fields,
   const extraItems = entryItemIds.length ? await tx.db.item.findMany({ where: { id: { in: entryItemIds }, clientAccountId }, select: { id: true, itemNo: true, name: true, price: true, salesUnitId: true, taxCodeId: true } }) : [];
   const itemById = new Map(extraItems.map((i) => [i.id, i]));
 
-  type ItemRow = { itemNo: string; name: string | null; price: Decimal; salesUnitId: number; taxCodeId: number; isActive?: boolean };
+  type ItemRow = { itemNo: string; name: string | null; price: Decimal; salesUnitId: number; taxCodeId: number };
   const resolved = lines.map((l, i) => {
     const at = (f: string) => ['itemLines', i, f];
     const entry = l.itemCollectionEntryId != null ? entryById.get(l.itemCollectionEntryId) : undefined;
@@ -403,7 +406,6 @@ async function prepare(tx: RequestContext, clientAccountId: number, doc: Fields,
     }
     const itemId = l.itemId ?? entry?.itemId ?? null;
     const item = (l.itemId != null ? found.get<ItemRow>('item', l.itemId) : undefined) ?? (itemId != null ? (itemById.get(itemId) as ItemRow | undefined) : undefined);
-    if (l.itemId != null && item && item.isActive === false) issues.add(at('itemId'), `item ${l.itemId} is inactive`);
     return {
       lineId: l.lineId ?? i + 1,
       itemId,
@@ -502,19 +504,44 @@ async function checkDocument(tx: RequestContext, clientAccountId: number, doc: F
     issues.add(['documentNumber'], `is assigned when a ${doc.documentType} is finalized (numbered per client account and type without gaps); send it only with is_imported true`);
   }
   if (doc.documentNumber != null) {
+    // our own (sales) numbers are unique per type; other numbers are the sender's, so per business partner
+    // (two suppliers may both send invoice 1001; the same supplier's 1001 twice is a double registration)
+    const sales = isSalesType(doc.documentType);
     const clash = await tx.db.document.findFirst({
-      where: { clientAccountId, documentType: doc.documentType, documentNumber: doc.documentNumber, ...(documentId ? { NOT: { id: documentId } } : {}) },
+      where: {
+        clientAccountId,
+        documentType: doc.documentType,
+        documentNumber: doc.documentNumber,
+        ...(sales ? {} : { businessPartnerId: doc.businessPartnerId ?? null }),
+        ...(documentId ? { NOT: { id: documentId } } : {}),
+      },
       select: { id: true },
     });
-    if (clash) issues.add(['documentNumber'], `'${doc.documentNumber}' is already used by ${doc.documentType} document ${clash.id}`);
+    if (clash) issues.add(['documentNumber'], `'${doc.documentNumber}' is already used by ${doc.documentType} document ${clash.id}${sales ? '' : doc.businessPartnerId != null ? ' of the same business partner' : ' without a business partner'}`);
   }
+}
+
+/** The document's gross_amount and net_amount: the lines' totals, or the amounts sent (settleAmounts). */
+function withAmounts(prepared: PreparedDocument, sent: { grossAmount?: Decimal | null; netAmount?: Decimal | null }, kept: { grossAmount: Decimal; netAmount: Decimal } | null, issues: Issues): PreparedDocument {
+  const amounts = settleAmounts(
+    { count: prepared.rows.length, netAmount: prepared.netAmount, grossAmount: prepared.grossAmount, currencyCode: prepared.currencyCode },
+    sent,
+    kept,
+    (field, message) => issues.add([field], message),
+  );
+  return { ...prepared, ...amounts };
 }
 
 /** The finalize rules: a posting type needs a partner and a positive total. */
 function checkFinalizable(doc: Fields, prepared: PreparedDocument, issues: Issues) {
   if (!POSTING_TYPES.has(doc.documentType)) return;
   if (doc.businessPartnerId == null) issues.add(['businessPartnerId'], `is required to finalize a ${doc.documentType}: its ${SALES_TYPES.has(doc.documentType) ? 'receivable' : 'payable'} is posted with the partner`);
-  if (!prepared.grossAmount.isPositive() || prepared.grossAmount.isZero()) issues.add(['itemLines'], `a ${doc.documentType} needs item lines with a positive total to be finalized (gross amount ${prepared.grossAmount.toFixed(2)})`);
+  if (!prepared.grossAmount.isPositive() || prepared.grossAmount.isZero()) {
+    issues.add(
+      [prepared.rows.length ? 'itemLines' : 'grossAmount'],
+      `a ${doc.documentType} needs a positive gross amount to be finalized (it is ${prepared.grossAmount.toFixed(2)}): send item_lines, or gross_amount and net_amount`,
+    );
+  }
 }
 
 // ── Numbering ─────────────────────────────────────────────────────────────────────────────────────
@@ -558,6 +585,74 @@ async function defaultAccounts(tx: RequestContext, clientAccountId: number, sale
   return out;
 }
 
+const round2 = (d: Decimal) => d.toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+
+/**
+ * What a document without item lines posts, as one line row (spec 001: gross_amount and net_amount
+ * are writable; "VAT is their difference"): the net on the revenue (3xxx) or cost (4xxx) account and
+ * the VAT (gross − net) on a VAT account, so the entry balances with the receivable or payable at the
+ * gross amount. The tax code is the output (sales) or input (purchases) code of the client account
+ * whose rate on the document date gives exactly that VAT on the net, rounded to the øre (the lowest
+ * code when several do: 3 before 33, 1 before 81); its VAT account is the rate's (2700 … 2712). When
+ * no code does (VAT at mixed rates), the net posts without a tax code and the VAT on the VAT account of
+ * the nearest rate band. A client account that is not VAT-liable has no VAT to account for: the whole
+ * gross amount is revenue or cost. Amounts in the accounting currency are converted and rounded as a
+ * line's are.
+ */
+async function amountsAsRow(
+  tx: RequestContext,
+  doc: { clientAccountId: number; documentDate: Date },
+  prepared: PreparedDocument,
+  sales: boolean,
+): Promise<LineRow> {
+  const vat = prepared.vatLiable ? prepared.grossAmount.minus(prepared.netAmount) : ZERO;
+  const net = prepared.vatLiable ? prepared.netAmount : prepared.grossAmount;
+  const direction = sales ? 'OUTPUT' : 'INPUT';
+  let tax: { id: number; code: string; name: string; direction: string; rate: Decimal } | undefined;
+  if (!vat.isZero()) {
+    const codes = await tx.db.taxCode.findMany({
+      where: { clientAccountId: doc.clientAccountId, direction },
+      select: { id: true, code: true, name: true, direction: true, rates: { select: { ratePercent: true, validFrom: true, validTo: true } } },
+    });
+    const numeric = (code: string) => (/^\d+$/.test(code) ? Number(code) : Number.MAX_SAFE_INTEGER);
+    tax = codes
+      .flatMap((c) => {
+        const inForce = rateInForce(c.rates, doc.documentDate);
+        const rate = inForce ? new Decimal(inForce.ratePercent) : null;
+        return rate && !rate.isZero() && round2(net.times(rate).dividedBy(100)).equals(vat) ? [{ id: c.id, code: c.code, name: c.name, direction: c.direction, rate }] : [];
+      })
+      .sort((a, b) => numeric(a.code) - numeric(b.code) || a.code.localeCompare(b.code))[0];
+  }
+  // VAT at mixed rates: the account of the standard rate nearest to VAT / net (25, 15 or 12 %)
+  const implied = net.isZero() ? new Decimal(25) : vat.dividedBy(net).times(100).abs();
+  const band = [25, 15, 12].reduce((best, r) => (implied.minus(r).abs().lessThan(implied.minus(best).abs()) ? r : best), 25);
+  const netLc = round2(net.times(prepared.exchangeRate));
+  const taxAmountLc = round2(vat.times(prepared.exchangeRate));
+  return {
+    lineId: 1,
+    itemId: null,
+    itemNo: null,
+    itemName: null,
+    description: null,
+    price: net,
+    quantity: new Decimal(1),
+    currencyCode: prepared.currencyCode,
+    unitId: null,
+    taxCodeId: tax?.id ?? null,
+    taxCode: tax ? { code: tax.code, direction: tax.direction, name: tax.name } : null,
+    taxRate: tax?.rate ?? null,
+    net,
+    netLc,
+    taxAmountFc: vat,
+    taxAmountLc,
+    totalFc: net.plus(vat),
+    totalLc: netLc.plus(taxAmountLc),
+    accountId: null,
+    itemCollectionEntryId: null,
+    ...(tax || vat.isZero() ? {} : { vatAccount: vatAccountFor(direction, new Decimal(band)) }),
+  };
+}
+
 /**
  * Posts a finalized sales or purchase document's journal entry through the journal entries service,
  * in the caller's transaction: the receivable (1500) or payable (2400) with the business partner,
@@ -574,15 +669,18 @@ async function postDocument(
   const credit = CREDIT_NOTE_TYPES.has(doc.documentType);
   // an invoice (sales) credits revenue; a bill debits cost; a credit note the reverse
   const controlOnDebit = sales !== credit;
-  const side = (amount: Decimal, onDebit: boolean) => (onDebit ? { debit: amount.toString(), credit: '0' } : { debit: '0', credit: amount.toString() });
+  // a negative amount (a discount line, a negative VAT) goes on the other side: ledger amounts are never negative
+  const side = (amount: Decimal, onDebit: boolean) => (onDebit !== amount.isNegative() ? { debit: amount.abs().toString(), credit: '0' } : { debit: '0', credit: amount.abs().toString() });
   const foreign = prepared.currencyCode !== (await tx.db.clientAccount.findUniqueOrThrow({ where: { id: doc.clientAccountId }, select: { accountingCurrency: true } })).accountingCurrency.trim();
-  const fc = (amount: Decimal, onDebit: boolean) => (foreign ? { currencyCode: prepared.currencyCode, ...(onDebit ? { debitFc: amount.toString(), creditFc: '0' } : { debitFc: '0', creditFc: amount.toString() }) } : {});
+  const fc = (amount: Decimal, onDebit: boolean) =>
+    foreign ? { currencyCode: prepared.currencyCode, ...(onDebit !== amount.isNegative() ? { debitFc: amount.abs().toString(), creditFc: '0' } : { debitFc: '0', creditFc: amount.abs().toString() }) } : {};
   const defaults = await defaultAccounts(tx, doc.clientAccountId, sales);
-  const accountIds = prepared.rows.flatMap((r) => (r.accountId != null ? [r.accountId] : []));
+  const rows = prepared.rows.length ? prepared.rows : [await amountsAsRow(tx, doc, prepared, sales)];
+  const accountIds = rows.flatMap((r) => (r.accountId != null ? [r.accountId] : []));
   const accountCodes = new Map((await tx.db.account.findMany({ where: { id: { in: accountIds } }, select: { id: true, code: true } })).map((a) => [a.id, a.code]));
   const label = `${doc.documentType === 'ARCRN' || doc.documentType === 'APCRN' ? 'Kreditnota' : sales ? 'Faktura' : 'Leverandørfaktura'} ${doc.documentNumber ?? ''}, ${partnerName}`.trim();
-  const grossLc = prepared.rows.reduce((s, r) => s.plus(r.totalLc), ZERO);
-  const grossFc = prepared.rows.reduce((s, r) => s.plus(r.totalFc), ZERO);
+  const grossLc = rows.reduce((s, r) => s.plus(r.totalLc), ZERO);
+  const grossFc = rows.reduce((s, r) => s.plus(r.totalFc), ZERO);
   const lines: Record<string, unknown>[] = [
     {
       lineId: 1,
@@ -595,7 +693,7 @@ async function postDocument(
     },
   ];
   let next = 2;
-  for (const r of prepared.rows) {
+  for (const r of rows) {
     if (r.netLc.isZero() && r.taxAmountLc.isZero()) continue;
     const onDebit = !controlOnDebit;
     const lineId = next++;
@@ -610,12 +708,12 @@ async function postDocument(
       ...(hasTax ? { taxCodeId: r.taxCodeId } : {}),
       quantity: r.quantity.toString(),
     });
-    if (hasTax && !r.taxAmountLc.isZero()) {
+    if ((hasTax || r.vatAccount) && !r.taxAmountLc.isZero()) {
       lines.push({
         lineId: next++,
         postingDate: doc.documentDate,
-        accountCode: vatAccountFor(r.taxCode!.direction === 'INPUT' ? 'INPUT' : 'OUTPUT', r.taxRate ?? ZERO),
-        description: `MVA ${r.taxRate?.toFixed(2) ?? ''} % ${label}`,
+        accountCode: r.vatAccount ?? vatAccountFor(r.taxCode!.direction === 'INPUT' ? 'INPUT' : 'OUTPUT', r.taxRate ?? ZERO),
+        description: `MVA ${r.taxRate ? `${r.taxRate.toFixed(2)} % ` : ''}${label}`,
         ...side(r.taxAmountLc, onDebit),
         ...fc(r.taxAmountFc, onDebit),
         taxLine: true,
@@ -748,7 +846,8 @@ async function writeChildren(tx: RequestContext, documentId: number, input: Part
 
 /** The scalar columns of the input (relations and lines apart). */
 function columns(input: Partial<CreateDocumentInput>) {
-  const { itemLines: _l, paymentLines: _p, documentReferences: _r, structuredData, isDraft: _d, ...rest } = input as Partial<CreateDocumentInput> & { clientAccountId?: unknown };
+  // gross_amount and net_amount are settled with the lines (settleAmounts) and written from PreparedDocument
+  const { itemLines: _l, paymentLines: _p, documentReferences: _r, structuredData, isDraft: _d, grossAmount: _g, netAmount: _n, ...rest } = input as Partial<CreateDocumentInput> & { clientAccountId?: unknown };
   delete (rest as { clientAccountId?: unknown }).clientAccountId;
   return { ...rest, ...(structuredData !== undefined ? { structuredData: structuredData === null ? (null as never) : (structuredData as PrismaNS.InputJsonValue) } : {}) };
 }
@@ -764,7 +863,7 @@ async function checkedCreate(tx: RequestContext, args: Args<typeof rules.create>
     check: async ({ input }, found, issues) => {
       const doc = input as Fields;
       await checkDocument(tx, clientAccountId, doc, issues);
-      prepared = await prepare(tx, clientAccountId, doc, input.itemLines ?? [], found as FoundRefs, issues);
+      prepared = withAmounts(await prepare(tx, clientAccountId, doc, input.itemLines ?? [], found as FoundRefs, issues), input, null, issues);
       if (input.isDraft === false || input.isDraft === undefined) checkFinalizable(doc, prepared, issues);
     },
   });
@@ -855,8 +954,13 @@ export async function updateDocument(ctx: RequestContext, args: Args<typeof rule
           if (input.documentReferences !== undefined) await checkDocument(tx, stored.clientAccountId, { ...merged, documentNumber: null }, issues, stored.id);
           return;
         }
-        await checkDocument(tx, stored.clientAccountId, { ...merged, documentNumber: input.documentNumber === undefined ? null : merged.documentNumber }, issues, stored.id);
-        prepared = await prepare(tx, stored.clientAccountId, merged, input.itemLines ?? linesAsInput(stored.lines), found as FoundRefs, issues, stored.id);
+        // the number is checked when it is sent, or (numbers from outside being unique per partner) when the partner changes
+        const numberChanges = input.documentNumber !== undefined || (input.businessPartnerId !== undefined && !isSalesType(merged.documentType));
+        await checkDocument(tx, stored.clientAccountId, { ...merged, documentNumber: numberChanges ? merged.documentNumber : null }, issues, stored.id);
+        const lines = input.itemLines ?? linesAsInput(stored.lines);
+        // a line-less draft keeps the amounts it has unless they are sent (or item_lines are: then as on create)
+        const kept = input.itemLines == null ? { grossAmount: stored.grossAmount, netAmount: stored.netAmount } : null;
+        prepared = withAmounts(await prepare(tx, stored.clientAccountId, merged, lines, found as FoundRefs, issues, stored.id), input, kept, issues);
         if (input.isDraft === false) checkFinalizable(merged, prepared, issues);
       },
     });

@@ -210,8 +210,8 @@ export const Document = builder.prismaObject('Document', {
     paymentMeans: t.exposeString('paymentMeans', { nullable: true }),
     paymentRef: t.exposeString('paymentRef', { nullable: true, description: 'KID or other payment reference; a finalized sales document without one gets a MOD10 KID' }),
     paymentCardNumber: t.exposeString('paymentCardNumber', { nullable: true }),
-    grossAmount: t.field({ type: 'Decimal', description: 'net_amount plus VAT, document currency', resolve: fixed('grossAmount', 2) }),
-    netAmount: t.field({ type: 'Decimal', description: 'Sum of the item lines\' net amounts', resolve: fixed('netAmount', 2) }),
+    grossAmount: t.field({ type: 'Decimal', description: "net_amount plus VAT, document currency: the item lines' total, or as written on a document without lines", resolve: fixed('grossAmount', 2) }),
+    netAmount: t.field({ type: 'Decimal', description: "Without VAT, document currency: the sum of the item lines' net amounts, or as written on a document without lines", resolve: fixed('netAmount', 2) }),
     openAmount: t.field({ type: 'Decimal', description: 'Read-only: what of the receivable/payable line is not reconciled (0 without a posted line)', resolve: (d, _a, ctx) => documentState(ctx, d.id).then((s) => s.openAmount.toFixed(2)) }),
     pendingPaymentAmount: t.field({ type: 'Decimal', description: 'Read-only: payment requests PENDING or SENT', resolve: (d, _a, ctx) => documentState(ctx, d.id).then((s) => s.pendingPaymentAmount.toFixed(2)) }),
     lateFeeAmount: t.field({ type: 'Decimal', nullable: true, resolve: fixedOrNull('lateFeeAmount', 2) }),
@@ -274,7 +274,7 @@ const ItemLineInput = builder.inputType('DocumentItemLineInput', {
     itemNo: t.string(),
     itemName: t.string(),
     description: t.string(),
-    price: t.field({ type: 'Decimal', description: 'Required without item or entry' }),
+    price: t.field({ type: 'Decimal', description: "The entry's, else the item's; 0 on a line with neither (a text line)" }),
     quantity: t.field({ type: 'Decimal', description: '1 unless given' }),
     unitId: t.int(),
     taxCodeId: t.int(),
@@ -310,7 +310,7 @@ const documentInputFields = (t: InputFields, create: boolean) => ({
   businessPartnerId: t.int(),
   payorId: t.int(),
   collectorId: t.int(),
-  documentDate: t.field({ type: 'Date', required: create }),
+  documentDate: t.field({ type: 'Date', description: create ? 'Today (Europe/Oslo) unless given' : undefined }),
   dueDate: t.field({ type: 'Date' }),
   periodStart: t.field({ type: 'Date' }),
   periodEnd: t.field({ type: 'Date' }),
@@ -326,6 +326,15 @@ const documentInputFields = (t: InputFields, create: boolean) => ({
   paymentMeans: t.string(),
   paymentRef: t.string({ description: 'KID; a finalized sales document without one gets a MOD10 KID' }),
   paymentCardNumber: t.string(),
+  grossAmount: t.field({
+    type: 'Decimal',
+    description:
+      "Document currency. Without item lines: the document's gross amount (net_amount alone: the same, no VAT). With item lines: must equal their total (net plus VAT) to the øre, else 400",
+  }),
+  netAmount: t.field({
+    type: 'Decimal',
+    description: "Document currency. Without item lines: the document's net amount, VAT being gross_amount − net_amount (gross_amount alone: the same). With item lines: must equal their net total, else 400",
+  }),
   lateFeeAmount: t.field({ type: 'Decimal' }),
   interestAmount: t.field({ type: 'Decimal' }),
   bankAccountId: t.int(),
@@ -350,7 +359,7 @@ export const CreateDocumentInput = builder.inputType('CreateDocumentInput', {
 
 const UpdateDocumentInput = builder.inputType('UpdateDocumentInput', {
   description:
-    'Fields to change; omitted fields keep their value. A finalized document keeps its type, partner, dates, number, currency, rate, lines, voucher, KID and bank account (400: credit it instead).',
+    'Fields to change; omitted fields keep their value. A finalized document keeps its type, partner, dates, number, currency, rate, lines, amounts, voucher, KID and bank account (400: credit it instead).',
   fields: (t) => ({ clientAccountId: t.int({ description: 'Immutable' }), documentType: t.field({ type: DocumentTypeEnum }), ...documentInputFields(t, false) }),
 });
 

@@ -7,9 +7,11 @@ import { currencyCode, decimal, evenWithIssues, filterText, id, immutable, requi
  * Rules of item collections and their entries (spec 001 "Item collection and entry").
  */
 
-/** Months between invoices of a recurring entry: 1 monthly, 3 quarterly, 6 half-yearly, 12 yearly. */
+/**
+ * Months between invoices of a recurring entry (spec 001: "integer months; 1 monthly, 3 quarterly, 6
+ * half-yearly, 12 yearly" — examples, not a list: 24 bills every other year). At least 1.
+ */
 export const MIN_RECURRING_INTERVAL = 1;
-export const MAX_RECURRING_INTERVAL = 12;
 
 /** recurring_interval is stored null when omitted and then treated as 1 (monthly). */
 export const effectiveRecurringInterval = (interval: number | null | undefined): number => interval ?? 1;
@@ -48,7 +50,7 @@ const collectionFields = {
 /** quantity and price are Decimal(18, 6) columns: values must fit exactly. */
 const AMOUNT = { precision: 18, scale: 6 } as const;
 
-const interval = `must be from ${MIN_RECURRING_INTERVAL} to ${MAX_RECURRING_INTERVAL}`;
+const interval = `must be a whole number of months, at least ${MIN_RECURRING_INTERVAL}`;
 
 const entryFields = {
   /** an item of the client account of the collection */
@@ -64,7 +66,7 @@ const entryFields = {
   recurringStartDate: z.date().nullish(),
   recurringEndDate: z.date().nullish(),
   recurringTerms: z.enum(RecurringTerms).nullish(),
-  recurringInterval: z.number().int('must be a whole number of months').min(MIN_RECURRING_INTERVAL, interval).max(MAX_RECURRING_INTERVAL, interval).nullish(),
+  recurringInterval: z.number().int('must be a whole number of months').min(MIN_RECURRING_INTERVAL, interval).nullish(),
   refundPolicy: z.enum(RefundPolicy).nullish(),
   trialEndDate: z.date().nullish(),
 };

@@ -139,7 +139,7 @@ const entryFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fiel
   recurringStartDate: t.field({ type: 'Date' }),
   recurringEndDate: t.field({ type: 'Date', description: 'Not before recurringStartDate' }),
   recurringTerms: t.field({ type: RecurringTerms }),
-  recurringInterval: t.int({ description: 'Months, 1 to 12; null (stored) means 1' }),
+  recurringInterval: t.int({ description: 'Months (1 monthly, 3 quarterly, 6 half-yearly, 12 yearly, or any other whole number from 1); null (stored) means 1' }),
   refundPolicy: t.field({ type: RefundPolicy }),
   trialEndDate: t.field({ type: 'Date' }),
 });

@@ -144,8 +144,9 @@ const isReceivable = (documentType: string) => documentType.startsWith('AR');
 /**
  * Why a voucher cannot be removed, or nothing. DELETE (spec 001 "States and transitions"): posted,
  * non-cancelled journal entries or documents, or in-app created receivable documents. A merge or
- * split with source_action DELETE: "no posted journal entries on the source", so a cancelled posted
- * entry (and its reversal) blocks it too, as do the documents DELETE refuses.
+ * split with source_action DELETE has the spec's one condition, "No posted journal entries on the
+ * source": a cancelled posted entry (and its reversal) blocks it too, documents do not (a posted
+ * document's entry carries the voucher; its drafts are removed with it, as DELETE removes them).
  */
 async function removalBlockers(tx: RequestContext, v: { id: number; clientAccountId: number }, mode: 'delete' | 'source'): Promise<string[]> {
   const [entries, documents] = await Promise.all([
@@ -154,11 +155,13 @@ async function removalBlockers(tx: RequestContext, v: { id: number; clientAccoun
       select: { id: true, sequenceNumber: true },
       orderBy: { id: 'asc' },
     }),
-    tx.db.document.findMany({
-      where: { voucherId: v.id, OR: [{ isDraft: false, documentStatus: { notIn: ['CANCELLED', 'CREDITED'] } }, { createdInApp: true, documentType: { startsWith: 'AR' } }] },
-      select: { id: true, documentType: true, documentNumber: true, isDraft: true, createdInApp: true },
-      orderBy: { id: 'asc' },
-    }),
+    mode === 'source'
+      ? []
+      : tx.db.document.findMany({
+          where: { voucherId: v.id, OR: [{ isDraft: false, documentStatus: { notIn: ['CANCELLED', 'CREDITED'] } }, { createdInApp: true, documentType: { startsWith: 'AR' } }] },
+          select: { id: true, documentType: true, documentNumber: true, isDraft: true, createdInApp: true },
+          orderBy: { id: 'asc' },
+        }),
   ]);
   return [
     ...entries.map((e) => `posted journal entry ${e.id} (number ${e.sequenceNumber})`),
@@ -337,7 +340,8 @@ export async function mergeVouchers(ctx: RequestContext, args: Args<typeof rules
 
 /**
  * POST /vouchers/split (spec 001): one new PDF voucher (channel split, status DRAFT) per page range
- * of a PDF voucher, in the order of the ranges; the source's newest statement is copied to each.
+ * of a PDF voucher, in the order of the ranges; "a statement on the source is copied to every new
+ * voucher": every statement of the source, each to every new voucher, in their order.
  */
 export async function splitVoucher(ctx: RequestContext, args: Args<typeof rules.split>, query: Query = {}) {
   const { input } = parse(rules.split, args);
@@ -369,7 +373,8 @@ export async function splitVoucher(ctx: RequestContext, args: Args<typeof rules.
   const ids = await inTransaction(ctx, async (tx) => {
     await relockSources(tx, [source], action, () => ['voucherId']);
     const user = auditUserId(tx);
-    const statement = await tx.db.voucherStatement.findFirst({ where: { voucherId: source.id }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+    // every statement, oldest first: the copies keep their content, author and time, and (inserted in this order) their order
+    const statements = await tx.db.voucherStatement.findMany({ where: { voucherId: source.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
     const made: number[] = [];
     for (const [i, piece] of pieces.entries()) {
       const [start, end] = ranges[i];
@@ -396,9 +401,8 @@ export async function splitVoucher(ctx: RequestContext, args: Args<typeof rules.
         },
         select: { id: true },
       });
-      if (statement) {
-        const { id: _id, voucherId: _v, createdAt: _c, ...copy } = statement;
-        await tx.db.voucherStatement.create({ data: { ...copy, voucherId: voucher.id } });
+      if (statements.length) {
+        await tx.db.voucherStatement.createMany({ data: statements.map(({ id: _id, ...copy }) => ({ ...copy, voucherId: voucher.id })) });
       }
       made.push(voucher.id);
     }

@@ -302,7 +302,7 @@ builder.mutationFields((t) => ({
   }),
   splitVoucher: t.prismaField({
     type: ['Voucher'],
-    description: "Splits a PDF voucher into one new PDF voucher per page range (channel split, status DRAFT); the source's newest statement is copied to each.",
+    description: "Splits a PDF voucher into one new PDF voucher per page range (channel split, status DRAFT); every statement of the source is copied to each, in its order.",
     args: { input: t.arg({ type: SplitVoucherInput, required: true }) },
     validate: rules.split,
     resolve: (query, _root, args, ctx) => splitVoucher(ctx, args, query),
