@@ -1,7 +1,7 @@
 BEGIN;
 
 -- status and task_type are free text (spec 002: "Allowed values of task status and task_type: not
--- shown"): the stored enum values stay as they are; the index on (client_account_id, status) is rebuilt
+-- shown"): the stored enum values stay as they are, and the index on (client_account_id, status) is rebuilt
 ALTER TABLE "tasks" ALTER COLUMN "status" DROP DEFAULT,
   ALTER COLUMN "status" TYPE VARCHAR(50) USING "status"::text,
   ALTER COLUMN "status" SET DEFAULT 'OPEN',
