@@ -1,3 +1,4 @@
+import { TASK_STATUS_MAX, TASK_STATUSES, TASK_TYPE_MAX, TASK_TYPES } from '../../src/modules/tasks/tasks.rules.ts';
 import { defineOperations } from '../operation.ts';
 
 // spec 002, "Tasks": GET/POST /tasks, GET/PUT/DELETE /tasks/{id}; relations subtasks, parent_task.
@@ -33,10 +34,11 @@ const TASK_FIELDS = /* GraphQL */ `
 
 const WITH = { allowed: ['subtasks', 'parent_task'] } as const;
 
-/** What the task table says about statuses and types (spec 002: "not shown"; defined here). */
+/** spec 002 "Task": "Allowed values of task status and task_type: not shown": free text, ours suggested (tasks.rules.ts). */
 const VALUES =
-  'status OPEN (default), IN_PROGRESS, COMPLETED (sets completed_at; leaving it clears it), CANCELLED; any may follow any. ' +
-  'task_type GENERAL (default), VOUCHER_REVIEW, DOCUMENT_REVIEW, BANK_RECONCILIATION, PAYROLL, VAT_REPORT, YEAR_END, TAX_RETURN.';
+  `status and task_type are free text (status 1–${TASK_STATUS_MAX}, task_type 1–${TASK_TYPE_MAX} characters, trimmed). Ours, matched without regard to case and stored in this spelling: ` +
+  `status ${TASK_STATUSES.join(', ')} (default OPEN; COMPLETED sets completed_at, leaving it clears it; any may follow any), ` +
+  `task_type ${TASK_TYPES.join(', ')} (default GENERAL). Any other value is yours, stored as sent.`;
 
 export const taskOperations = defineOperations([
   {
@@ -44,9 +46,9 @@ export const taskOperations = defineOperations([
     path: '/tasks',
     summary:
       'List the tasks of a client account (client_account_id required), newest first unless order_by says otherwise: filters assigned_to_id (null: unassigned), ' +
-      'parent_task_id (null: top-level tasks), status, task_type (lists), relation_type, relation_id; page, per_page (100, at most 1000). ' + VALUES,
+      'parent_task_id (null: top-level tasks), status, task_type (lists: ours in any case, any other value exactly; in a query string a value cannot hold a comma, semicolon or space), relation_type, relation_id; page, per_page (100, at most 1000). ' + VALUES,
     document: /* GraphQL */ `
-      query ListTasks($clientAccountId: Int!, $assignedToId: Int, $parentTaskId: Int, $status: [TaskStatus!], $taskType: [TaskType!],
+      query ListTasks($clientAccountId: Int!, $assignedToId: Int, $parentTaskId: Int, $status: [String!], $taskType: [String!],
                       $relationType: String, $relationId: Int, $orderBy: [String!], $page: Int, $perPage: Int) {
         tasks(clientAccountId: $clientAccountId, assignedToId: $assignedToId, parentTaskId: $parentTaskId, status: $status, taskType: $taskType,
               relationType: $relationType, relationId: $relationId, orderBy: $orderBy, page: $page, perPage: $perPage) {

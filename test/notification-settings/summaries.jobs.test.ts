@@ -154,6 +154,20 @@ describe.each(targets())('scheduled summaries (%s)', (target) => {
       expect((await mailsTo(t.user.email)).map((m) => m.subject).sort()).toEqual([`Ukens gjøremål for ${t.account.displayName} (uke 49)`, `Ukens gjøremål for ${t.account.displayName} (uke 50)`]);
     });
 
+    it('spec 002 "Task": "Allowed values of task status and task_type: not shown": a task in a client\'s own status counts as open; COMPLETED and CANCELLED ones do not', async () => {
+      const tenant = await app.seed.tenant();
+      const id = tenant.account.id;
+      await app.db.prisma.task.createMany({
+        data: ['Venter på kunde', 'COMPLETED', 'CANCELLED'].map((status) => ({ clientAccountId: id, title: status, status })),
+      });
+      expect(await run(weeklyTodoJob, { now: MONDAY, clientAccountIds: [id] })).toMatchObject({ sent: 1 });
+      expect((await mailsTo(tenant.user.email))[0].text).toContain(`• Åpne oppgaver: 1\n  ${app.url}/api/v2/tasks?client_account_id=${id}`);
+      // only closed tasks: nothing needs attention
+      const done = await app.seed.tenant();
+      await app.db.prisma.task.createMany({ data: ['COMPLETED', 'CANCELLED'].map((status) => ({ clientAccountId: done.account.id, title: status, status })) });
+      expect(await run(weeklyTodoJob, { now: MONDAY, clientAccountIds: [done.account.id] })).toMatchObject({ sent: 0 });
+    });
+
     it('the week is the Norwegian one: Sunday 23:30 UTC is already Monday in Norway', async () => {
       const tenant = await app.seed.tenant();
       await app.db.prisma.task.create({ data: { clientAccountId: tenant.account.id, title: 'Noe', status: 'OPEN' } });

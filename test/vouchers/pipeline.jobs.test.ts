@@ -109,6 +109,33 @@ describe.each(targets())('voucher pipeline (%s)', (target) => {
     expect(thread).toMatchObject({ clientAccountId: t.account.id, subject: tasks[0].title, relationType: 'task', relationId: tasks[0].id });
   });
 
+  it('spec 002 "Task": "Allowed values of task status and task_type: not shown": a review task in a client\'s own status is still open, so a failing run opens no second one; a CANCELLED one does not count', async () => {
+    const files = await createFileServices(app.config, app.db.prisma);
+    const job = { prisma: app.db.prisma, service: systemContext(app.db.prisma, { files }), logger: createLogger('silent') };
+    const lostVoucher = async () => {
+      const file = await app.db.prisma.storedFile.create({
+        data: { clientAccountId: t.account.id, type: 'VOUCHER', fileName: 'borte.pdf', contentType: 'application/pdf', size: 10, sha256: '0'.repeat(64), storageKey: `${t.account.id}/${randomUUID()}`, pageCount: 1 },
+      });
+      return app.db.prisma.voucher.create({ data: { clientAccountId: t.account.id, fileId: file.id, workflowStatus: 'IMAGE_PROCESSING' } });
+    };
+    const reviewTask = async (voucherId: number, status: string) => {
+      const res = await app.http('POST', '/api/v2/tasks', { token: t.user.token, body: { client_account_id: t.account.id, title: 'Se på bilaget', task_type: 'voucher_review', status, relation_type: 'voucher', relation_id: voucherId } });
+      expect(res.status, res.text).toBe(201);
+      return res.body.id as number;
+    };
+    const tasksOf = async (voucherId: number) => (await app.db.prisma.task.findMany({ where: { relationType: 'voucher', relationId: voucherId }, orderBy: { id: 'asc' } })).map((x) => [x.id, x.status, x.taskType]);
+
+    const waiting = await lostVoucher();
+    const open = await reviewTask(waiting.id, 'Venter på leverandør');
+    expect(await runVoucherPipeline(job, waiting.id, { lastAttempt: true })).toMatchObject({ workflowStatus: 'FAILED' });
+    expect(await tasksOf(waiting.id)).toEqual([[open, 'Venter på leverandør', 'VOUCHER_REVIEW']]);
+
+    const dropped = await lostVoucher();
+    const cancelled = await reviewTask(dropped.id, 'cancelled');
+    expect(await runVoucherPipeline(job, dropped.id, { lastAttempt: true })).toMatchObject({ workflowStatus: 'FAILED' });
+    expect(await tasksOf(dropped.id)).toEqual([[cancelled, 'CANCELLED', 'VOUCHER_REVIEW'], [expect.any(Number), 'OPEN', 'VOUCHER_REVIEW']]);
+  });
+
   it('workflow_status is written as each step starts, in the order of the steps', async () => {
     const files = await createFileServices(app.config, app.db.prisma);
     const bytes = await makePdf([`Faktura ${randomUUID()}\nÅ betale 10,00`]);

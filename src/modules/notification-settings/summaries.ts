@@ -4,6 +4,7 @@ import { queueMail } from '../../mail/mail.job.ts';
 import type { MailMessage } from '../../mail/mailer.ts';
 import { inTransaction, type RequestContext } from '../../shared/context.ts';
 import { parseDateString } from '../../shared/scalars.ts';
+import { CLOSED_TASK_STATUSES } from '../tasks/tasks.rules.ts';
 import { emailOptOuts, optOutKey } from './notification-settings.service.ts';
 import {
   dayBefore,
@@ -80,15 +81,15 @@ const scope = (column: PrismaNS.Sql, ids: readonly number[] | null | undefined) 
 
 /**
  * WEEKLY_TODO (Mondays): to every owner (CA) of a client account where something needs attention —
- * open tasks (OPEN or IN_PROGRESS), bank transactions not fully booked (amount ≠
- * external_reconciled_amount), open questions about vouchers that are not deleted, vouchers in
- * DRAFT, draft journal entries — one mail per owner and account with the counts and links.
+ * open tasks (any status but COMPLETED or CANCELLED, a client's own too), bank transactions not
+ * fully booked (amount ≠ external_reconciled_amount), open questions about vouchers that are not
+ * deleted, vouchers in DRAFT, draft journal entries — one mail per owner and account with the counts and links.
  */
 export async function sendWeeklyTodoSummaries(ctx: RequestContext, options: SummaryOptions): Promise<SummaryRun> {
   const monday = weekOf(options.now);
   const accounts = await ctx.db.$queryRaw<({ id: number; displayName: string } & TodoCounts)[]>`
     SELECT ca.id, ca.display_name AS "displayName",
-      (SELECT count(*)::int FROM tasks t WHERE t.client_account_id = ca.id AND t.status::text IN ('OPEN', 'IN_PROGRESS')) AS "openTasks",
+      (SELECT count(*)::int FROM tasks t WHERE t.client_account_id = ca.id AND t.status <> ALL(${[...CLOSED_TASK_STATUSES]}::text[])) AS "openTasks",
       (SELECT count(*)::int FROM bank_transactions b WHERE b.client_account_id = ca.id AND b.amount <> b.external_reconciled_amount) AS "unreconciledBankTransactions",
       (SELECT count(*)::int FROM voucher_questions q JOIN vouchers v ON v.id = q.voucher_id
         WHERE q.client_account_id = ca.id AND q.status = 'OPEN' AND v.status <> 'DELETED') AS "openVoucherQuestions",

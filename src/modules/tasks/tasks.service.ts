@@ -74,7 +74,7 @@ async function subtreeIds(tx: RequestContext, taskId: number): Promise<number[]>
   return rows.map((r) => r.id);
 }
 
-/** COMPLETED sets completed_at (kept while it stays COMPLETED); any other status clears it. */
+/** COMPLETED (any case sent is stored so) sets completed_at, kept while it stays COMPLETED; any other status, ours or a client's, clears it. */
 const completedAt = (from: Task['status'] | undefined, to: Task['status'] | undefined, stored: Date | null): Date | null | undefined => {
   if (to === undefined || to === from) return undefined;
   return to === 'COMPLETED' ? new Date() : from === 'COMPLETED' || stored ? null : undefined;

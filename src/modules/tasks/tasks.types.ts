@@ -1,20 +1,19 @@
 import { builder, tenantScoped } from '../../builder.ts';
-import { described } from '../../shared/enum-values.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { createTask, deleteTask, getTask, listTasks, updateTask } from './tasks.service.ts';
-import { TASK_PAGE_LIMITS, TASK_STATUS_DESCRIPTIONS, TASK_STATUSES, TASK_TYPE_DESCRIPTIONS, TASK_TYPES, taskRules as rules } from './tasks.rules.ts';
+import { TASK_PAGE_LIMITS, TASK_STATUS_DESCRIPTIONS, TASK_STATUS_MAX, TASK_TYPE_DESCRIPTIONS, TASK_TYPE_MAX, taskRules as rules } from './tasks.rules.ts';
 
-/** Tasks (spec 002 "Task", "Tasks"); the values of status and type are defined in tasks.rules.ts. */
-export const TaskStatusEnum = builder.enumType('TaskStatus', {
-  description: 'Where a task is (values defined by this API): any status may follow any other',
-  values: described(TASK_STATUSES, TASK_STATUS_DESCRIPTIONS),
-});
-
-export const TaskTypeEnum = builder.enumType('TaskType', {
-  description: 'What kind of work a task is (values defined by this API)',
-  values: described(TASK_TYPES, TASK_TYPE_DESCRIPTIONS),
-});
+/**
+ * Tasks (spec 002 "Task", "Tasks"). status and task_type are free text ("Allowed values of task status
+ * and task_type: not shown"); the descriptions list our values (tasks.rules.ts).
+ */
+const ours = (descriptions: Record<string, string>) =>
+  Object.entries(descriptions)
+    .map(([value, meaning]) => `${value} (${meaning})`)
+    .join('; ');
+const STATUS = `Free text of 1–${TASK_STATUS_MAX} characters. Ours, matched without regard to case and stored in this spelling: ${ours(TASK_STATUS_DESCRIPTIONS)}. Any other value is yours, stored as sent (trimmed), and counts as open; any status may follow any other`;
+const TASK_TYPE = `Free text of 1–${TASK_TYPE_MAX} characters. Ours, matched without regard to case and stored in this spelling: ${ours(TASK_TYPE_DESCRIPTIONS)}. Any other value is yours, stored as sent (trimmed)`;
 
 export const Task = builder.prismaObject('Task', {
   ...tenantScoped,
@@ -25,8 +24,8 @@ export const Task = builder.prismaObject('Task', {
     providerClientAccountId: t.exposeInt('providerClientAccountId', { nullable: true, description: 'A provider account serving the client account' }),
     title: t.exposeString('title'),
     description: t.exposeString('description', { nullable: true }),
-    status: t.expose('status', { type: TaskStatusEnum }),
-    taskType: t.expose('taskType', { type: TaskTypeEnum }),
+    status: t.exposeString('status', { description: STATUS }),
+    taskType: t.exposeString('taskType', { description: TASK_TYPE }),
     completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true, description: 'Set when the task becomes COMPLETED, cleared when it is reopened' }),
     completionSummary: t.exposeString('completionSummary', { nullable: true }),
     assignedToId: t.exposeInt('assignedToId', { nullable: true, description: 'A user with access to the client account' }),
@@ -60,8 +59,8 @@ const CreateTaskInput = builder.inputType('CreateTaskInput', {
     clientAccountId: t.int({ required: true }),
     title: t.string({ required: true, description: 'At most 250 characters' }),
     description: t.string({ description: taskFields.description }),
-    status: t.field({ type: TaskStatusEnum, description: 'Default OPEN' }),
-    taskType: t.field({ type: TaskTypeEnum, description: 'Default GENERAL' }),
+    status: t.string({ description: `Default OPEN. ${STATUS}` }),
+    taskType: t.string({ description: `Default GENERAL. ${TASK_TYPE}` }),
     completionSummary: t.string({ description: taskFields.description }),
     assignedToId: t.int({ description: taskFields.assignedToId }),
     providerClientAccountId: t.int({ description: taskFields.providerClientAccountId }),
@@ -77,8 +76,8 @@ const UpdateTaskInput = builder.inputType('UpdateTaskInput', {
     clientAccountId: t.int({ description: 'Immutable: a different value is rejected' }),
     title: t.string({ description: 'At most 250 characters' }),
     description: t.string({ description: taskFields.description }),
-    status: t.field({ type: TaskStatusEnum, description: 'COMPLETED sets completedAt; another status clears it' }),
-    taskType: t.field({ type: TaskTypeEnum }),
+    status: t.string({ description: `COMPLETED sets completedAt; another status clears it. ${STATUS}` }),
+    taskType: t.string({ description: TASK_TYPE }),
     completionSummary: t.string({ description: taskFields.description }),
     assignedToId: t.int({ description: taskFields.assignedToId }),
     providerClientAccountId: t.int({ description: taskFields.providerClientAccountId }),
@@ -97,8 +96,8 @@ builder.queryFields((t) => ({
       clientAccountId: t.arg.int({ required: true }),
       assignedToId: t.arg.int({ description: 'null: unassigned tasks' }),
       parentTaskId: t.arg.int({ description: 'null: top-level tasks only' }),
-      status: t.arg({ type: [TaskStatusEnum] }),
-      taskType: t.arg({ type: [TaskTypeEnum] }),
+      status: t.arg.stringList({ description: 'Any of these statuses: ours in any case, any other exactly as stored' }),
+      taskType: t.arg.stringList({ description: 'Any of these types: ours in any case, any other exactly as stored' }),
       relationType: t.arg.string(),
       relationId: t.arg.int(),
       orderBy: t.arg.stringList({ description: 'Fields id, created_at, updated_at, completed_at, title, status; - for descending. Default -created_at' }),

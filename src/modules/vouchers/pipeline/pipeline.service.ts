@@ -3,6 +3,7 @@ import type { WorkflowStatus } from '../../../generated/prisma/client.ts';
 import type { JobContext } from '../../../jobs/jobs.ts';
 import { systemContext } from '../../../shared/context.ts';
 import { AppError } from '../../../shared/errors.ts';
+import { CLOSED_TASK_STATUSES } from '../../tasks/tasks.rules.ts';
 import { createTask } from '../../tasks/tasks.service.ts';
 import { pageCountOf, sniffContentType } from '../../files/file-content.ts';
 import { isPaged, PDF } from '../../files/files.rules.ts';
@@ -137,7 +138,7 @@ export async function runVoucherPipeline(
     await prisma.$transaction(async (tx) => {
       await tx.voucher.update({ where: { id: voucherId }, data: { workflowStatus: 'FAILED', workflowError: message } });
       const open = await tx.task.findFirst({
-        where: { clientAccountId: voucher.clientAccountId, relationType: 'voucher', relationId: voucherId, taskType: 'VOUCHER_REVIEW', status: { in: ['OPEN', 'IN_PROGRESS'] } },
+        where: { clientAccountId: voucher.clientAccountId, relationType: 'voucher', relationId: voucherId, taskType: 'VOUCHER_REVIEW', status: { notIn: [...CLOSED_TASK_STATUSES] } },
         select: { id: true },
       });
       if (!open) {
