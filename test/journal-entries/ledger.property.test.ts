@@ -40,7 +40,8 @@ import { verifyLedger } from '../../src/modules/journal-entries/ledger-chain.ts'
 
 const SEED = Number(process.env.LEDGER_PROPERTY_SEED ?? 20_261_125);
 const PATH = process.env.LEDGER_PROPERTY_PATH;
-const RUNS = Number(process.env.LEDGER_PROPERTY_RUNS ?? 20);
+/** 10 runs by default: the seed is fixed, so every CI run replays the same sequences, and runs 11–20 were ~75 s of CI's time on both databases for nothing new; raise it (and vary the seed) for a deeper search */
+const RUNS = Number(process.env.LEDGER_PROPERTY_RUNS ?? 10);
 const OPS = Number(process.env.LEDGER_PROPERTY_OPS ?? 500);
 const SHRINK = process.env.LEDGER_PROPERTY_SHRINK === '1';
 /** full comparison of the database with the model (and verifyLedger) every this many operations */

@@ -34,7 +34,7 @@ describe.each(targets())('validation collects every issue (%s)', (target) => {
         unitId: 99999999, // no such unit
         taxCodeId: theirTaxCode, // another client account's
         description: 'x'.repeat(1001),
-        recurringInterval: 13,
+        recurringInterval: 0, // months, at least 1
         recurringStartDate: new Date('2026-06-01'),
         recurringEndDate: new Date('2026-05-31'), // before the start
         currencyCode: 'XYZ', // well-formed, unknown
@@ -79,7 +79,7 @@ describe.each(targets())('validation collects every issue (%s)', (target) => {
     expect(shape.body.error.split('; ').sort()).toEqual([
       'quantity: must have at most 6 decimals',
       'recurring_end_date: must not be before the recurring start date',
-      'recurring_interval: must be from 1 to 12',
+      'recurring_interval: must be a whole number of months, at least 1',
     ]);
     // ... and the service finds every reference and stored-state problem of a well-formed input together.
     expect((await put({ recurring_start_date: '2026-06-01' })).status).toBe(202);

@@ -157,6 +157,10 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const server: Server = createServer((req, res) => handler!(req, res));
   answerClientErrors(server);
+  // fetch (undici) keeps an idle connection 4 s by the server's Keep-Alive hint of 5 s; on a starved
+  // machine that one second was not always enough, and a request sent on a connection the server was
+  // closing failed as "fetch failed" (the hostile sweep, CI). The server keeps them longer than fetch does.
+  server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -191,7 +195,11 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
       body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(url + path, { method, headers, body });
+    const res = await fetch(url + path, { method, headers, body }).catch((e: unknown) => {
+      // undici's "fetch failed" says nothing of why: its cause does (a reset, a closed socket)
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      throw new Error(`${method} ${path.slice(0, 200)}: fetch failed${cause ? `: ${cause.code ?? ''} ${cause.message ?? ''}` : ''}`, { cause: e });
+    });
     const text = await res.text();
     let parsed: unknown = text;
     try {
