@@ -79,7 +79,10 @@ function fromParameter(raw: unknown, type: GraphQLInputType, wire: string, issue
     return undefined;
   }
   // enum values are matched without regard to case (item_type=service; a dimension type bankacc)
-  if (isEnumType(nullable)) return nullable.getValues().find((v) => v.name.toLowerCase() === raw.toLowerCase())?.name ?? raw;
+  if (isEnumType(nullable)) {
+    const lower = raw.toLowerCase();
+    return nullable.getValues().find((v) => v.name.toLowerCase() === lower)?.name ?? raw;
+  }
   return raw;
 }
 

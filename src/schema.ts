@@ -1,5 +1,6 @@
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.ts';
+import { boundEnumCoercion } from './shared/enum-values.ts';
 
 // Every module's types register themselves on the builder when imported.
 import './modules/users/users.types.ts';
@@ -42,6 +43,7 @@ import './modules/payroll-contracts/payroll-contracts.types.ts';
 import './modules/equity/equity.types.ts';
 
 export const schema = builder.toSchema();
+boundEnumCoercion(schema);
 
 /** The SDL committed as schema.graphql: sorted, so diffs show real changes only. */
 export const printedSchema = (): string => `${printSchema(lexicographicSortSchema(schema))}\n`;

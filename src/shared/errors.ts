@@ -119,7 +119,7 @@ export class NotAcceptableError extends AppError {
   }
 }
 
-export type QueryLimitName = 'tokens' | 'nesting' | 'depth' | 'aliases' | 'fields' | 'nested_list' | 'cost';
+export type QueryLimitName = 'tokens' | 'nesting' | 'name_length' | 'depth' | 'aliases' | 'fields' | 'nested_list' | 'cost';
 
 /** A GraphQL document over one of the limits of src/shared/query-limits.ts: refused before it runs. */
 export class QueryTooComplexError extends AppError {

@@ -351,28 +351,42 @@ export function queryLimitErrors(schema: GraphQLSchema, document: DocumentNode, 
  */
 export const MAX_NESTING = 64;
 
+/**
+ * Names (fields, arguments, types, enum values, variables, aliases) longer than this are refused
+ * before parsing. No name of the schema comes near it, and graphql-js answers an unknown name with a
+ * "Did you mean …?" that turns the name into an array of its characters: a 1 MB name cost some 40 ms
+ * of CPU per request.
+ */
+export const MAX_NAME_LENGTH = 256;
+
 const OPENING = new Set<TokenKind>([TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L]);
 const CLOSING = new Set<TokenKind>([TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R]);
 
 /**
  * What can be refused before parsing: more than `maxTokens` tokens (counted as graphql-js' parser
- * counts them: comments are no tokens) or brackets nested deeper than MAX_NESTING. Lexing stops at
- * the first token over a limit; a document that does not lex is left to the parser, which reports
- * where.
+ * counts them: comments are no tokens), brackets nested deeper than MAX_NESTING or a name longer than
+ * MAX_NAME_LENGTH. Lexing stops at the first token over a limit; a document that does not lex is left
+ * to the parser, which reports where.
  */
 export function checkSource(source: string, limits: Pick<QueryLimits, 'maxTokens'>): void {
   const lexer = new Lexer(new Source(source));
   let tokens = 0;
   let nesting = 0;
+  let longName = 0;
   try {
     for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
       if (++tokens > limits.maxTokens) break;
       if (OPENING.has(token.kind) && ++nesting > MAX_NESTING) break;
       if (CLOSING.has(token.kind)) nesting--;
+      if (token.kind === TokenKind.NAME && token.value.length > MAX_NAME_LENGTH) {
+        longName = token.value.length;
+        break;
+      }
     }
   } catch {
     return;
   }
+  if (longName) throw refusal('name_length', longName, MAX_NAME_LENGTH, `The query has a name of ${shown(longName)} characters; names have at most ${MAX_NAME_LENGTH}`);
   if (tokens > limits.maxTokens) {
     throw refusal('tokens', tokens, limits.maxTokens, `The query has more than ${shown(limits.maxTokens)} tokens, the most a query may have`);
   }

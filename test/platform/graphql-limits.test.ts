@@ -96,6 +96,30 @@ describe.each(targets())('GraphQL query limits (%s)', (target) => {
     expect(res.ms).toBeLessThan(2000);
   });
 
+  it('a name longer than 256 characters → 400 name_length before parsing (graphql-js suggests names for an unknown one, some 40 ms of CPU for a 1 MB name)', async () => {
+    const res = await timed(`{ me { ${'y'.repeat(1_000_000)} } }`);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      {
+        message: 'The query has a name of 1,000,000 characters; names have at most 256',
+        extensions: { code: 'common.query_too_complex', limit: { name: 'name_length', max: 256, actual: 1_000_000 } },
+      },
+    ]);
+    expect((await timed(`{ me { ${'y'.repeat(256)} } }`)).body.errors[0].extensions.code).toBe('common.validation_error');
+  });
+
+  it.each([
+    ['a variable', 'query($t: [CollectionType!]) { itemCollections(clientAccountId: %ID%, collectionTypes: $t) { nodes { id } } }', { t: ['x'.repeat(1_000_000)] }],
+    ['a string literal', `{ itemCollections(clientAccountId: %ID%, collectionTypes: ["${'x'.repeat(1_000_000)}"]) { nodes { id } } }`, undefined],
+  ])('a 1 MB value for an enum as %s is refused without "Did you mean", the value cut to 40 characters', async (_as, query, variables) => {
+    const res = await timed(query.replace('%ID%', String(t.account.id)), { variables });
+    expect(res.body.errors).toHaveLength(1);
+    expect(res.body.errors[0].extensions.code).toBe('common.validation_error');
+    expect(res.body.errors[0].message).toContain(`"${'x'.repeat(40)}…"`);
+    expect(res.body.errors[0].message).not.toContain('Did you mean');
+    expect(res.text.length).toBeLessThan(1000);
+  });
+
   it('issue 8 #2: within the token limit, aliases, fields and cost are each limited', async () => {
     const res = await timed(ALIASES(t.account.id, 110));
     expect(res.status).toBe(400);
