@@ -24,7 +24,7 @@ export function mcpOriginGuard(origins: readonly string[]): RequestHandler {
     if (origin === undefined) return next();
     const normalised = asOrigin(origin);
     if (normalised !== undefined && allowed.has(normalised)) return next();
-    next(new ForbiddenError(`Origin ${origin || '(empty)'} may not call /mcp: only this server's own origin and MCP_ALLOWED_ORIGINS may (the MCP transport's protection against DNS rebinding)`));
+    next(new ForbiddenError(`Origin ${origin ? JSON.stringify(origin.length > 100 ? `${origin.slice(0, 100)}…` : origin) : '(empty)'} may not call /mcp: only this server's own origin and MCP_ALLOWED_ORIGINS may (the MCP transport's protection against DNS rebinding)`));
   };
 }
 

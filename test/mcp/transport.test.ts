@@ -128,6 +128,9 @@ describe.each(targets())('MCP transport: JSON-RPC errors and the Origin check (%
       refused(await post(PING, { origin: 'null' }));
       refused(await post(PING, { origin: `${app.url}.evil.example` }));
       refused(await post(PING, { origin: `https://${new URL(app.url).host}` }));
+      const long = await post(PING, { origin: `https://${'a'.repeat(6000)}.example` });
+      refused(long);
+      expect(long.body.error.message.length).toBeLessThan(300); // the refused Origin is quoted, cut to 100 characters
       refused(await app.http('GET', '/mcp', { token: t.user.token, headers: { origin: 'https://evil.example' } }));
       // with CORS_ORIGINS * the API's other entry points still take any origin
       expect((await app.http('GET', '/api/v2/units?per_page=1', { token: t.user.token, headers: { origin: 'https://evil.example' } })).status).toBe(200);
