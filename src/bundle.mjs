@@ -16,6 +16,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The programs bundled: name → entry source. */
 export const ENTRIES = { server: 'src/server.ts', admin: 'src/admin/cli.ts' };
+/**
+ * The heavy-work pool's worker (src/workers/heavy-work.ts), bundled beside each program: the server
+ * and the CLI start their worker threads from dist/heavy-worker.mjs.
+ */
+export const WORKER_ENTRY = 'src/workers/heavy.worker.ts';
+export const WORKER_BUNDLE = 'heavy-worker.mjs';
 /** Where `npm run build` puts a program's bundle. */
 export const bundlePath = (name) => join(root, 'dist', `${name}.mjs`);
 export const BUNDLE = bundlePath('server');
@@ -26,9 +32,14 @@ export const BUNDLE = bundlePath('server');
  * process starting meanwhile never reads half a bundle, and two builds at once do not mix.
  */
 export async function bundle(outfile = BUNDLE, name = 'server') {
+  await bundleEntry(ENTRIES[name], outfile);
+  await bundleEntry(WORKER_ENTRY, join(dirname(outfile), WORKER_BUNDLE));
+}
+
+async function bundleEntry(entry, outfile) {
   const { build } = await import('esbuild'); // only when building: starting a fresh bundle needs no esbuild
   const result = await build({
-    entryPoints: [join(root, ENTRIES[name])],
+    entryPoints: [join(root, entry)],
     outfile,
     write: false,
     bundle: true,
@@ -64,7 +75,8 @@ function newest(dir) {
 /** Is `dist/<name>.mjs` older than some source file (code changed since the last build)? */
 export function isStale(name) {
   const file = bundlePath(name);
-  const built = existsSync(file) ? statSync(file).mtimeMs : 0;
+  const worker = join(dirname(file), WORKER_BUNDLE);
+  const built = existsSync(file) && existsSync(worker) ? Math.min(statSync(file).mtimeMs, statSync(worker).mtimeMs) : 0;
   return built < Math.max(newest(join(root, 'src')), newest(join(root, 'rest-adapter')));
 }
 

@@ -3,6 +3,7 @@ import type { JWK } from 'jose';
 import { z } from 'zod';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './shared/query-limits.ts';
 import { INTEGRATION_SERVICES, type IntegrationService } from './integrations/services.ts';
+import { DEFAULT_WORKER_THREADS, type HeavyWorkOptions } from './workers/heavy-work.ts';
 
 /**
  * The only reader of process.env. Every variable the service understands is listed here (and in the
@@ -55,6 +56,20 @@ const schema = z.object({
   REQUEST_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5000),
   /** While the event loop lags more than this (ms), new requests are answered 503 at once; 0: never */
   REQUEST_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+  /** Worker threads for heavy work: reading uploaded documents, rendering report files (src/workers/); default: cores − 1, 1 to 4 */
+  WORKER_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  /** The JavaScript heap one worker may use (MB); a task beyond it fails and the worker is replaced */
+  WORKER_MAX_MEMORY_MB: z.coerce.number().int().min(16).max(16_384).default(256),
+  /** How long one heavy task may run (ms); a task beyond it fails and the worker is replaced */
+  WORKER_TASK_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  /** Pages of an uploaded PDF at most (POST /files: a longer one is 400) */
+  MAX_PDF_PAGES: z.coerce.number().int().min(1).max(1_000_000).default(2000),
+  /** MB the compressed parts of one file (a PDF's streams, a ZIP's entries) may inflate to */
+  MAX_INFLATED_MB: z.coerce.number().int().min(1).max(100_000).default(100),
+  /** Pixels (width × height) of an uploaded JPEG or PNG at most */
+  MAX_IMAGE_PIXELS: z.coerce.number().int().min(1).max(10_000_000_000).default(50_000_000),
+  /** Entries of an uploaded ZIP archive (office files included) at most */
+  MAX_ZIP_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   /** Requests per user (per address for /graphql without a token) to /api/v2, /graphql and /mcp together per window; 0 or off: no limit */
   API_RATE_LIMIT: z.string().regex(/^(\d+|off)$/i, 'must be a number of requests, or 0 or off for no limit').default('600'),
   /** The API limit's window */
@@ -142,6 +157,8 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** admission control: requests at once (0: off), waiting at most, longest wait */
   admission: { concurrency: number; queueLimit: number; maxWaitMs: number; maxEventLoopDelayMs: number };
+  /** the heavy-work pool (src/workers/heavy-work.ts) and the limits on uploaded files it applies */
+  heavyWork: HeavyWorkOptions;
   /** the per-user API limit; null: off */
   apiRateLimit: { limit: number; windowMs: number } | null;
   /** limits on GraphQL documents (/graphql, MCP graphql_query and graphql_mutation) */
@@ -217,6 +234,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ],
     trustProxy: /^(false|off|no|0)$/i.test(e.TRUST_PROXY) ? false : /^(true|on|yes)$/i.test(e.TRUST_PROXY) ? true : /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
     admission: { concurrency: e.REQUEST_CONCURRENCY ?? (e.DATABASE_URL ? 16 : 4), queueLimit: e.REQUEST_QUEUE_LIMIT, maxWaitMs: e.REQUEST_QUEUE_TIMEOUT_MS, maxEventLoopDelayMs: e.REQUEST_MAX_EVENT_LOOP_DELAY_MS },
+    heavyWork: {
+      threads: e.WORKER_THREADS ?? DEFAULT_WORKER_THREADS,
+      maxMemoryMb: e.WORKER_MAX_MEMORY_MB,
+      timeoutMs: e.WORKER_TASK_TIMEOUT_MS,
+      limits: { maxPdfPages: e.MAX_PDF_PAGES, maxInflatedBytes: e.MAX_INFLATED_MB * 1024 * 1024, maxImagePixels: e.MAX_IMAGE_PIXELS, maxZipEntries: e.MAX_ZIP_ENTRIES },
+    },
     apiRateLimit: /^(0+|off)$/i.test(e.API_RATE_LIMIT) ? null : { limit: Number(e.API_RATE_LIMIT), windowMs: e.API_RATE_LIMIT_WINDOW_SECONDS * 1000 },
     graphqlLimits: { maxTokens: e.GRAPHQL_MAX_TOKENS, maxDepth: e.GRAPHQL_MAX_DEPTH, maxAliases: e.GRAPHQL_MAX_ALIASES, maxFields: e.GRAPHQL_MAX_FIELDS, maxCost: e.GRAPHQL_MAX_COST },
     mailOutbox: join(e.DATA_DIR, 'outbox'),

@@ -1,6 +1,7 @@
 import type { Rendering, Representations } from '../operation.ts';
 import { presentReport, type ReportName } from '../../src/modules/reports/reports.presenters.ts';
 import { renderReport, REPORT_MEDIA_TYPES, type ReportMediaType } from '../../src/modules/reports/render/index.ts';
+import { fileServices } from '../../src/modules/files/file-services.ts';
 import { requestSaftZip } from '../../src/modules/reports/saft/saft.job.ts';
 import { writeSaft } from '../../src/modules/reports/saft/saft.service.ts';
 
@@ -23,7 +24,7 @@ export function reportFiles(report: ReportName, extra: Pick<Representations, 'fi
         select: { displayName: true, organizationNumber: true },
       });
       const table = presentReport(report, result, { company: account, query });
-      return renderReport(table, mediaType);
+      return renderReport(table, mediaType, fileServices(ctx).heavy);
     };
   return {
     files: Object.fromEntries(Object.values(REPORT_MEDIA_TYPES).map((t) => [t, render(t)])),

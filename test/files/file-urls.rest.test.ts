@@ -1,7 +1,7 @@
 import { PDFDocument } from '@pdfme/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FILE_URL_LIFETIME_SECONDS, FileUrlSigner, loadFileUrlKey } from '../../src/modules/files/file-urls.ts';
-import { pdfText } from '../../src/modules/vouchers/pipeline/pipeline.service.ts';
+import { pdfText } from '../../src/modules/vouchers/pipeline/pipeline.read.ts';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 import { fetchUrl, makePdf, PNG, TEST_FILES_DIR, upload } from './helpers.ts';

@@ -15,6 +15,8 @@ import { renderPdf } from '../../src/modules/reports/render/pdf.ts';
 import { MONEY_FORMAT, renderXlsx, XLSX_HEADER_ROW } from '../../src/modules/reports/render/xlsx.ts';
 import { hashSource } from '../../src/shared/security-headers.ts';
 import { Decimal } from '../../src/shared/scalars.ts';
+import { DEFAULT_FILE_LIMITS } from '../../src/modules/files/file-limits.ts';
+import { heavyWork } from '../../src/workers/heavy-work.ts';
 
 // No database: every table is built by presentReport from a hand-written JSON body of the route, and
 // every file format is read back with a reader other than its writer (read-excel-file, a regex over
@@ -482,13 +484,15 @@ describe('renderPdf: read back with pdftotext -layout', () => {
 
 // ---- renderReport ----
 
-describe('renderReport: the body, Content-Type and file name per media type', () => {
+describe('renderReport: the body, Content-Type and file name per media type (PDF and Excel drawn in a worker thread)', () => {
+  const pool = heavyWork({ threads: 1, maxMemoryMb: 256, timeoutMs: 60_000, limits: DEFAULT_FILE_LIMITS });
+  afterAll(() => pool.close());
   it.each([
     [REPORT_MEDIA_TYPES.xlsx, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'saldobalanse-2025-01-01-2025-12-31.xlsx'],
     [REPORT_MEDIA_TYPES.html, 'text/html; charset=utf-8', 'saldobalanse-2025-01-01-2025-12-31.html'],
     [REPORT_MEDIA_TYPES.pdf, 'application/pdf', 'saldobalanse-2025-01-01-2025-12-31.pdf'],
   ])('%s → %s, %s', async (mediaType, contentType, fileName) => {
-    const out = await renderReport(tables[2].table, mediaType);
+    const out = await renderReport(tables[2].table, mediaType, pool);
     expect(out.contentType).toBe(contentType);
     expect(out.fileName).toBe(fileName);
     if (mediaType === REPORT_MEDIA_TYPES.html) {

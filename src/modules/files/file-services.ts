@@ -2,18 +2,25 @@ import { join } from 'node:path';
 import type { Config } from '../../config.ts';
 import type { Prisma } from '../../db/database.ts';
 import type { RequestContext } from '../../shared/context.ts';
+import { heavyWork, type HeavyWork } from '../../workers/heavy-work.ts';
 import { FileUrlSigner, loadFileUrlKey } from './file-urls.ts';
 import { DiskFileStore, type FileStore } from './storage.ts';
 
-/** The file store and the URL signer, which services reach through their context (ctx.files). */
+/** The file store, the URL signer and the pool that reads and renders files, which services reach through their context (ctx.files). */
 export interface FileServices {
   store: FileStore;
   urls: FileUrlSigner;
+  /** where files are read and rendered: worker threads with memory and time limits (src/workers/heavy-work.ts) */
+  heavy: HeavyWork;
 }
 
-/** The app's and the job runner's file services: the disk store under $DATA_DIR/files and the shared URL key. */
-export async function createFileServices(config: Pick<Config, 'dataDir' | 'baseUrl'>, prisma: Prisma): Promise<FileServices> {
-  return { store: new DiskFileStore(join(config.dataDir, 'files')), urls: new FileUrlSigner(await loadFileUrlKey(prisma), config.baseUrl) };
+/** The app's and the job runner's file services: the disk store under $DATA_DIR/files, the shared URL key, the process's heavy-work pool. */
+export async function createFileServices(config: Pick<Config, 'dataDir' | 'baseUrl' | 'heavyWork'>, prisma: Prisma): Promise<FileServices> {
+  return {
+    store: new DiskFileStore(join(config.dataDir, 'files')),
+    urls: new FileUrlSigner(await loadFileUrlKey(prisma), config.baseUrl),
+    heavy: heavyWork(config.heavyWork),
+  };
 }
 
 export function fileServices(ctx: RequestContext): FileServices {

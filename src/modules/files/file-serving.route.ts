@@ -1,8 +1,8 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Prisma } from '../../db/database.ts';
-import { AppError, ForbiddenError, NotFoundError } from '../../shared/errors.ts';
+import { AppError, ForbiddenError, NotFoundError, UnprocessableError } from '../../shared/errors.ts';
+import { FileProblem, HeavyWorkError } from '../../workers/heavy-work.ts';
 import { FILE_POLICY, serializePolicy } from '../../shared/security-headers.ts';
-import { pdfPage } from './file-content.ts';
 import type { FileServices } from './file-services.ts';
 import { FILE_VARIANTS, type FileVariant } from './file-urls.ts';
 import { isImage, PDF } from './files.rules.ts';
@@ -62,7 +62,13 @@ export function fileUrlRoutes(deps: { prisma: Prisma; files: FileServices; now?:
         if (wanted > file.pageCount) throw new NotFoundError(`Page ${wanted} of file ${id} (it has ${file.pageCount})`);
         const bytes = await deps.files.store.get(file.storageKey);
         if (file.contentType === PDF) {
-          body = await pdfPage(bytes, wanted);
+          try {
+            body = Buffer.from(await deps.files.heavy.run('pdfPage', { bytes, page: wanted }));
+          } catch (e) {
+            // a file stored before a limit was lowered, or one too heavy to read within the worker's limits
+            if (e instanceof FileProblem || e instanceof HeavyWorkError) throw new UnprocessableError(`Page ${wanted} of file ${id} cannot be shown: ${e instanceof FileProblem ? `the file ${e.message}` : `reading the file failed: ${e.message}`}`);
+            throw e;
+          }
           contentType = PDF;
           fileName = `${file.fileName.replace(/\.pdf$/i, '')}-page-${wanted}.pdf`;
         } else body = bytes;

@@ -5,7 +5,8 @@ import { auditUserId, inTransaction, type RequestContext } from '../../shared/co
 import { ContentTooLargeError, ValidationError } from '../../shared/errors.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { voucherPipelineJob } from '../vouchers/pipeline/pipeline.job.ts';
-import { pageCountOf, sniffContentType } from './file-content.ts';
+import { FileProblem, HeavyWorkError } from '../../workers/heavy-work.ts';
+import type { FileFacts } from './file-content.ts';
 import { fileServices } from './file-services.ts';
 import { allowedContentTypes, cleanFileName, MAX_UPLOAD_BYTES } from './files.rules.ts';
 
@@ -65,6 +66,20 @@ export interface UploadArgs {
 }
 
 /**
+ * What an upload is and its pages, read in the heavy-work pool within the file limits: a file beyond a
+ * limit, unreadable, or too heavy to read (the worker's memory or time) is a 400 on `file`.
+ */
+export async function inspectUpload(ctx: RequestContext, bytes: Buffer, fileName: string, allowed?: readonly string[]): Promise<FileFacts> {
+  try {
+    return await fileServices(ctx).heavy.run('inspectFile', { bytes, fileName, allowed });
+  } catch (e) {
+    if (e instanceof FileProblem) throw ValidationError.field('file', e.message);
+    if (e instanceof HeavyWorkError) throw ValidationError.field('file', `could not be read within the limits: ${e.message}`);
+    throw e;
+  }
+}
+
+/**
  * POST /files: checks the caller may use the client account, the size (25 MB, 413) and what the
  * bytes are (sniffed; 400 naming the sniffed type when the file type does not take it; an encrypted
  * or unreadable PDF is a 400 too), stores the bytes and writes the file record. A VOUCHER upload
@@ -77,15 +92,14 @@ export async function uploadFile(ctx: RequestContext, args: UploadArgs, query: Q
   if (bytes.length > MAX_UPLOAD_BYTES) throw new ContentTooLargeError(`The file is ${bytes.length} bytes; at most ${MAX_UPLOAD_BYTES} bytes (25 MB) are accepted`);
   if (!bytes.length) throw ValidationError.field('file', 'is empty');
   const fileName = cleanFileName(args.fileName);
-  const contentType = await sniffContentType(bytes, fileName);
   const allowed = allowedContentTypes(args.type);
+  const { contentType, pageCount } = await inspectUpload(ctx, bytes, fileName, allowed);
   if (!contentType || !allowed.includes(contentType)) {
     throw ValidationError.field(
       'file',
       `is ${contentType ? `of type ${contentType}` : 'of a type that could not be recognised from its content'}; a ${args.type} file may be ${allowed.join(', ')}`,
     );
   }
-  const pageCount = await pageCountOf(bytes, contentType);
   if (args.voucherId != null && args.type !== 'ATTACHMENT') throw ValidationError.field('voucher_id', 'is only taken for an ATTACHMENT');
   return inTransaction(ctx, async (tx) => {
     if (args.voucherId != null) {

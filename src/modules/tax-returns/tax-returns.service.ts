@@ -12,7 +12,7 @@ import { systemUserTokenFor } from '../portal-integrations/portal-integrations.s
 import { requireOrganizationNumber } from '../client-accounts/client-accounts.service.ts';
 import { cancelFiling, createFiling, filingData, filingReceipt, getFiling, listFilings, type Filing, type Finding } from '../../integrations/govportal/filings.ts';
 import { fetchPrefilled, validateTaxReturn as validateAtAuthority, type Prefilled } from '../../integrations/taxauthority/tax-returns.ts';
-import { pageCountOf } from '../files/file-content.ts';
+import { fileServices } from '../files/file-services.ts';
 import { createFileVoucher } from '../files/files.service.ts';
 import { PDF } from '../files/files.rules.ts';
 import { computePreview, parseFilingData, toFilingData, type LedgerAccountFigures, type TaxReturnPreview } from './naeringsspesifikasjon.ts';
@@ -130,7 +130,9 @@ async function receiptOf(ctx: RequestContext, filing: Filing): Promise<Buffer | 
 
 /** Stores a receipt as a voucher of the account (ARCHIVED: evidence, nothing to book), inside the caller's transaction. */
 async function storeReceipt(tx: RequestContext, clientAccountId: number, year: number, filing: Filing, bytes: Buffer): Promise<number> {
-  const pageCount = await pageCountOf(bytes, PDF).catch(() => null);
+  const pageCount = await fileServices(tx)
+    .heavy.run('inspectFile', { bytes, fileName: 'receipt.pdf', allowed: [PDF] })
+    .then((facts) => facts.pageCount, () => null);
   const { voucherId } = await createFileVoucher(tx, {
     clientAccountId,
     fileName: `Skattemelding ${year} kvittering${filing.reference ? ` ${filing.reference}` : ''}.pdf`,

@@ -8,7 +8,9 @@ import { containsPattern } from '../../shared/text-search.ts';
 import { parse, validate, type Args } from '../../shared/validation.ts';
 import { createStoredFile, readStoredFile } from '../files/files.service.ts';
 import { derivedDocumentsSql } from '../documents/documents.service.ts';
-import { combine, cut, isPdfable, loadPdf, PDF, UnusableFileError, type PdfPart } from './voucher-pdf.ts';
+import { isPdfable, PDF, type PdfPart } from './voucher-pdf.ts';
+import { FileProblem, HeavyWorkError } from '../../workers/heavy-work.ts';
+import { fileServices } from '../files/file-services.ts';
 import {
   DEFAULT_VOUCHER_ORDER,
   rangeIssues,
@@ -288,10 +290,11 @@ export async function mergeVouchers(ctx: RequestContext, args: Args<typeof rules
   for (const s of paged) parts.push({ bytes: await readStoredFile(ctx, s.file), contentType: s.file.contentType });
   let merged;
   try {
-    merged = await combine(parts);
+    merged = await fileServices(ctx).heavy.run('combinePdf', { parts });
   } catch (e) {
-    if (!(e instanceof UnusableFileError)) throw e;
-    const s = paged[(e as UnusableFileError & { partIndex: number }).partIndex];
+    if (e instanceof HeavyWorkError) throw ValidationError.field('voucherIds', `the files could not be combined within the limits: ${e.message}`);
+    if (!(e instanceof FileProblem)) throw e;
+    const s = paged[e.partIndex ?? 0];
     throw ValidationError.field(['voucherIds', String(input.voucherIds.indexOf(s.id))], `the file of voucher ${s.id} (${s.file.fileName}) ${e.message}`);
   }
   const attachments = [
@@ -309,7 +312,7 @@ export async function mergeVouchers(ctx: RequestContext, args: Args<typeof rules
       type: 'VOUCHER',
       fileName: pdfName(baseName(paged[0].file.fileName), paged.length > 1 ? ' (merged).pdf' : '.pdf'),
       contentType: PDF,
-      bytes: merged.bytes,
+      bytes: Buffer.from(merged.bytes),
       pageCount: merged.pageCount,
     });
     const text = paged.map((s) => s.extractedText).filter((t): t is string => !!t);
@@ -350,25 +353,21 @@ export async function splitVoucher(ctx: RequestContext, args: Args<typeof rules.
   if (source.file.contentType !== PDF) {
     throw ValidationError.field('voucherId', `voucher ${source.id} is not a PDF (${source.file.contentType}); only a PDF can be split`);
   }
-  let pdf;
+  const ranges = input.pageRanges.map(([s, e]) => [s, e] as [number, number]);
+  let cutting;
   try {
-    pdf = await loadPdf(await readStoredFile(ctx, source.file));
+    cutting = await fileServices(ctx).heavy.run('cutPdf', { bytes: await readStoredFile(ctx, source.file), ranges });
   } catch (e) {
-    if (e instanceof UnusableFileError) throw ValidationError.field('voucherId', `the file of voucher ${source.id} ${e.message}`);
+    if (e instanceof FileProblem) throw ValidationError.field('voucherId', `the file of voucher ${source.id} ${e.message}`);
+    if (e instanceof HeavyWorkError) throw ValidationError.field('voucherId', `the file of voucher ${source.id} could not be split within the limits: ${e.message}`);
     throw e;
   }
-  const pageCount = pdf.getPageCount();
+  const { pageCount } = cutting;
   if (pageCount < 2) throw ValidationError.field('voucherId', pageCount ? `voucher ${source.id} has only one page; there is nothing to split` : `the file of voucher ${source.id} has no readable pages`);
-  const ranges = input.pageRanges.map(([s, e]) => [s, e] as const);
   const issues = rangeIssues(ranges, pageCount);
   if (issues.length) throw ValidationError.of(issues.map((i) => ({ path: i.path.map(String), message: i.message })));
   await checkSourcesRemovable(ctx, [source], action, () => ['voucherId']);
-  let pieces;
-  try {
-    pieces = await cut(pdf, ranges);
-  } catch {
-    throw ValidationError.field('voucherId', `the file of voucher ${source.id} is not a readable PDF`);
-  }
+  const pieces = cutting.pieces!.map((p) => ({ bytes: Buffer.from(p.bytes), pageCount: p.pageCount }));
 
   const ids = await inTransaction(ctx, async (tx) => {
     await relockSources(tx, [source], action, () => ['voucherId']);

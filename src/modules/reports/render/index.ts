@@ -1,7 +1,6 @@
 import { REPORT_HTML_CSP, renderHtml } from './html.ts';
 import type { ReportTable } from './model.ts';
-import { renderPdf } from './pdf.ts';
-import { renderXlsx } from './xlsx.ts';
+import type { HeavyWork } from '../../../workers/heavy-work.ts';
 
 export { REPORT_HTML_CSP } from './html.ts';
 
@@ -27,11 +26,15 @@ export interface RenderedReport {
   headers?: Record<string, string>;
 }
 
-/** A report table in one of the file formats. */
-export async function renderReport(table: ReportTable, mediaType: ReportMediaType): Promise<RenderedReport> {
+/** A report table in one of the file formats: PDF and Excel are drawn in the heavy-work pool (src/workers/), HTML here. */
+export async function renderReport(table: ReportTable, mediaType: ReportMediaType, heavy: HeavyWork): Promise<RenderedReport> {
+  const drawn = async (format: 'pdf' | 'xlsx') => {
+    const bytes = await heavy.run('renderReport', { table, format });
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  };
   switch (mediaType) {
     case REPORT_MEDIA_TYPES.xlsx:
-      return { body: await renderXlsx(table), contentType: mediaType, fileName: `${table.fileName}.xlsx` };
+      return { body: await drawn('xlsx'), contentType: mediaType, fileName: `${table.fileName}.xlsx` };
     case REPORT_MEDIA_TYPES.html:
       return {
         body: renderHtml(table),
@@ -40,7 +43,7 @@ export async function renderReport(table: ReportTable, mediaType: ReportMediaTyp
         headers: { 'Content-Security-Policy': REPORT_HTML_CSP },
       };
     case REPORT_MEDIA_TYPES.pdf:
-      return { body: await renderPdf(table), contentType: mediaType, fileName: `${table.fileName}.pdf` };
+      return { body: await drawn('pdf'), contentType: mediaType, fileName: `${table.fileName}.pdf` };
     default:
       throw new TypeError(`no renderer for ${String(mediaType)}`);
   }

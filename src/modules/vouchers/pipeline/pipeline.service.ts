@@ -1,18 +1,15 @@
-import { extractText, getDocumentProxy } from 'unpdf';
 import type { WorkflowStatus } from '../../../generated/prisma/client.ts';
 import type { JobContext } from '../../../jobs/jobs.ts';
 import { systemContext } from '../../../shared/context.ts';
 import { AppError } from '../../../shared/errors.ts';
 import { CLOSED_TASK_STATUSES } from '../../tasks/tasks.rules.ts';
 import { createTask } from '../../tasks/tasks.service.ts';
-import { pageCountOf, sniffContentType } from '../../files/file-content.ts';
-import { isPaged, PDF } from '../../files/files.rules.ts';
+import { fileServices } from '../../files/file-services.ts';
+import { isPaged, PAGE_TYPES, PDF } from '../../files/files.rules.ts';
+import { FileProblem, HeavyWorkError } from '../../../workers/heavy-work.ts';
 import { readStoredFile } from '../../files/files.service.ts';
 import { embedVoucherText } from '../embedding.ts';
 import { embeddingText, extractDocumentDate, extractTotalAmount, guessDocumentType } from './pipeline.rules.ts';
-
-/** The most characters of a text layer kept (free_text searches it; the rules read it). */
-export const MAX_EXTRACTED_TEXT = 200_000;
 
 /** Workflow statuses after which the pipeline has nothing more to do. */
 const FINISHED: readonly WorkflowStatus[] = ['COMPLETED', 'WAITING_FOR_ANSWER', 'FAILED', 'CANCELLED'];
@@ -20,15 +17,18 @@ const FINISHED: readonly WorkflowStatus[] = ['COMPLETED', 'WAITING_FOR_ANSWER', 
 /** A problem with the voucher's file that running again cannot mend. */
 class PipelineStop extends Error {}
 
-/** The text layer of a PDF, pages separated by blank lines (pdf.js through unpdf; no OCR: a scan has none). */
-export async function pdfText(bytes: Buffer): Promise<string> {
-  // pdf.js may take over (detach) the buffer it is given: give it a copy
-  const pdf = await getDocumentProxy(new Uint8Array(bytes));
+/**
+ * Heavy work for the pipeline, in the pool (src/workers/heavy-work.ts): a problem with the file, or a
+ * worker stopped for its memory or time, is a PipelineStop (the same file would stop it again), so a
+ * poison file ends FAILED at once instead of being retried.
+ */
+async function heavy<T>(work: Promise<T>): Promise<T> {
   try {
-    const { text } = await extractText(pdf, { mergePages: false });
-    return text.join('\n\n').replace(/\u0000/g, '').slice(0, MAX_EXTRACTED_TEXT);
-  } finally {
-    await pdf.destroy();
+    return await work;
+  } catch (e) {
+    if (e instanceof FileProblem) throw new PipelineStop(`the file ${e.message}`);
+    if (e instanceof HeavyWorkError) throw new PipelineStop(`reading the file was stopped: ${e.message}`);
+    throw e;
   }
 }
 
@@ -77,9 +77,9 @@ export async function runVoucherPipeline(
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new PipelineStop(`the bytes of file ${file.id} are missing from the file store`);
       throw e;
     }
-    const contentType = await sniffContentType(bytes, file.fileName);
+    const pool = fileServices(job.service).heavy;
+    const { contentType, pageCount } = await heavy(pool.run('inspectFile', { bytes, fileName: file.fileName, allowed: PAGE_TYPES }));
     if (!contentType || !isPaged(contentType)) throw new PipelineStop(`file ${file.id} is ${contentType ?? 'of an unknown type'}, not a PDF or an image`);
-    const pageCount = await pageCountOf(bytes, contentType);
     if (pageCount !== file.pageCount || contentType !== file.contentType) {
       await prisma.storedFile.update({ where: { id: file.id }, data: { pageCount, contentType } });
     }
@@ -87,7 +87,7 @@ export async function runVoucherPipeline(
     await step('STARTING_WORKFLOW');
 
     await step('DATA_EXTRACTION');
-    const text = contentType === PDF ? await pdfText(bytes) : null;
+    const text = contentType === PDF ? await heavy(pool.run('pdfText', { bytes })) : null;
 
     await step('DUPLICATE_CHECK');
     const duplicate = await prisma.voucher.findFirst({
