@@ -22,7 +22,7 @@ export async function sniffContentType(bytes: Uint8Array, fileName: string): Pro
 
 /** A PDF pdf-lib can read (not encrypted, 1 to maxPdfPages pages, its streams within the inflation limit); FileProblem otherwise. */
 export async function readPdf(bytes: Uint8Array, limits: FileLimits): Promise<PDFDocument> {
-  checkPdfInflation(bytes, limits.maxInflatedBytes);
+  await checkPdfInflation(bytes, limits.maxInflatedBytes);
   let doc: PDFDocument;
   try {
     doc = await PDFDocument.load(bytes, { updateMetadata: false });
@@ -52,7 +52,7 @@ export interface FileFacts {
 export async function inspectFile(bytes: Uint8Array, fileName: string, limits: FileLimits, allowed?: readonly string[]): Promise<FileFacts> {
   const contentType = await sniffContentType(bytes, fileName);
   if (!contentType || (allowed && !allowed.includes(contentType))) return { contentType, pageCount: null };
-  checkZip(bytes, limits);
+  await checkZip(bytes, limits);
   if (contentType === PDF) return { contentType, pageCount: (await readPdf(bytes, limits)).getPageCount() };
   if (contentType.startsWith('image/')) {
     checkImagePixels(bytes, contentType, limits.maxImagePixels);

@@ -1,4 +1,4 @@
-import { Inflate, Unzip, UnzipInflate, Unzlib } from 'fflate';
+import { createInflate, createInflateRaw } from 'node:zlib';
 import { FileProblem } from '../../workers/file-problem.ts';
 
 /**
@@ -27,9 +27,6 @@ export const DEFAULT_FILE_LIMITS: FileLimits = { maxPdfPages: 2000, maxInflatedB
 const MB = 1024 * 1024;
 const megabytes = (bytes: number) => `${Math.round(bytes / MB)} MB`;
 
-/** Input is fed to the inflater in pieces this small, so one piece inflates to at most ~1,032 times it (deflate's ceiling): 4 MB. */
-const PIECE = 4096;
-
 /** A counter over everything a file inflates to; throws FileProblem past the limit. */
 class InflationBudget {
   total = 0;
@@ -45,17 +42,34 @@ class InflationBudget {
   }
 }
 
-/** Feeds `data` to a streaming inflater in small pieces; its output is counted and dropped. A damaged stream ends the count (what it gave so far is counted). */
-function inflateCounting(data: Uint8Array, budget: InflationBudget): void {
-  const zlibHeader = data.length > 1 && (data[0] & 0x0f) === 8 && ((data[0] << 8) | data[1]) % 31 === 0;
-  const inflater = zlibHeader ? new Unzlib() : new Inflate();
-  inflater.ondata = (chunk) => budget.add(chunk.length);
-  try {
-    for (let at = 0; at < data.length; at += PIECE) inflater.push(data.subarray(at, Math.min(at + PIECE, data.length)), at + PIECE >= data.length);
-  } catch (e) {
-    if (e instanceof FileProblem) throw e;
-    // a damaged or truncated stream: not ours to judge here (the PDF reader says whether the file can be read)
-  }
+/**
+ * Inflates `data` (zlib-wrapped, or raw deflate) with node:zlib's stream, which hands its output over
+ * in 16 KB chunks: each is counted and dropped, and the stream is stopped past the limit. A damaged
+ * stream ends the count (what it gave so far is counted): the reader says whether the file is usable.
+ */
+function inflateCounting(data: Uint8Array, raw: boolean, budget: InflationBudget): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const inflater = raw ? createInflateRaw() : createInflate();
+    let settled = false;
+    const settle = (problem?: unknown) => {
+      if (settled) return;
+      settled = true;
+      if (problem) reject(problem);
+      else resolve();
+    };
+    inflater.on('data', (chunk: Buffer) => {
+      try {
+        budget.add(chunk.length);
+      } catch (e) {
+        inflater.destroy();
+        settle(e);
+      }
+    });
+    inflater.on('end', () => settle());
+    inflater.on('error', () => settle());
+    inflater.on('close', () => settle());
+    inflater.end(data);
+  });
 }
 
 const latin1 = (bytes: Uint8Array, from: number, to: number) => Buffer.from(bytes.buffer, bytes.byteOffset + from, Math.max(0, to - from)).toString('latin1');
@@ -66,7 +80,7 @@ const latin1 = (bytes: Uint8Array, from: number, to: number) => Buffer.from(byte
  * object streams while it loads, pdf.js content streams while it reads text. Encrypted or damaged
  * streams inflate to little and are left to the reader.
  */
-export function checkPdfInflation(bytes: Uint8Array, maxInflatedBytes: number): void {
+export async function checkPdfInflation(bytes: Uint8Array, maxInflatedBytes: number): Promise<void> {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   const budget = new InflationBudget(maxInflatedBytes, 'a PDF');
   let at = 0;
@@ -85,7 +99,7 @@ export function checkPdfInflation(bytes: Uint8Array, maxInflatedBytes: number): 
     // the stream's dictionary: back to the object's start (at most 4 KB)
     const objectStart = buf.lastIndexOf(' obj', keyword, 'latin1');
     const dictionary = latin1(buf, Math.max(objectStart, keyword - 4096, 0), keyword);
-    if (/\/FlateDecode\b|\/Fl\b/.test(dictionary)) inflateCounting(buf.subarray(start, stop), budget);
+    if (/\/FlateDecode\b|\/Fl\b/.test(dictionary)) await inflateCounting(buf.subarray(start, stop), false, budget);
     at = stop;
   }
 }
@@ -128,31 +142,48 @@ export function checkImagePixels(bytes: Uint8Array, contentType: string, maxImag
   }
 }
 
-const isZip = (bytes: Uint8Array) => bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
-
 /**
  * A ZIP archive (an uploaded .zip, and the office formats built on ZIP: .xlsx, .docx, .odt …): at most
- * maxZipEntries entries, inflating to at most maxInflatedBytes together. Every entry is inflated and
- * counted, whatever sizes its headers claim. Anything else passes.
+ * maxZipEntries entries, inflating to at most maxInflatedBytes together. The central directory names
+ * the entries; every deflated entry is inflated and counted whatever size its headers claim, a stored
+ * one counts its bytes. Anything that is not a ZIP (no end-of-directory record) passes; a damaged
+ * directory is left to whoever opens the archive (nothing here unpacks it).
  */
-export function checkZip(bytes: Uint8Array, limits: Pick<FileLimits, 'maxZipEntries' | 'maxInflatedBytes'>): void {
-  if (!isZip(bytes)) return;
-  const budget = new InflationBudget(limits.maxInflatedBytes, 'a ZIP archive');
-  let entries = 0;
-  const unzip = new Unzip((file) => {
-    if (++entries > limits.maxZipEntries) {
-      throw new FileProblem(`is a ZIP archive of more than ${limits.maxZipEntries} entries (MAX_ZIP_ENTRIES)`, 'MAX_ZIP_ENTRIES');
+export async function checkZip(bytes: Uint8Array, limits: Pick<FileLimits, 'maxZipEntries' | 'maxInflatedBytes'>): Promise<void> {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  if (buf.length < 22 || buf.readUInt32LE(0) !== 0x04034b50) return;
+  // the end-of-central-directory record: within the last 64 KB + 22 bytes (its comment)
+  let end = -1;
+  for (let at = buf.length - 22; at >= Math.max(0, buf.length - 22 - 0xffff); at--) {
+    if (buf.readUInt32LE(at) === 0x06054b50) {
+      end = at;
+      break;
     }
-    file.ondata = (err, chunk) => {
-      if (!err) budget.add(chunk.length);
-    };
-    file.start();
-  });
-  unzip.register(UnzipInflate);
-  try {
-    for (let at = 0; at < bytes.length; at += PIECE) unzip.push(bytes.subarray(at, Math.min(at + PIECE, bytes.length)), at + PIECE >= bytes.length);
-  } catch (e) {
-    if (e instanceof FileProblem) throw e;
-    // a damaged archive: it is stored as the bytes it is (nothing here unpacks it)
+  }
+  if (end < 0) return;
+  let entries = buf.readUInt16LE(end + 10);
+  let directory = buf.readUInt32LE(end + 16);
+  // ZIP64: the counts are in the ZIP64 end record, which its locator (just before) points to
+  if ((entries === 0xffff || directory === 0xffffffff) && end >= 20 && buf.readUInt32LE(end - 20) === 0x07064b50) {
+    const record = Number(buf.readBigUInt64LE(end - 12));
+    if (record + 56 <= buf.length && buf.readUInt32LE(record) === 0x06064b50) {
+      entries = Number(buf.readBigUInt64LE(record + 32));
+      directory = Number(buf.readBigUInt64LE(record + 48));
+    }
+  }
+  if (entries > limits.maxZipEntries) throw new FileProblem(`is a ZIP archive of more than ${limits.maxZipEntries} entries (MAX_ZIP_ENTRIES)`, 'MAX_ZIP_ENTRIES');
+  const budget = new InflationBudget(limits.maxInflatedBytes, 'a ZIP archive');
+  let at = directory;
+  for (let i = 0; i < entries && at + 46 <= buf.length && buf.readUInt32LE(at) === 0x02014b50; i++) {
+    const method = buf.readUInt16LE(at + 10);
+    const compressed = buf.readUInt32LE(at + 20);
+    const local = buf.readUInt32LE(at + 42);
+    at += 46 + buf.readUInt16LE(at + 28) + buf.readUInt16LE(at + 30) + buf.readUInt16LE(at + 32);
+    if (local + 30 > buf.length || buf.readUInt32LE(local) !== 0x04034b50) continue;
+    const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
+    // the compressed size may be 0xffffffff (ZIP64) or 0 (a data descriptor follows): then up to the next header
+    const stop = compressed !== 0xffffffff && compressed > 0 ? Math.min(buf.length, start + compressed) : buf.length;
+    if (method === 8) await inflateCounting(buf.subarray(start, stop), true, budget);
+    else if (compressed !== 0xffffffff) budget.add(compressed); // stored: no bigger than the file itself
   }
 }

@@ -22,7 +22,7 @@ const A4 = { short: 595.28, long: 841.89 };
 
 /** A stored voucher's PDF, within the file limits (FileProblem with the reason in words otherwise: a 400 names the voucher). */
 async function loadPdf(bytes: Uint8Array, limits: FileLimits): Promise<PDFDocument> {
-  checkPdfInflation(bytes, limits.maxInflatedBytes);
+  await checkPdfInflation(bytes, limits.maxInflatedBytes);
   let doc: PDFDocument;
   try {
     doc = await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: true });
