@@ -3,6 +3,7 @@ import type { JWK } from 'jose';
 import { z } from 'zod';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './shared/query-limits.ts';
 import { INTEGRATION_SERVICES, type IntegrationService } from './integrations/services.ts';
+import { DEFAULT_FILE_LIMITS } from './modules/files/file-limits.ts';
 import { DEFAULT_WORKER_THREADS, type HeavyWorkOptions } from './workers/heavy-work.ts';
 
 /**
@@ -63,13 +64,13 @@ const schema = z.object({
   /** How long one heavy task may run (ms); a task beyond it fails and the worker is replaced */
   WORKER_TASK_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   /** Pages of an uploaded PDF at most (POST /files: a longer one is 400) */
-  MAX_PDF_PAGES: z.coerce.number().int().min(1).max(1_000_000).default(2000),
+  MAX_PDF_PAGES: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_FILE_LIMITS.maxPdfPages),
   /** MB the compressed parts of one file (a PDF's streams, a ZIP's entries) may inflate to */
-  MAX_INFLATED_MB: z.coerce.number().int().min(1).max(100_000).default(100),
+  MAX_INFLATED_MB: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_FILE_LIMITS.maxInflatedBytes / 1024 / 1024),
   /** Pixels (width × height) of an uploaded JPEG or PNG at most */
-  MAX_IMAGE_PIXELS: z.coerce.number().int().min(1).max(10_000_000_000).default(50_000_000),
+  MAX_IMAGE_PIXELS: z.coerce.number().int().min(1).max(10_000_000_000).default(DEFAULT_FILE_LIMITS.maxImagePixels),
   /** Entries of an uploaded ZIP archive (office files included) at most */
-  MAX_ZIP_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  MAX_ZIP_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(DEFAULT_FILE_LIMITS.maxZipEntries),
   /** Requests per user (per address for /graphql without a token) to /api/v2, /graphql and /mcp together per window; 0 or off: no limit */
   API_RATE_LIMIT: z.string().regex(/^(\d+|off)$/i, 'must be a number of requests, or 0 or off for no limit').default('600'),
   /** The API limit's window */

@@ -1,4 +1,4 @@
-import { MAX_UPLOAD_BYTES } from '../../src/modules/files/files.rules.ts';
+import { FILE_LIMITS_DESCRIPTION, MAX_UPLOAD_BYTES } from '../../src/modules/files/files.rules.ts';
 import { defineOperations } from '../operation.ts';
 
 /**
@@ -36,7 +36,8 @@ export const fileOperations = defineOperations([
       'Upload a file (multipart/form-data: the file in `file`, with `type` and `client_account_id`; `voucher_id` for an ATTACHMENT). ' +
       `At most ${MAX_UPLOAD_BYTES} bytes (25 MB; larger is 413). What the file is comes from its bytes, never the part's Content-Type: ` +
       'VOUCHER and CHAT_ATTACHMENT take PDF, JPEG, PNG, HEIC/HEIF and WebP; ATTACHMENT also XML, CSV, plain text and office files; anything else, ' +
-      'an encrypted or unreadable PDF, is 400. A VOUCHER upload creates a voucher (`created_voucher`: status PENDING, workflow_status IMAGE_PROCESSING) ' +
+      `an encrypted or unreadable PDF, is 400. ${FILE_LIMITS_DESCRIPTION} ` +
+      'A VOUCHER upload creates a voucher (`created_voucher`: status PENDING, workflow_status IMAGE_PROCESSING) ' +
       'and starts its pipeline. The URLs are presigned for one hour. A JSON body with the file as `content_base64` and a `file_name` is taken too ' +
       '(within the 1 MB JSON limit), as is the MCP tool upload_file.',
     document: /* GraphQL */ `

@@ -1,9 +1,24 @@
 import type { FileType } from '../../generated/prisma/client.ts';
+import { DEFAULT_FILE_LIMITS } from './file-limits.ts';
 
 /** The largest upload (POST /files): a larger file is refused with 413 before it is stored. */
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 
 export const PDF = 'application/pdf';
+
+/**
+ * The file limits (file-limits.ts) in the words of the upload's GraphQL and OpenAPI descriptions: the
+ * defaults, each with the variable that changes it.
+ */
+export const FILE_LIMITS_DESCRIPTION = (() => {
+  const d = DEFAULT_FILE_LIMITS;
+  const n = (v: number) => v.toLocaleString('en-US');
+  return (
+    `Beyond a limit is 400 naming it, and nothing is stored: a PDF of at most ${n(d.maxPdfPages)} pages (MAX_PDF_PAGES); ` +
+    `compressed parts (a PDF's streams, a ZIP's or office file's entries) inflating to at most ${d.maxInflatedBytes / 1024 / 1024} MB together (MAX_INFLATED_MB); ` +
+    `a JPEG or PNG of at most ${n(d.maxImagePixels)} pixels (MAX_IMAGE_PIXELS); a ZIP of at most ${n(d.maxZipEntries)} entries (MAX_ZIP_ENTRIES) (the defaults).`
+  );
+})();
 
 /** Images and PDFs: what a voucher or a chat message can be made of (pages that can be shown). */
 export const PAGE_TYPES: readonly string[] = [PDF, 'image/jpeg', 'image/png', 'image/heic', 'image/heif', 'image/webp'];

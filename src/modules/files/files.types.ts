@@ -2,7 +2,7 @@ import { builder, tenantScoped } from '../../builder.ts';
 import type PrismaTypes from '../../generated/pothos-types.ts';
 import { fileServices } from './file-services.ts';
 import type { FileVariant } from './file-urls.ts';
-import { MAX_UPLOAD_BYTES } from './files.rules.ts';
+import { FILE_LIMITS_DESCRIPTION, MAX_UPLOAD_BYTES } from './files.rules.ts';
 import { getFile, uploadFile } from './files.service.ts';
 
 export const FileTypeEnum = builder.enumType('FileType', {
@@ -117,7 +117,7 @@ builder.mutationFields((t) => ({
     description:
       `Uploads a file of a client account (REST: POST /files as multipart/form-data). What the file is is sniffed from its bytes: ` +
       `VOUCHER and CHAT_ATTACHMENT take PDF, JPEG, PNG, HEIC/HEIF and WebP; ATTACHMENT also XML, CSV, plain text and office files. ` +
-      `At most ${MAX_UPLOAD_BYTES} bytes (25 MB; through GraphQL and MCP the request body's 1 MB limit comes first). ` +
+      `At most ${MAX_UPLOAD_BYTES} bytes (25 MB; through GraphQL and MCP the request body's 1 MB limit comes first). ${FILE_LIMITS_DESCRIPTION} ` +
       `A VOUCHER upload creates a voucher (createdVoucher) and starts its pipeline.`,
     args: {
       clientAccountId: t.arg.int({ required: true }),
