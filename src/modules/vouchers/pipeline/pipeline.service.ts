@@ -143,13 +143,15 @@ export async function runVoucherPipeline(
 /**
  * The end of a voucher's pipeline that cannot go on, in one transaction: workflow_status FAILED with
  * `message` (up to 1,000 characters) as workflow_error, and a VOUCHER_REVIEW task for the voucher
- * unless one is open. A voucher that no longer exists is left alone.
+ * unless one is open. Also the vouchers.process job's onGiveUp, which may come after the voucher
+ * has changed: a voucher gone, deleted or through the pipeline (a run that outlived its time may
+ * have finished it) is left alone.
  */
 export async function failVoucherPipeline(job: Pick<JobContext, 'prisma' | 'logger'>, voucherId: number, message: string): Promise<void> {
   const error = message.slice(0, 1000);
   await job.prisma.$transaction(async (tx) => {
-    const voucher = await tx.voucher.findUnique({ where: { id: voucherId }, select: { clientAccountId: true, file: { select: { fileName: true } } } });
-    if (!voucher) return;
+    const voucher = await tx.voucher.findUnique({ where: { id: voucherId }, select: { clientAccountId: true, status: true, workflowStatus: true, file: { select: { fileName: true } } } });
+    if (!voucher || voucher.status === 'DELETED' || (voucher.workflowStatus && FINISHED.includes(voucher.workflowStatus))) return;
     await tx.voucher.update({ where: { id: voucherId }, data: { workflowStatus: 'FAILED', workflowError: error } });
     const open = await tx.task.findFirst({
       where: { clientAccountId: voucher.clientAccountId, relationType: 'voucher', relationId: voucherId, taskType: 'VOUCHER_REVIEW', status: { notIn: [...CLOSED_TASK_STATUSES] } },
