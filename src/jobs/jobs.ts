@@ -17,10 +17,13 @@ import { prismaExecutor } from './sql.ts';
  *
  * Every server process works every queue (src/jobs/runner.ts); a job is fetched with
  * `FOR UPDATE SKIP LOCKED`, so it runs once however many processes share the database. A run that
- * throws is retried after retryDelay seconds (doubling, with jitter, when retryBackoff is set) until
- * retryLimit retries are used up; the job then stays `failed` with the error as its output.
- * Handlers must tolerate a second run of the same job (a process can die between the work and the
- * bookkeeping): delivery is at least once.
+ * throws, takes longer than expireInSeconds, or never ends because its process died (pg-boss's
+ * supervision expires it after expireInSeconds) is retried after retryDelay seconds (doubling, with
+ * jitter, when retryBackoff is set) until retryLimit retries are used up: at most 1 + retryLimit
+ * runs, whatever the mix of errors and deaths. The job is then given up: its onGiveUp runs and it
+ * stays `failed` with the reason as its output (see JobOptions.onGiveUp). Handlers must tolerate a
+ * second run of the same job (a process can die between the work and the bookkeeping): delivery is
+ * at least once.
  */
 
 /** What a handler gets besides the job's data. */
@@ -38,7 +41,7 @@ export interface JobContext {
 
 export type JobHandler<T> = (data: T, ctx: JobContext) => Promise<unknown>;
 
-export interface JobOptions {
+export interface JobOptions<T extends object = any> {
   /** retries after the first run (default 2: three runs in all) */
   retryLimit?: number;
   /** seconds before a retry (default 0); with retryBackoff the first wait, doubling each time */
@@ -55,12 +58,37 @@ export interface JobOptions {
    * rolled back, so a chat preview of a change that enqueues it says the change needs approval.
    */
   external?: boolean;
+  /**
+   * What to do when the job is given up, once no run is left: after the last run threw or took
+   * longer than expireInSeconds (`reason` is its error message), and in place of a run when the
+   * last one never ended because its process died, was killed or shut down while running it
+   * (`reason` is PROCESS_STOPPED). The handler cannot do this itself in the second case: it is not
+   * running any more, and a run that kills its process (a poison job) is not run again. Called at
+   * least once per given-up job, with the job's data and a context like the handler's, within
+   * expireInSeconds; it should be idempotent. If it throws, the job still ends `failed` (its output
+   * says so). A handler that handles its own last failure (ctx.job.retryCount >= retryLimit) and
+   * returns is not given up.
+   */
+  onGiveUp?: (data: T, ctx: JobContext, reason: string) => Promise<unknown>;
 }
+
+/** The reason a job is given up when its last run never ended (the process died, was killed or shut down). */
+export const PROCESS_STOPPED = 'the process stopped while running this job';
+
+/**
+ * pg-boss's retry_limit of a job is one more than the job's retryLimit: that attempt never runs the
+ * handler, it only gives the job up. pg-boss fails a job whose last run expired (its process died)
+ * without any process seeing it again; the extra attempt is where a runner sees it and calls onGiveUp.
+ */
+export const queueRetryLimit = (retryLimit: number): number => retryLimit + 1;
+/** The job's own retryLimit from pg-boss's retry_limit (see queueRetryLimit). */
+export const jobRetryLimit = (queueLimit: number): number => Math.max(0, queueLimit - 1);
+export const DEFAULT_RETRY_LIMIT = 2;
 
 export interface JobDefinition<T extends object = object> {
   readonly name: string;
   readonly handler: JobHandler<T>;
-  readonly options: JobOptions;
+  readonly options: JobOptions<T>;
 }
 
 const definitions = new Map<string, JobDefinition<any>>();
@@ -69,7 +97,7 @@ const definitions = new Map<string, JobDefinition<any>>();
  * Registers a job. Call it at module top level so the definition exists before the runner starts;
  * src/jobs/all.ts imports every module that defines jobs.
  */
-export function defineJob<T extends object = Record<string, never>>(name: string, handler: JobHandler<T>, options: JobOptions = {}): JobDefinition<T> {
+export function defineJob<T extends object = Record<string, never>>(name: string, handler: JobHandler<T>, options: JobOptions<T> = {}): JobDefinition<T> {
   if (!/^[a-z0-9][a-z0-9._-]*$/.test(name)) throw new Error(`Job name '${name}': use lower-case letters, digits, '.', '_' and '-'`);
   if (definitions.has(name)) throw new Error(`Job '${name}' is defined twice`);
   const definition: JobDefinition<T> = { name, handler, options };
@@ -81,7 +109,7 @@ export function jobDefinitions(): JobDefinition<any>[] {
   return [...definitions.values()];
 }
 
-/** When and how (overrides of the job's retry options, deduplication by singletonKey, priority). */
+/** When and how (overrides of the job's retry options, as JobOptions counts them; deduplication by singletonKey, priority). */
 export type EnqueueOptions = Pick<
   PgBoss.SendOptions,
   'startAfter' | 'priority' | 'singletonKey' | 'singletonSeconds' | 'retryLimit' | 'retryDelay' | 'retryBackoff' | 'expireInSeconds'
@@ -129,7 +157,8 @@ export async function enqueue<T extends object>(
   if (!definition) throw new Error(`Unknown job '${name}' (define it with defineJob and import it in src/jobs/all.ts)`);
   const db = 'actor' in target ? target.db : target;
   sender ??= new PgBoss({ db: { executeSql: () => Promise.reject(new Error('pg-boss sender has no connection of its own')) } });
-  const id = await sender.send(name, data, { ...options, db: prismaExecutor(db) });
+  const retries = options.retryLimit === undefined ? {} : { retryLimit: queueRetryLimit(options.retryLimit) };
+  const id = await sender.send(name, data, { ...options, ...retries, db: prismaExecutor(db) });
   if (id === null && options.singletonKey === undefined && options.singletonSeconds === undefined) {
     // pg-boss joins the insert with its queue table: no queue row, no job
     throw new Error(`Job queue '${name}' does not exist: the database's job schema is not migrated (migrateJobs)`);

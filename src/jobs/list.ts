@@ -9,7 +9,9 @@ export interface JobRow {
   name: string;
   state: JobState;
   priority: number;
+  /** runs after the first so far; retryLimit + 1 when the job was given up in place of a run (its last run never ended) */
   retryCount: number;
+  /** the job's own (pg-boss's retry_limit less the attempt that only gives up: queueRetryLimit) */
   retryLimit: number;
   createdOn: Date;
   startAfter: Date;
@@ -24,7 +26,7 @@ export interface JobRow {
 
 /** Jobs newest first, from the queue and its archive, for the admin CLI (internal pg-boss queues left out). */
 export async function listJobs(db: Db, filter: { state?: JobState; name?: string; limit: number }): Promise<JobRow[]> {
-  const columns = `id::text AS id, name, state::text AS state, priority, retry_count AS "retryCount", retry_limit AS "retryLimit",
+  const columns = `id::text AS id, name, state::text AS state, priority, retry_count AS "retryCount", GREATEST(retry_limit - 1, 0) AS "retryLimit",
     created_on AS "createdOn", start_after AS "startAfter", started_on AS "startedOn", completed_on AS "completedOn", data, output`;
   return db.$queryRawUnsafe<JobRow[]>(
     `SELECT * FROM (

@@ -8,7 +8,7 @@ import { createMailer, type Mailer } from '../mail/mailer.ts';
 import { createFileServices } from '../modules/files/file-services.ts';
 import type { Logger } from '../shared/logger.ts';
 import './all.ts';
-import { jobDefinitions, onEnqueued, type JobContext, type JobDefinition } from './jobs.ts';
+import { DEFAULT_RETRY_LIMIT, jobDefinitions, jobRetryLimit, onEnqueued, PROCESS_STOPPED, queueRetryLimit, type JobContext, type JobDefinition } from './jobs.ts';
 import { openExecutor, type SqlExecutor } from './sql.ts';
 
 /**
@@ -20,6 +20,16 @@ import { openExecutor, type SqlExecutor } from './sql.ts';
  * running any more (pg-boss 10's own workers record completions without awaiting them). pg-boss
  * still does the rest: fetching with SKIP LOCKED, retries with backoff, expiry of runs whose process
  * died, archiving, and cron schedules (a schedule fires once for all processes).
+ *
+ * Giving up (JobOptions.onGiveUp): a job's last run that throws or takes too long is given up at
+ * once. A run whose process dies leaves its job `active`; pg-boss's supervision (in any live
+ * process, every 2 minutes) expires it once expireInSeconds are up, recording its own output
+ * (EXPIRED below) and counting it as a failed run. Were the dead run the last, pg-boss would fail the
+ * job then and there, unseen by any runner; so pg-boss's retry_limit is one more than the job's
+ * (queueRetryLimit), and the attempt after the last run never runs the handler: it gives the job up
+ * with PROCESS_STOPPED when pg-boss's record says the run before it never ended. A job thus runs at
+ * most 1 + retryLimit times, whatever the mix of errors and deaths, and a run that kills its process
+ * is not run again after the last.
  */
 
 export interface JobRunnerOptions {
@@ -39,16 +49,16 @@ export interface JobRunnerOptions {
 export interface JobRunner {
   /** the pg-boss instance (getJobById, getQueues, …) */
   boss: PgBoss;
-  /** Stops fetching, waits up to timeoutMs for running jobs (then fails them, so they are retried), disconnects. */
+  /** Stops fetching, waits up to timeoutMs for running jobs (then fails them: retried, or given up if that was their last run), disconnects. */
   stop(options?: { timeoutMs?: number }): Promise<void>;
 }
 
-const QUEUE_OPTION_KEYS = ['retryLimit', 'retryDelay', 'retryBackoff', 'expireInSeconds'] as const;
+const QUEUE_OPTION_KEYS = ['retryDelay', 'retryBackoff', 'expireInSeconds'] as const;
 
-/** Creates or updates the queue of every defined job (its retry options live on the queue). */
+/** Creates or updates the queue of every defined job (its retry options live on the queue; pg-boss's retry limit is one more, see queueRetryLimit). */
 async function ensureQueues(boss: PgBoss): Promise<void> {
   for (const { name, options } of jobDefinitions()) {
-    const queue: PgBoss.Queue = { name };
+    const queue: PgBoss.Queue = { name, retryLimit: queueRetryLimit(options.retryLimit ?? DEFAULT_RETRY_LIMIT) };
     for (const key of QUEUE_OPTION_KEYS) if (options[key] !== undefined) Object.assign(queue, { [key]: options[key] });
     await boss.createQueue(name, { ...queue });
     await boss.updateQueue(name, { ...queue });
@@ -148,6 +158,26 @@ interface Running {
   abandoned: boolean;
 }
 
+/** pg-boss's output of a run it expired (plans.js, failJobsByTimeout): the run never ended, its process died or hung. */
+const EXPIRED = 'job failed by timeout in active state';
+/** The output stop() records for a run it abandons: that run never ended either. */
+const SHUT_DOWN = 'The server shut down while the job ran';
+
+/** Whether pg-boss's record of a job's previous run (its output) says that run never ended. */
+function previousRunDidNotEnd(output: unknown): boolean {
+  const o = output as { message?: unknown; value?: { message?: unknown } } | null | undefined;
+  return o?.value?.message === EXPIRED || o?.message === SHUT_DOWN;
+}
+
+/** The message of an error, or of a recorded output ({ message } or pg-boss's { value: { message } }). */
+function messageOf(e: unknown): string | undefined {
+  if (e instanceof Error) return e.message;
+  const o = e as { message?: unknown; value?: { message?: unknown } } | null | undefined;
+  const message = o?.message ?? o?.value?.message;
+  if (typeof message === 'string') return message;
+  return e === undefined || e === null ? undefined : typeof e === 'object' ? JSON.stringify(e) : String(e);
+}
+
 function withTimeLimit<T>(work: Promise<T>, seconds: number, controller: AbortController): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<never>((_, reject) => {
@@ -196,31 +226,81 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
   const running = new Set<Running>();
 
   async function run(definition: JobDefinition<any>, job: PgBoss.JobWithMetadata<object>): Promise<void> {
-    const controller = new AbortController();
-    const entry: Running = { definition, jobId: job.id, controller, abandoned: false };
+    const entry: Running = { definition, jobId: job.id, controller: new AbortController(), abandoned: false };
     running.add(entry);
+    const retryLimit = jobRetryLimit(job.retryLimit);
     const log = logger.child({ job: job.name, jobId: job.id });
-    const ctx: JobContext = {
+    const seconds = Number(job.expireInSeconds);
+    const context = (): JobContext => ({
       prisma: db.prisma,
       service: systemContext(db.prisma, { logger: log, files, integrations }),
       config,
       logger: log,
       mailer,
-      job: { id: job.id, name: job.name, retryCount: job.retryCount, retryLimit: job.retryLimit, createdOn: job.createdOn },
-      signal: controller.signal,
-    };
-    try {
-      const output = await withTimeLimit(
-        Promise.resolve().then(() => definition.handler(job.data, ctx)),
-        Number(job.expireInSeconds),
-        controller,
-      );
-      await boss.complete(job.name, job.id, output !== null && typeof output === 'object' ? output : undefined);
-    } catch (err) {
+      job: { id: job.id, name: job.name, retryCount: job.retryCount, retryLimit, createdOn: job.createdOn },
+      signal: entry.controller.signal,
+    });
+
+    /** Calls onGiveUp, then fails the job for good: no retry, whatever pg-boss's retry_limit. */
+    async function giveUp(reason: string, error?: unknown): Promise<void> {
+      let output: object = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { message: reason };
+      const { onGiveUp } = definition.options;
+      if (onGiveUp) {
+        entry.controller = new AbortController(); // the run's may be aborted (its time was up)
+        try {
+          await withTimeLimit(Promise.resolve().then(() => onGiveUp(job.data, context(), reason)), seconds, entry.controller);
+        } catch (err) {
+          if (entry.abandoned) return;
+          log.error({ err, reason }, 'onGiveUp failed; the job is failed all the same');
+          output = { message: reason, onGiveUpError: messageOf(err) };
+        }
+      }
       if (entry.abandoned) return;
-      const last = job.retryCount >= job.retryLimit;
-      log.warn({ err, retryCount: job.retryCount, retryLimit: job.retryLimit }, last ? 'job failed for the last time' : 'job failed; it will be retried');
-      await boss.fail(job.name, job.id, err instanceof Error ? err : { value: String(err) }).catch((e: unknown) => log.error({ err: e }, 'could not record the failure; the run expires and is retried'));
+      try {
+        // pg-boss's fail() would retry a last run (its retry_limit is one more) and leaves no way to say
+        // "no retry": one statement of ours ends the job as fail() does one without retries left
+        // (we use no dead-letter queues). Not `state = 'active'` only: if pg-boss's supervision has
+        // just expired the run, the job must not be given up a second time either.
+        await sql.executeSql(
+          `UPDATE pgboss.job SET state = 'failed', completed_on = now(), output = $3::jsonb WHERE name = $1 AND id = $2::uuid AND state < 'completed'`,
+          [job.name, job.id, JSON.stringify(output)],
+        );
+      } catch (err) {
+        log.error({ err }, 'could not record that the job was given up; the run expires and the job is given up again');
+      }
+    }
+
+    try {
+      if (job.retryCount > retryLimit) {
+        // Every run is used up: this is pg-boss's extra attempt (queueRetryLimit), never a run. The
+        // run before it normally never ended (the last run's failures are given up at once).
+        const reason = previousRunDidNotEnd(job.output) ? PROCESS_STOPPED : (messageOf(job.output) ?? PROCESS_STOPPED);
+        log.warn({ reason, retryCount: job.retryCount, retryLimit }, 'the job has no run left: giving it up');
+        await giveUp(reason);
+        return;
+      }
+      if (job.retryCount > 0 && previousRunDidNotEnd(job.output)) {
+        log.warn({ retryCount: job.retryCount, retryLimit }, 'the previous run of this job never ended (its process stopped); running it again');
+      }
+      let output: unknown;
+      try {
+        output = await withTimeLimit(
+          Promise.resolve().then(() => definition.handler(job.data, context())),
+          seconds,
+          entry.controller,
+        );
+      } catch (err) {
+        if (entry.abandoned) return;
+        if (job.retryCount >= retryLimit) {
+          log.warn({ err, retryCount: job.retryCount, retryLimit }, 'job failed for the last time: giving it up');
+          await giveUp(messageOf(err) ?? 'the job failed', err);
+          return;
+        }
+        log.warn({ err, retryCount: job.retryCount, retryLimit }, 'job failed; it will be retried');
+        await boss.fail(job.name, job.id, err instanceof Error ? err : { value: String(err) }).catch((e: unknown) => log.error({ err: e }, 'could not record the failure; the run expires and is retried'));
+        return;
+      }
+      await boss.complete(job.name, job.id, output !== null && typeof output === 'object' ? output : undefined);
     } finally {
       running.delete(entry);
     }
@@ -258,7 +338,8 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
           for (const entry of running) {
             entry.abandoned = true;
             entry.controller.abort(new Error('The server is shutting down'));
-            await boss.fail(entry.definition.name, entry.jobId, { message: 'The server shut down while the job ran' }).catch(() => undefined);
+            // counts as a run that never ended: retried, or given up with PROCESS_STOPPED if it was the last
+            await boss.fail(entry.definition.name, entry.jobId, { message: SHUT_DOWN }).catch(() => undefined);
           }
         }
         await boss.stop({ graceful: false, close: false });

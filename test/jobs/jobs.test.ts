@@ -6,12 +6,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
-import { defineJob, enqueue } from '../../src/jobs/jobs.ts';
+import { defineJob, enqueue, PROCESS_STOPPED } from '../../src/jobs/jobs.ts';
 import { migrateJobs, startJobs, type JobRunnerOptions } from '../../src/jobs/runner.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import { cleanupJob } from '../../src/modules/oauth/cleanup.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { eventually, openTestDatabase, targets, type Target } from '../support/harness.ts';
+import { runSignal, runThroughRestarts, type RunSignal } from '../support/jobs.ts';
 
 const uniq = () => randomBytes(6).toString('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -51,8 +52,31 @@ const record = defineJob<{ marker: string }>(
 );
 const runsOf = (marker: string) => runs.filter((r) => r.marker === marker);
 
+/**
+ * test.doomed: run n does what the marker's script says (default 'die'): 'die' begins and never
+ * ends (the test kills its process meanwhile), 'throw' fails. Its onGiveUp records each call.
+ */
+type Fate = 'die' | 'throw';
+const scripts: Record<string, { fates: Fate[]; started: RunSignal }> = {};
+const givenUp: { marker: string; reason: string; retryCount: number; retryLimit: number }[] = [];
+const doomed = defineJob<{ marker: string }>(
+  'test.doomed',
+  async ({ marker }, { job }) => {
+    const { fates, started } = scripts[marker];
+    started.fire();
+    if (fates[job.retryCount] === 'throw') throw new Error(`run ${job.retryCount + 1} failed`);
+    return new Promise(() => undefined);
+  },
+  {
+    retryLimit: 2,
+    onGiveUp: async ({ marker }, { job }, reason) => {
+      givenUp.push({ marker, reason, retryCount: job.retryCount, retryLimit: job.retryLimit });
+    },
+  },
+);
+
 /** This file's queues only: on PostgreSQL other test files share the database (and `mail.send`). */
-const TEST_QUEUES = [flaky.name, hopeless.name, record.name];
+const TEST_QUEUES = [flaky.name, hopeless.name, record.name, doomed.name];
 
 /** A mailer that sends nothing; its `describe` names the runner. */
 const labelled = (describe: string): Mailer => ({ describe, send: async () => ({ messageId: '' }), close: () => undefined });
@@ -165,6 +189,65 @@ describe.each(targets())('background jobs (%s)', (target: Target) => {
     } finally {
       await runner.stop();
     }
+  });
+
+  /**
+   * Runs a test.doomed job (retryLimit 2) through process lifetimes, each killed while its run is
+   * under way if the script says 'die' (see test/support/jobs.ts: what a dead process leaves is an
+   * active job, which pg-boss's supervision in the restarted process expires after expireInSeconds).
+   */
+  async function doom(fates: Fate[]) {
+    const marker = uniq();
+    scripts[marker] = { fates, started: runSignal() };
+    const id = (await enqueue(db.prisma, doomed, { marker }, { expireInSeconds: 1 }))!;
+    const { runs, restarts } = await runThroughRestarts({
+      db,
+      start: () => start(db, { queues: [doomed.name], pollingIntervalSeconds: 0.1 }),
+      name: doomed.name,
+      id,
+      started: scripts[marker].started,
+      dies: (n) => (fates[n - 1] ?? 'die') === 'die',
+    });
+    const job = await db.prisma.$queryRaw<{ state: string; retryCount: number; output: any }[]>`
+      SELECT state::text AS state, retry_count AS "retryCount", output FROM pgboss.job WHERE name = ${doomed.name} AND id = ${id}::uuid`;
+    return { runs, restarts, job: job[0], givenUp: givenUp.filter((g) => g.marker === marker) };
+  }
+
+  it('a job killed mid-run by a process restart is failed after its retries, not run forever: every run dies → 1 + retryLimit runs, then failed with "the process stopped while running this job" and onGiveUp called once', async () => {
+    const { runs, restarts, job, givenUp } = await doom(['die', 'die', 'die']);
+    expect({ runs, restarts }).toEqual({ runs: 3, restarts: 3 });
+    // the attempt after the third run (retry_count 3) only gave the job up
+    expect(job).toEqual({ state: 'failed', retryCount: 3, output: { message: PROCESS_STOPPED } });
+    expect(givenUp).toEqual([expect.objectContaining({ reason: PROCESS_STOPPED, retryCount: 3, retryLimit: 2 })]);
+  });
+
+  it.each([
+    ['the last run dies after two that threw', ['throw', 'throw', 'die'] as Fate[], 3, PROCESS_STOPPED],
+    ['the last run throws after a death', ['die', 'throw', 'throw'] as Fate[], 2, 'run 3 failed'],
+  ])('a job runs at most 1 + retryLimit times whatever the mix of deaths and errors, then is failed and given up once: %s', async (_, fates, retryCount, reason) => {
+    const { runs, restarts, job, givenUp } = await doom(fates);
+    expect({ runs, restarts }).toEqual({ runs: 3, restarts: 1 });
+    expect(job).toMatchObject({ state: 'failed', retryCount, output: { message: reason } });
+    expect(givenUp).toEqual([expect.objectContaining({ reason, retryCount })]);
+  });
+
+  it('a last run still under way when the server shuts down is not run again: the job is given up with "the process stopped while running this job"', async () => {
+    const marker = uniq();
+    scripts[marker] = { fates: ['die'], started: runSignal() };
+    const id = (await enqueue(db.prisma, doomed, { marker }, { retryLimit: 0, expireInSeconds: 2 }))!;
+    const first = await start(db, { queues: [doomed.name], pollingIntervalSeconds: 0.1 });
+    await scripts[marker].started.next();
+    await first.stop({ timeoutMs: 0 }); // the run does not end in time: stop() records it as failed
+    const next = await start(db, { queues: [doomed.name], pollingIntervalSeconds: 0.1 });
+    try {
+      await eventually(async () => (await jobState(db, doomed.name, id)) === 'failed', 'the job given up');
+    } finally {
+      await next.stop();
+    }
+    const [job] = await db.prisma.$queryRaw<{ retryCount: number; output: unknown }[]>`
+      SELECT retry_count AS "retryCount", output FROM pgboss.job WHERE name = ${doomed.name} AND id = ${id}::uuid`;
+    expect(job).toEqual({ retryCount: 1, output: { message: PROCESS_STOPPED } });
+    expect(givenUp.filter((g) => g.marker === marker)).toEqual([{ marker, reason: PROCESS_STOPPED, retryCount: 1, retryLimit: 0 }]);
   });
 
   it.runIf(target === 'postgres')('two runners on one database (two server processes) run each of 60 jobs exactly once', async () => {

@@ -237,8 +237,9 @@ describe.each(targets())('payroll contract jobs (%s)', (target) => {
       const c = (await app.http('POST', '/api/v2/payroll/contracts', { token: t.user.token, body: minimalBody(t, e.id, { end_date: '2026-04-30' }) })).body;
       expect((await app.http('PUT', `/api/v2/payroll/contracts/${c.id}`, { token: t.user.token, body: { is_active: false } })).status).toBe(200);
       const job = await eventually(async () => (await jobOf(reportEmploymentEndJob.name, { contractId: c.id }))?.state === 'retry' && jobOf(reportEmploymentEndJob.name, { contractId: c.id }), 'the first failure');
-      // as if every retry but the last had failed too
-      await app.seed.prisma.$executeRawUnsafe(`UPDATE pgboss.job SET retry_count = retry_limit, start_after = now() WHERE id = $1::uuid`, job.id);
+      // as if every retry but the last had failed too: the next fetch counts one more, and pg-boss's
+      // retry_limit is the job's plus the attempt that only gives it up (src/jobs/jobs.ts, queueRetryLimit)
+      await app.seed.prisma.$executeRawUnsafe(`UPDATE pgboss.job SET retry_count = retry_limit - 2, start_after = now() WHERE id = $1::uuid`, job.id);
       const failed = await eventually(async () => ((await contract(t, c.id)).employmentEndReportStatus === 'FAILED' ? contract(t, c.id) : undefined), 'the last failure');
       expect(failed).toMatchObject({ isActive: false, employmentEndReportError: expect.stringContaining('not JSON'), employmentEndReportAttempts: 2 });
       await eventually(async () => (await jobOf(reportEmploymentEndJob.name, { contractId: c.id }))?.state === 'failed', 'the job failed');

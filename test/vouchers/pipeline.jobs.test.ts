@@ -1,15 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enqueue } from '../../src/jobs/jobs.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { defineJob, enqueue, PROCESS_STOPPED } from '../../src/jobs/jobs.ts';
+import { migrateJobs, startJobs } from '../../src/jobs/runner.ts';
 import { createFileServices } from '../../src/modules/files/file-services.ts';
+import { DiskFileStore } from '../../src/modules/files/storage.ts';
 import { EMBEDDING_DIMENSIONS } from '../../src/modules/vouchers/embedding.ts';
-import { voucherPipelineJob } from '../../src/modules/vouchers/pipeline/pipeline.job.ts';
+import { voucherPipelineJob, type VoucherPipelineJobData } from '../../src/modules/vouchers/pipeline/pipeline.job.ts';
 import { runVoucherPipeline } from '../../src/modules/vouchers/pipeline/pipeline.service.ts';
 import { systemContext } from '../../src/shared/context.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { eventually, startTestApp, targets, type TestApp } from '../support/harness.ts';
+import { jobState, runSignal, runThroughRestarts } from '../support/jobs.ts';
 import { randomOrganizationNumber, type Tenant } from '../support/seed.ts';
 import { makePdf, PNG, TEST_FILES_DIR, upload } from '../files/helpers.ts';
+
+/**
+ * vouchers.process itself (its handler and options, onGiveUp included) on a queue of this file's own,
+ * for the tests that kill its runs: this file's app works vouchers.process (and on PostgreSQL other
+ * files' apps may too), and any of those workers would take the job out of the test's hands.
+ */
+const pipelineOnItsOwnQueue = defineJob<VoucherPipelineJobData>('test.vouchers-process', voucherPipelineJob.handler, voucherPipelineJob.options);
 
 // The voucher pipeline (job vouchers.process) end to end: an upload of type VOUCHER → the job reads
 // the file → status DRAFT with workflow_status COMPLETED and what the text told, or WAITING_FOR_ANSWER
@@ -163,5 +173,71 @@ describe.each(targets())('voucher pipeline (%s)', (target) => {
     expect(await runVoucherPipeline(job, voucher.id, { lastAttempt: false })).toMatchObject({ workflowStatus: 'COMPLETED', type: 'APINV' });
     expect(written).toEqual(['IMAGE_PROCESSING', 'STARTING_WORKFLOW', 'DATA_EXTRACTION', 'DUPLICATE_CHECK', 'CLASSIFICATION']);
     expect(await app.db.prisma.voucher.findUniqueOrThrow({ where: { id: voucher.id } })).toMatchObject({ status: 'DRAFT', workflowStatus: 'COMPLETED' });
+  });
+
+  /**
+   * A voucher whose pipeline job runs through process lifetimes (test/support/jobs.ts): every run
+   * reads the voucher's file at its first step (IMAGE_PROCESSING); run n for which `dies(n)` holds
+   * never gets the bytes (as a process dies parsing them) and its process is killed meanwhile. pg-boss's
+   * supervision in the restarted process expires the dead run after expireInSeconds (1 s here, and
+   * retries without delay, for speed).
+   */
+  async function pipelineThroughRestarts(dies: (run: number) => boolean, enqueueOptions: { retryLimit?: number } = {}) {
+    const files = await createFileServices(app.config, app.db.prisma);
+    const bytes = await makePdf([`Faktura ${randomUUID()}\nÅ betale 10,00`]);
+    const storageKey = await files.store.put(t.account.id, bytes);
+    const file = await app.db.prisma.storedFile.create({
+      data: { clientAccountId: t.account.id, type: 'VOUCHER', fileName: 'tung.pdf', contentType: 'application/pdf', size: bytes.length, sha256: randomUUID().replace(/-/g, '').padEnd(64, '0'), storageKey, pageCount: 1 },
+    });
+    const voucher = await app.db.prisma.voucher.create({ data: { clientAccountId: t.account.id, fileId: file.id, workflowStatus: 'IMAGE_PROCESSING' } });
+    const started = runSignal();
+    let reads = 0;
+    const read = DiskFileStore.prototype.get;
+    const spy = vi.spyOn(DiskFileStore.prototype, 'get').mockImplementation(function (this: DiskFileStore, key: string) {
+      if (key !== storageKey) return read.call(this, key);
+      started.fire();
+      return dies(++reads) ? new Promise<Buffer>(() => undefined) : read.call(this, key);
+    });
+    try {
+      await migrateJobs(app.db, createLogger('silent')); // this file's queue
+      const id = (await enqueue(app.db.prisma, pipelineOnItsOwnQueue, { voucherId: voucher.id }, { expireInSeconds: 1, retryDelay: 0, retryBackoff: false, ...enqueueOptions }))!;
+      const { runs, restarts } = await runThroughRestarts({
+        db: app.db,
+        start: () => startJobs({ db: app.db, config: app.config, logger: createLogger('silent'), pollingIntervalSeconds: 0.1, schedules: false, queues: [pipelineOnItsOwnQueue.name] }),
+        name: pipelineOnItsOwnQueue.name,
+        id,
+        started,
+        dies,
+      });
+      const [job] = await app.db.prisma.$queryRaw<{ output: any }[]>`SELECT output FROM pgboss.job WHERE name = ${pipelineOnItsOwnQueue.name} AND id = ${id}::uuid`;
+      return {
+        runs,
+        restarts,
+        job: { state: await jobState(app.db, pipelineOnItsOwnQueue.name, id), output: job.output },
+        voucher: await app.db.prisma.voucher.findUniqueOrThrow({ where: { id: voucher.id } }),
+        tasks: await app.db.prisma.task.findMany({ where: { relationType: 'voucher', relationId: voucher.id } }),
+      };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it('a job killed mid-run by a process restart is failed after its retries, not run forever: a voucher whose pipeline dies on every run ends FAILED with workflow_error "the process stopped while running this job" and one open VOUCHER_REVIEW task', async () => {
+    // retryLimit 1 for speed (each death waits out expireInSeconds); test/jobs counts the runs
+    const { runs, restarts, job, voucher, tasks } = await pipelineThroughRestarts(() => true, { retryLimit: 1 });
+    expect({ runs, restarts }).toEqual({ runs: 2, restarts: 2 });
+    expect(job).toEqual({ state: 'failed', output: { message: PROCESS_STOPPED } });
+    expect(voucher).toMatchObject({ status: 'PENDING', workflowStatus: 'FAILED', workflowError: PROCESS_STOPPED });
+    expect(tasks).toEqual([
+      expect.objectContaining({ clientAccountId: t.account.id, taskType: 'VOUCHER_REVIEW', status: 'OPEN', title: `Bilag ${voucher.id} (tung.pdf) må behandles manuelt`, description: `Den automatiske behandlingen av bilaget stoppet: ${PROCESS_STOPPED}` }),
+    ]);
+  });
+
+  it('a pipeline run killed with its process is run again after the restart, and that run completes normally', async () => {
+    const { runs, restarts, job, voucher, tasks } = await pipelineThroughRestarts((n) => n === 1);
+    expect({ runs, restarts }).toEqual({ runs: 2, restarts: 1 });
+    expect(job.state).toBe('completed');
+    expect(voucher).toMatchObject({ status: 'DRAFT', workflowStatus: 'COMPLETED', workflowError: null, type: 'APINV' });
+    expect(tasks).toEqual([]);
   });
 });

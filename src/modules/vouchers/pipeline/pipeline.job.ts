@@ -1,5 +1,5 @@
 import { defineJob } from '../../../jobs/jobs.ts';
-import { runVoucherPipeline } from './pipeline.service.ts';
+import { failVoucherPipeline, runVoucherPipeline } from './pipeline.service.ts';
 
 export interface VoucherPipelineJobData {
   voucherId: number;
@@ -11,10 +11,19 @@ export interface VoucherPipelineJobData {
  * finished (COMPLETED, WAITING_FOR_ANSWER, FAILED, CANCELLED) is left alone, and a run that died half
  * way starts again from the first step. An unexpected error is retried (10 s, 20 s, 40 s); the last
  * run, or an error a retry cannot mend (the file unreadable or gone), marks the voucher FAILED and
- * opens a review task.
+ * opens a review task. So does giving the job up without a run (onGiveUp): when the last run never
+ * ended because its process died (a file that exhausts the memory kills it), the voucher gets
+ * workflow_error "the process stopped while running this job" instead of being run again.
  */
 export const voucherPipelineJob = defineJob<VoucherPipelineJobData>(
   'vouchers.process',
   (data, ctx) => runVoucherPipeline(ctx, data.voucherId, { lastAttempt: ctx.job.retryCount >= ctx.job.retryLimit }),
-  { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 300, concurrency: 2 },
+  {
+    retryLimit: 3,
+    retryDelay: 10,
+    retryBackoff: true,
+    expireInSeconds: 300,
+    concurrency: 2,
+    onGiveUp: (data, ctx, reason) => failVoucherPipeline(ctx, data.voucherId, reason),
+  },
 );

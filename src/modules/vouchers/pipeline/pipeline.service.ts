@@ -135,26 +135,40 @@ export async function runVoucherPipeline(
     if (!permanent && !options.lastAttempt) throw e;
     const message = (e instanceof Error ? e.message : String(e)).slice(0, 1000);
     job.logger.warn({ err: e, voucherId }, 'the voucher pipeline failed; the voucher needs manual handling');
-    await prisma.$transaction(async (tx) => {
-      await tx.voucher.update({ where: { id: voucherId }, data: { workflowStatus: 'FAILED', workflowError: message } });
-      const open = await tx.task.findFirst({
-        where: { clientAccountId: voucher.clientAccountId, relationType: 'voucher', relationId: voucherId, taskType: 'VOUCHER_REVIEW', status: { notIn: [...CLOSED_TASK_STATUSES] } },
-        select: { id: true },
-      });
-      if (!open) {
-        // through the tasks service: the task gets its chat thread in this transaction
-        await createTask(systemContext(tx, { logger: job.logger }), {
-          input: {
-            clientAccountId: voucher.clientAccountId,
-            title: `Bilag ${voucherId} (${voucher.file.fileName.slice(0, 150)}) må behandles manuelt`,
-            description: `Den automatiske behandlingen av bilaget stoppet: ${message}`.slice(0, 5000),
-            taskType: 'VOUCHER_REVIEW',
-            relationType: 'voucher',
-            relationId: voucherId,
-          },
-        });
-      }
-    });
+    await failVoucherPipeline(job, voucherId, message);
     return { voucherId, workflowStatus: 'FAILED', error: message };
   }
+}
+
+/**
+ * The end of a voucher's pipeline that cannot go on, in one transaction: workflow_status FAILED with
+ * `message` (up to 1,000 characters) as workflow_error, and a VOUCHER_REVIEW task for the voucher
+ * unless one is open. Also the vouchers.process job's onGiveUp, which may come after the voucher
+ * has changed: a voucher gone, deleted or through the pipeline (a run that outlived its time may
+ * have finished it) is left alone.
+ */
+export async function failVoucherPipeline(job: Pick<JobContext, 'prisma' | 'logger'>, voucherId: number, message: string): Promise<void> {
+  const error = message.slice(0, 1000);
+  await job.prisma.$transaction(async (tx) => {
+    const voucher = await tx.voucher.findUnique({ where: { id: voucherId }, select: { clientAccountId: true, status: true, workflowStatus: true, file: { select: { fileName: true } } } });
+    if (!voucher || voucher.status === 'DELETED' || (voucher.workflowStatus && FINISHED.includes(voucher.workflowStatus))) return;
+    await tx.voucher.update({ where: { id: voucherId }, data: { workflowStatus: 'FAILED', workflowError: error } });
+    const open = await tx.task.findFirst({
+      where: { clientAccountId: voucher.clientAccountId, relationType: 'voucher', relationId: voucherId, taskType: 'VOUCHER_REVIEW', status: { notIn: [...CLOSED_TASK_STATUSES] } },
+      select: { id: true },
+    });
+    if (!open) {
+      // through the tasks service: the task gets its chat thread in this transaction
+      await createTask(systemContext(tx, { logger: job.logger }), {
+        input: {
+          clientAccountId: voucher.clientAccountId,
+          title: `Bilag ${voucherId} (${voucher.file.fileName.slice(0, 150)}) må behandles manuelt`,
+          description: `Den automatiske behandlingen av bilaget stoppet: ${error}`.slice(0, 5000),
+          taskType: 'VOUCHER_REVIEW',
+          relationType: 'voucher',
+          relationId: voucherId,
+        },
+      });
+    }
+  });
 }
