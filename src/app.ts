@@ -144,7 +144,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   const apiLimit = createApiRateLimiter(db.prisma, rules.api, { namespace });
   /** reference rows (units) this app's requests read from memory after the first load */
   const reference = new ReferenceCache();
-  const files = await createFileServices(config, db.prisma);
+  const files = await createFileServices(config, db.prisma, logger);
   const serviceLimits = { passwordCheck: createAttemptLimiter(db.prisma, `${namespace}password-check:user:`, rules.passwordCheck, 'password checks') };
   /** the OAuth tokens of an accepted invitation */
   const userTokens = userTokenIssuer(oauth, config.baseUrl);

@@ -7,7 +7,8 @@
 //
 // Packages stay outside the bundle where they load files next to their own code: PGlite (its wasm
 // and data files), Prisma (its query compiler wasm), the adapters built on them, argon2 (a native
-// addon), Swagger UI's static files and GraphiQL's renderer (loaded on the first GraphiQL view).
+// addon), Swagger UI's static files, GraphiQL's renderer (loaded on the first GraphiQL view) and
+// piscina (it starts its workers from its own worker.js).
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,7 +49,7 @@ async function bundleEntry(entry, outfile) {
     target: 'node20',
     sourcemap: 'linked',
     logLevel: 'warning',
-    external: ['@electric-sql/pglite', '@prisma/*', 'pglite-prisma-adapter', '@node-rs/argon2', 'swagger-ui-dist', '@graphql-yoga/render-graphiql', 'pdfkit', 'exceljs'],
+    external: ['@electric-sql/pglite', '@prisma/*', 'pglite-prisma-adapter', '@node-rs/argon2', 'swagger-ui-dist', '@graphql-yoga/render-graphiql', 'pdfkit', 'exceljs', 'piscina'],
     // CommonJS packages inside an ES module bundle still call require() for Node's built-ins
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   });

@@ -199,7 +199,7 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
   const schedules = options.schedules ?? true;
   const ownMailer = !options.mailer;
   const mailer = options.mailer ?? createMailer(config);
-  const files = await createFileServices(config, db.prisma);
+  const files = await createFileServices(config, db.prisma, logger);
   const integrations = createIntegrations(config.integrations);
   const executor = openExecutor(db, logger);
   const sql = gate(executor);

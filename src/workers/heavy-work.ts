@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileLimits } from '../modules/files/file-limits.ts';
 import { ServiceUnavailableError } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
 import { FileProblem, type Outcome } from './file-problem.ts';
 import type { TaskInput, TaskName, TaskOutput } from './tasks.ts';
 
@@ -62,20 +63,20 @@ function workerEntry(): { filename: string; execArgv: string[] } {
 const pools = new Map<string, HeavyWork>();
 
 /** The pool of these options: one per process and options (the app and the job runner of one process share it). */
-export function heavyWork(options: HeavyWorkOptions): HeavyWork {
+export function heavyWork(options: HeavyWorkOptions, logger?: Logger): HeavyWork {
   const key = JSON.stringify(options);
   let pool = pools.get(key);
-  if (!pool) pools.set(key, (pool = createPool(options)));
+  if (!pool) pools.set(key, (pool = createPool(options, logger)));
   return pool;
 }
 
-function createPool(options: HeavyWorkOptions): HeavyWork {
+function createPool(options: HeavyWorkOptions, logger?: Logger): HeavyWork {
   // piscina is loaded with the first task: most requests never need it
   let piscina: Promise<import('piscina').Piscina> | undefined;
   const start = () =>
     (piscina ??= import('piscina').then(({ Piscina }) => {
       const { filename, execArgv } = workerEntry();
-      return new Piscina({
+      const pool = new Piscina({
         filename,
         execArgv,
         minThreads: 0,
@@ -88,6 +89,10 @@ function createPool(options: HeavyWorkOptions): HeavyWork {
         // a worker that keeps the process alive at exit would hold up a shutdown
         closeTimeout: 5_000,
       });
+      // a worker that fails outside a task (it could not start): its task has failed already; an
+      // unhandled 'error' would end the process
+      pool.on('error', (err: unknown) => logger?.error({ err }, 'a heavy-work worker failed'));
+      return pool;
     }));
   return {
     async run(task, input) {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Config } from '../../config.ts';
 import type { Prisma } from '../../db/database.ts';
 import type { RequestContext } from '../../shared/context.ts';
+import type { Logger } from '../../shared/logger.ts';
 import { heavyWork, type HeavyWork } from '../../workers/heavy-work.ts';
 import { FileUrlSigner, loadFileUrlKey } from './file-urls.ts';
 import { DiskFileStore, type FileStore } from './storage.ts';
@@ -15,11 +16,11 @@ export interface FileServices {
 }
 
 /** The app's and the job runner's file services: the disk store under $DATA_DIR/files, the shared URL key, the process's heavy-work pool. */
-export async function createFileServices(config: Pick<Config, 'dataDir' | 'baseUrl' | 'heavyWork'>, prisma: Prisma): Promise<FileServices> {
+export async function createFileServices(config: Pick<Config, 'dataDir' | 'baseUrl' | 'heavyWork'>, prisma: Prisma, logger?: Logger): Promise<FileServices> {
   return {
     store: new DiskFileStore(join(config.dataDir, 'files')),
     urls: new FileUrlSigner(await loadFileUrlKey(prisma), config.baseUrl),
-    heavy: heavyWork(config.heavyWork),
+    heavy: heavyWork(config.heavyWork, logger),
   };
 }
 
