@@ -16,7 +16,7 @@
  *                                  1,000,000 posted lines (PostgreSQL): trial balance and balance sheet
  *                                  (service and route) against the raw SQL aggregate, general-ledger
  *                                  pages, XLSX and PDF, the SAF-T export's time and the server's peak RSS
- *   npm run bench -- fairness [--seconds N]
+ *   npm run bench -- fairness [--seconds N] [--per-page N]
  *                                  user B's GET /api/v2/items p50/p90/p99 alone and while user A runs 20
  *                                  concurrent heavy GraphQL queries (99 aliases, within the query limits)
  * PostgreSQL is measured in a scratch database created on BENCH_POSTGRES_URL's server (default the
