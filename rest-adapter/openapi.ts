@@ -175,7 +175,10 @@ const ERRORS: Record<number, [string, string]> = {
   422: ['UnprocessableContent', 'The Idempotency-Key was already used for a different request.'],
   429: ['TooManyRequests', 'Over the per-user rate limit of the API (`/api/v2`, `/graphql` and `/mcp` count together); `Retry-After` says in how many seconds to try again.'],
   500: ['InternalServerError', 'An unexpected error; the body says nothing of its cause (quote x-request-id when reporting it).'],
-  503: ['ServiceUnavailable', 'The server is at capacity: the request could not be started in time (REQUEST_QUEUE_TIMEOUT_MS) and was not worked on. Retry after `Retry-After` seconds.'],
+  503: [
+    'ServiceUnavailable',
+    "The server is at capacity: the request could not be started in time (REQUEST_QUEUE_TIMEOUT_MS): the server's slots (REQUEST_CONCURRENCY), or the caller's share of them (REQUEST_CONCURRENCY_PER_USER; a file rendered, an export or an upload holds several), were taken, and it was not worked on. Retry after `Retry-After` seconds.",
+  ],
 };
 
 /**

@@ -49,12 +49,23 @@ const schema = z.object({
    * database (one connection), 16 on PostgreSQL. 0 turns the gate off.
    */
   REQUEST_CONCURRENCY: z.coerce.number().int().min(0).max(10_000).optional(),
+  /**
+   * Slots of REQUEST_CONCURRENCY one user (one OAuth client with a client_credentials token, one
+   * address without a token) may hold at once; its surplus waits behind other users' requests.
+   * Default: half of REQUEST_CONCURRENCY, at least 1
+   */
+  REQUEST_CONCURRENCY_PER_USER: z.coerce.number().int().min(1).max(10_000).optional(),
   /** Requests that may wait for a turn; more are answered 503 at once */
   REQUEST_QUEUE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(1000),
   /** How long a request may wait for its turn before it is answered 503 with Retry-After (ms) */
   REQUEST_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5000),
   /** While the event loop lags more than this (ms), new requests are answered 503 at once; 0: never */
   REQUEST_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+  /**
+   * A /graphql query whose cost (GRAPHQL_MAX_COST's measure) is beyond this holds cost ÷ this slots
+   * (rounded up) of its user's share while it runs, at most the whole share (src/shared/admission.ts)
+   */
+  GRAPHQL_HEAVY_COST: z.coerce.number().int().positive().default(10_000),
   /** Requests per user (per address for /graphql without a token) to /api/v2, /graphql and /mcp together per window; 0 or off: no limit */
   API_RATE_LIMIT: z.string().regex(/^(\d+|off)$/i, 'must be a number of requests, or 0 or off for no limit').default('600'),
   /** The API limit's window */
@@ -140,8 +151,10 @@ export interface Config {
   /** the origins POST /mcp takes requests from (BASE_URL's, then MCP_ALLOWED_ORIGINS or the CORS_ORIGINS list); requests without Origin pass too */
   mcpOrigins: string[];
   trustProxy: boolean | number | string;
-  /** admission control: requests at once (0: off), waiting at most, longest wait */
-  admission: { concurrency: number; queueLimit: number; maxWaitMs: number; maxEventLoopDelayMs: number };
+  /** admission control: slots at once (0: off), slots per user, waiting at most, longest wait */
+  admission: { concurrency: number; perKey: number; queueLimit: number; maxWaitMs: number; maxEventLoopDelayMs: number };
+  /** a /graphql query's cost per slot of its user's share beyond one (GRAPHQL_HEAVY_COST) */
+  graphqlHeavyCost: number;
   /** the per-user API limit; null: off */
   apiRateLimit: { limit: number; windowMs: number } | null;
   /** limits on GraphQL documents (/graphql, MCP graphql_query and graphql_mutation) */
@@ -216,7 +229,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ]),
     ],
     trustProxy: /^(false|off|no|0)$/i.test(e.TRUST_PROXY) ? false : /^(true|on|yes)$/i.test(e.TRUST_PROXY) ? true : /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
-    admission: { concurrency: e.REQUEST_CONCURRENCY ?? (e.DATABASE_URL ? 16 : 4), queueLimit: e.REQUEST_QUEUE_LIMIT, maxWaitMs: e.REQUEST_QUEUE_TIMEOUT_MS, maxEventLoopDelayMs: e.REQUEST_MAX_EVENT_LOOP_DELAY_MS },
+    admission: admission(e),
+    graphqlHeavyCost: e.GRAPHQL_HEAVY_COST,
     apiRateLimit: /^(0+|off)$/i.test(e.API_RATE_LIMIT) ? null : { limit: Number(e.API_RATE_LIMIT), windowMs: e.API_RATE_LIMIT_WINDOW_SECONDS * 1000 },
     graphqlLimits: { maxTokens: e.GRAPHQL_MAX_TOKENS, maxDepth: e.GRAPHQL_MAX_DEPTH, maxAliases: e.GRAPHQL_MAX_ALIASES, maxFields: e.GRAPHQL_MAX_FIELDS, maxCost: e.GRAPHQL_MAX_COST },
     mailOutbox: join(e.DATA_DIR, 'outbox'),
@@ -247,6 +261,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       appOrigins: [new URL(baseUrl).origin, ...(corsOrigins === '*' ? [] : corsOrigins)],
     },
   };
+}
+
+/** Admission control's settings: a user's share is half the slots unless set, never more than all of them. */
+function admission(e: z.infer<typeof schema>): Config['admission'] {
+  const concurrency = e.REQUEST_CONCURRENCY ?? (e.DATABASE_URL ? 16 : 4);
+  const perKey = Math.min(e.REQUEST_CONCURRENCY_PER_USER ?? Math.max(1, Math.floor(concurrency / 2)), Math.max(1, concurrency));
+  return { concurrency, perKey, queueLimit: e.REQUEST_QUEUE_LIMIT, maxWaitMs: e.REQUEST_QUEUE_TIMEOUT_MS, maxEventLoopDelayMs: e.REQUEST_MAX_EVENT_LOOP_DELAY_MS };
 }
 
 /** A comma-separated list of origins, each trimmed and without a trailing slash. */

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { inject } from 'vitest';
 import { createApp } from '../../src/app.ts';
+import type { Admission } from '../../src/shared/admission.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { startJobs, type JobRunner, type JobRunnerOptions } from '../../src/jobs/runner.ts';
@@ -86,6 +87,8 @@ export interface TestApp {
   url: string;
   config: Config;
   db: Database;
+  /** the app's admission gate (its stats: what is at work and waiting, per key) */
+  admission: Admission;
   /** the job queue, when started with `{ jobs: true }` (or options) */
   jobs?: JobRunner;
   seed: Seed;
@@ -175,7 +178,7 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
     PORT: '0', LOG_LEVEL: 'silent', BASE_URL: url, REQUEST_MAX_EVENT_LOOP_DELAY_MS: '0', ...countsStatements, ...(ownDataDir && { DATA_DIR: ownDataDir }), ...options.env,
   });
   const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const { express } = await createApp({
+  const { express, admission } = await createApp({
     config,
     db,
     logger,
@@ -224,6 +227,7 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
     url,
     config,
     db,
+    admission,
     jobs,
     seed: createSeed(db.prisma),
     http,
@@ -233,6 +237,7 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
       return res.body;
     },
     async close() {
+      admission.close();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await jobs?.stop();
