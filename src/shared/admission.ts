@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Actor } from './context.ts';
@@ -126,6 +127,15 @@ export function weigh(req: Request, weight: number): Promise<void> {
   const ticket = (req as Ticketed)[TICKET];
   return ticket && weight > ticket.weight ? ticket.grow(weight) : Promise.resolve();
 }
+
+/** the key of the admitted request the code now running works for */
+const working = new AsyncLocalStorage<string>();
+
+/**
+ * The admission key of the request the current code works for (undefined outside requests, or
+ * with the gate off): the database serves the queries of different keys in turn (src/db/fair-queries.ts).
+ */
+export const currentKey = (): string | undefined => working.getStore();
 
 /** how often the event loop's delay is read */
 const LAG_SAMPLE_MS = 100;
@@ -286,7 +296,8 @@ export function admissionControl(options: AdmissionOptions): Admission {
       forget(key);
       pump();
     });
-    next();
+    // everything the request does from here on, its database queries included, knows its key
+    working.run(key.name, next);
   };
 
   /** Re-admission with a weight: the slot is given back and the request waits first in its key's queue. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FairQueue } from '../../src/db/fair-queries.ts';
 import { REPORT_MEDIA_TYPES } from '../../src/modules/reports/render/index.ts';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import { jsonHead, rawRequest } from '../support/raw-http.ts';
@@ -10,6 +11,27 @@ import type { Tenant } from '../support/seed.ts';
 // accordingly. Under one user's burst, other users' simple requests stay fast."
 // The gate's own rules (shares, turns, weights, the overdue heavy request) are tested on a bare
 // express app in load-shedding.test.ts; here the real app, on both databases.
+
+describe('database queries in fair turns (FairQueue)', () => {
+  it('with every turn taken, the keys waiting are served in turn: one query each, not in arrival order', async () => {
+    const queue = new FairQueue(1);
+    const order: string[] = [];
+    let release!: () => void;
+    const first = queue.run('a', () => new Promise<void>((r) => (release = r)));
+    const runs = [['a', 1], ['a', 2], ['a', 3], ['b', 1], ['c', 1], ['b', 2]].map(([key, n]) => queue.run(String(key), async () => void order.push(`${key}${n}`)));
+    expect(queue.queued).toBe(6);
+    release();
+    await Promise.all([first, ...runs]);
+    expect(order).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'a3']);
+    expect(queue.queued).toBe(0);
+  });
+
+  it('a query that fails gives its turn back', async () => {
+    const queue = new FairQueue(1);
+    await expect(queue.run('a', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await queue.run('a', async () => 42)).toBe(42);
+  });
+});
 
 describe.each(targets())('fair admission on the wire (%s)', (target) => {
   let app: TestApp;
@@ -133,5 +155,19 @@ describe.each(targets())('fair admission on the wire (%s)', (target) => {
     expect(res.status).toBe(200);
     expect(res.body.result.isError).toBeFalsy();
     expect(JSON.parse(res.body.result.content[0].text).data.items.nodes.length).toBeGreaterThan(0);
+  });
+
+  it('a transaction’s queries never wait for a turn behind a query that waits for the transaction (no deadlock on PGlite’s one connection)', async () => {
+    const prisma = app.db.prisma;
+    const started = Date.now();
+    const outside = await prisma.$transaction(async (tx) => {
+      await tx.unit.count();
+      const query = prisma.unit.count(); // on PGlite: waits for the transaction to end, holding the queue's one turn
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await tx.unit.count()).toBeGreaterThan(0);
+      return { query };
+    });
+    expect(await outside.query).toBeGreaterThan(0);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });
