@@ -20,6 +20,7 @@ import { guardGraphqlHttp, guardPath, guardQuery, jsonBody } from './shared/inpu
 import { camt053Body } from './modules/bank-transactions/camt053-body.ts';
 import { errorShapeOf, sendError } from './shared/error-renderer.ts';
 import { admissionControl, requestKeys, type Admission } from './shared/admission.ts';
+import { bodyTimeout, timedOut } from './shared/body-timeout.ts';
 import { bearerChallenge, MethodNotAllowedError, NoSuchEndpointError, UnauthenticatedError } from './shared/errors.ts';
 import type { createMcpHandler } from '../rest-adapter/mcp.ts';
 import { mcpBody, mcpOriginGuard } from '../rest-adapter/mcp-http.ts';
@@ -120,6 +121,13 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   const admissionKeys = requestKeys();
   const admission = admissionControl({ ...config.admission, keyOf: admissionKeys.keyOf });
   app.use((req, res, next) => (req.path === '/health' ? next() : admission.middleware(req, res, next)));
+  // the body must be in REQUEST_BODY_TIMEOUT_MS after admission: else 408 in the path's shape, connection closed
+  app.use(
+    bodyTimeout(config.requestBodyTimeoutMs, (req, res, error) => {
+      const r = req as ContextRequest;
+      sendError(res, error, errorShapeOf(req, res), r.requestId, logger);
+    }),
+  );
 
   // Browsers on other origins may call the bearer-token entry points (no cookies there): preflights
   // are answered here, before any authentication.
@@ -274,6 +282,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   // Last: every error that escaped, in the entry point's shape (express' own handler would answer HTML).
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const r = req as ContextRequest;
+    // the body parser failing on the connection a 408 closed: answered already
+    if (timedOut(req)) return void res.end();
     sendError(res, err, errorShapeOf(req, res), r.requestId, r.clientRequestId ? logger.child({ clientRequestId: r.clientRequestId }) : logger);
   });
 

@@ -62,6 +62,11 @@ const schema = z.object({
   /** While the event loop lags more than this (ms), new requests are answered 503 at once; 0: never */
   REQUEST_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   /**
+   * A request whose body has not been received completely this long after it was admitted is
+   * answered 408 and its connection closed; a request's headers must arrive within it too (ms)
+   */
+  REQUEST_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /**
    * A /graphql query whose cost (GRAPHQL_MAX_COST's measure) is beyond this holds cost ÷ this slots
    * (rounded up) of its user's share while it runs, at most the whole share (src/shared/admission.ts)
    */
@@ -153,6 +158,8 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** admission control: slots at once (0: off), slots per user, waiting at most, longest wait */
   admission: { concurrency: number; perKey: number; queueLimit: number; maxWaitMs: number; maxEventLoopDelayMs: number };
+  /** the body must be in this long after admission, and the headers this long after the first byte (ms) */
+  requestBodyTimeoutMs: number;
   /** a /graphql query's cost per slot of its user's share beyond one (GRAPHQL_HEAVY_COST) */
   graphqlHeavyCost: number;
   /** the per-user API limit; null: off */
@@ -230,6 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ],
     trustProxy: /^(false|off|no|0)$/i.test(e.TRUST_PROXY) ? false : /^(true|on|yes)$/i.test(e.TRUST_PROXY) ? true : /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
     admission: admission(e),
+    requestBodyTimeoutMs: e.REQUEST_BODY_TIMEOUT_MS,
     graphqlHeavyCost: e.GRAPHQL_HEAVY_COST,
     apiRateLimit: /^(0+|off)$/i.test(e.API_RATE_LIMIT) ? null : { limit: Number(e.API_RATE_LIMIT), windowMs: e.API_RATE_LIMIT_WINDOW_SECONDS * 1000 },
     graphqlLimits: { maxTokens: e.GRAPHQL_MAX_TOKENS, maxDepth: e.GRAPHQL_MAX_DEPTH, maxAliases: e.GRAPHQL_MAX_ALIASES, maxFields: e.GRAPHQL_MAX_FIELDS, maxCost: e.GRAPHQL_MAX_COST },
