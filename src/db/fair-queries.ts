@@ -9,7 +9,9 @@ import { currentKey } from '../shared/admission.ts';
  * long as the whole heavy one (the fairness bench: ~2 s). Here the queries outside transactions wait
  * for one of `slots` turns (PGlite 1, PostgreSQL the pool's connections), in one queue per admission
  * key served round robin: another user's query waits for the queries running now, not for the
- * backlog. Queries of no request (jobs, start-up) share the key ''.
+ * backlog. A key that had nothing waiting is served before the keys with a backlog (as fq_codel
+ * serves new flows first): a light request's query waits for the queries running, not for one more
+ * of each heavy user's. Queries of no request (jobs, start-up) share the key ''.
  *
  * Queries inside a transaction never wait here: the transaction holds PGlite's lock (or a pool
  * connection), and making its next query wait behind one that waits for that lock would deadlock.
@@ -18,14 +20,16 @@ export class FairQueue {
   private running = 0;
   /** waiting starts per key, oldest first */
   private readonly waiting = new Map<string, (() => void)[]>();
-  /** the keys with waiting queries, served in turn from `cursor` */
+  /** keys that had nothing waiting when their query came: served first, in arrival order, then into the ring */
+  private readonly fresh: string[] = [];
+  /** the keys with a backlog, served in turn from `cursor` */
   private readonly ring: string[] = [];
   private cursor = 0;
 
   constructor(private readonly slots: number) {}
 
   async run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    if (this.running < this.slots && !this.ring.length) this.running++;
+    if (this.running < this.slots && !this.waiting.size) this.running++;
     else await new Promise<void>((start) => this.enqueue(key, start));
     try {
       return await work();
@@ -47,11 +51,20 @@ export class FairQueue {
     if (queue) queue.push(start);
     else {
       this.waiting.set(key, [start]);
-      this.ring.push(key);
+      this.fresh.push(key);
     }
   }
 
   private next(): void {
+    while (this.running < this.slots && this.fresh.length) {
+      const key = this.fresh.shift()!;
+      const queue = this.waiting.get(key)!;
+      const start = queue.shift()!;
+      if (queue.length) this.ring.push(key);
+      else this.waiting.delete(key);
+      this.running++;
+      start();
+    }
     while (this.running < this.slots && this.ring.length) {
       if (this.cursor >= this.ring.length) this.cursor = 0;
       const key = this.ring[this.cursor];

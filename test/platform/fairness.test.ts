@@ -26,6 +26,26 @@ describe('database queries in fair turns (FairQueue)', () => {
     expect(queue.queued).toBe(0);
   });
 
+  it('a key with nothing waiting is served before the keys with a backlog: its query waits only for the ones running', async () => {
+    const queue = new FairQueue(1);
+    const order: string[] = [];
+    const holding: (() => void)[] = [];
+    const work = (name: string) => () => new Promise<void>((done) => (order.push(name), holding.push(done)));
+    /** the running query finishes; the next one starts */
+    const advance = async () => {
+      holding.shift()!();
+      await new Promise((r) => setImmediate(r));
+    };
+    const runs = ['a0', 'a1', 'a2', 'a3', 'b1', 'b2'].map((name) => queue.run(name[0], work(name)));
+    await advance();
+    await advance();
+    await advance(); // a1, b1 (new keys then) and a2 have run: b is next in the round robin
+    runs.push(queue.run('c', work('c1')));
+    while (holding.length) await advance();
+    await Promise.all(runs);
+    expect(order).toEqual(['a0', 'a1', 'b1', 'a2', 'c1', 'b2', 'a3']);
+  });
+
   it('a query that fails gives its turn back', async () => {
     const queue = new FairQueue(1);
     await expect(queue.run('a', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
