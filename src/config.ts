@@ -45,8 +45,9 @@ const schema = z.object({
    */
   TRUST_PROXY: z.string().default('false'),
   /**
-   * Requests worked on at once; the rest queue (src/shared/admission.ts). Default: 4 on the embedded
-   * database (one connection), 16 on PostgreSQL. 0 turns the gate off.
+   * Slots of work at once (a request holds one, heavy work several); the rest queue, users served in
+   * turn (src/shared/admission.ts). Default: 4 on the embedded database (one connection), 16 on
+   * PostgreSQL. 0 turns the gate off.
    */
   REQUEST_CONCURRENCY: z.coerce.number().int().min(0).max(10_000).optional(),
   /**
