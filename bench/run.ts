@@ -16,6 +16,9 @@
  *                                  1,000,000 posted lines (PostgreSQL): trial balance and balance sheet
  *                                  (service and route) against the raw SQL aggregate, general-ledger
  *                                  pages, XLSX and PDF, the SAF-T export's time and the server's peak RSS
+ *   npm run bench -- fairness [--seconds N] [--per-page N]
+ *                                  user B's GET /api/v2/items p50/p90/p99 alone and while user A runs 20
+ *                                  concurrent heavy GraphQL queries (99 aliases, within the query limits)
  * PostgreSQL is measured in a scratch database created on BENCH_POSTGRES_URL's server (default the
  * machine's own, postgres://postgres@127.0.0.1:5432/postgres) and dropped afterwards.
  */
@@ -32,4 +35,5 @@ if (which === 'all' || which === 'lists') await (await import('./list-latency.ts
 if (which === 'all' || which === 'load') await (await import('./load.ts')).load(args);
 if (which === 'all' || which === 'ledger') await (await import('./ledger.ts')).ledger(which === 'ledger' ? args : []);
 if (which === 'all' || which === 'reports') await (await import('./reports.ts')).reports(which === 'reports' ? args : []);
+if (which === 'all' || which === 'fairness') await (await import('./fairness.ts')).fairness(which === 'fairness' ? args : []);
 process.exit(0);

@@ -3,10 +3,11 @@ import { execute, type GraphQLSchema } from 'graphql';
 import type { RequestContext } from '../src/shared/context.ts';
 import { InsufficientScopeError, MethodNotAllowedError, NoSuchEndpointError, NotAcceptableError } from '../src/shared/errors.ts';
 import { compileOperation, type CompiledOperation } from './compile.ts';
-import { operationPaths, type Operation, type RenderedFile, type Representations } from './operation.ts';
+import { operationPaths, operationWeight, type Operation, type RenderedFile, type Representations } from './operation.ts';
 import { operationVariables, type OperationRequest } from './variables.ts';
 import { isFormRequest } from './multipart.ts';
 import { jsonText, withJsonNumbers } from '../src/shared/json-text.ts';
+import { weigh } from '../src/shared/admission.ts';
 import { fileOperations } from './routes/files.ts';
 import { itemOperations } from './routes/items.ts';
 import { unitOperations } from './routes/units.ts';
@@ -208,6 +209,8 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly Operatio
         const mediaType = representations ? negotiate(req, representations) : JSON_TYPE;
         const query = representations ? queryFor(representations, mediaType, req.query as Record<string, unknown>) : (req.query as Record<string, unknown>);
         const form = isFormRequest(req);
+        // heavy work (a file rendered, an upload) holds more of its user's share in admission control
+        await weigh(req, operationWeight(op, mediaType !== JSON_TYPE));
         const { status, body } = await runOperation(schema, compiled, ctx, { params: req.params, query, body: bodyless && !form ? undefined : req.body, form });
         if (mediaType !== JSON_TYPE) {
           const rendered = await representations!.files[mediaType]({ ctx, result: body, query: query as Record<string, string | undefined> });

@@ -9,6 +9,7 @@ import { toSnake } from '../src/shared/naming.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../src/shared/query-limits.ts';
 import { toolbox, toolErrorBody, type ToolEntry } from './tools.ts';
 import { jsonText } from '../src/shared/json-text.ts';
+import { weigh } from '../src/shared/admission.ts';
 
 /**
  * POST /mcp: the Model Context Protocol tool endpoint (Streamable HTTP, stateless, JSON responses).
@@ -36,7 +37,7 @@ function toolError(ctx: RequestContext, e: unknown, entry?: ToolEntry): CallTool
 const rpcError = (code: ErrorCode, message: string) => Object.assign(new Error(boundedMessage(message)), { code });
 
 /** The POST /mcp handler (the bearer middleware has put the request context on req.ctx). */
-export function createMcpHandler(schema: GraphQLSchema, info: { name: string; version: string }, options: { queryLimits?: QueryLimits } = {}) {
+export function createMcpHandler(schema: GraphQLSchema, info: { name: string; version: string }, options: { queryLimits?: QueryLimits; heavyCost?: number } = {}) {
   const { tools, byName, modules } = toolbox(schema, options.queryLimits ?? DEFAULT_QUERY_LIMITS);
 
   /** A call of a tool that writes: the Idempotency-Key applies to it (src/shared/idempotency.ts). */
@@ -82,7 +83,7 @@ export function createMcpHandler(schema: GraphQLSchema, info: { name: string; ve
       if (!entry) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
       try {
         if (!entry.readOnly && !canWrite) throw new InsufficientScopeError('write');
-        const result = await entry.call(ctx, request.params.arguments ?? {});
+        const result = await entry.call(ctx, request.params.arguments ?? {}, { weigh: (weight) => weigh(req, weight), heavyCost: options.heavyCost ?? 0 });
         return { content: [{ type: 'text', text: jsonText(result) }] };
       } catch (e) {
         return toolError(ctx, e, entry);

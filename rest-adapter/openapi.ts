@@ -169,13 +169,20 @@ const ERRORS: Record<number, [string, string]> = {
     'The token lacks the scope the operation needs (`WWW-Authenticate: Bearer error="insufficient_scope"`), or the record belongs to a client account the caller may not access.',
   ],
   404: ['NotFound', 'No record with that id.'],
+  408: [
+    'RequestTimeout',
+    'The request body was not received completely within REQUEST_BODY_TIMEOUT_MS (default 10 s) of the request being admitted; nothing was done, and the connection is closed (`Connection: close`).',
+  ],
   409: ['Conflict', 'A request with the same Idempotency-Key is still running, or the write clashes with an existing record.'],
   413: ['ContentTooLarge', 'The request body is larger than 1 MB (a JSON body), or an uploaded file larger than the operation takes (POST /files: 25 MB).'],
   406: ['NotAcceptable', 'The Accept header names no media type the operation offers (the report formats are listed in its 200 response).'],
   422: ['UnprocessableContent', 'The Idempotency-Key was already used for a different request.'],
   429: ['TooManyRequests', 'Over the per-user rate limit of the API (`/api/v2`, `/graphql` and `/mcp` count together); `Retry-After` says in how many seconds to try again.'],
   500: ['InternalServerError', 'An unexpected error; the body says nothing of its cause (quote x-request-id when reporting it).'],
-  503: ['ServiceUnavailable', 'The server is at capacity: the request could not be started in time (REQUEST_QUEUE_TIMEOUT_MS) and was not worked on. Retry after `Retry-After` seconds.'],
+  503: [
+    'ServiceUnavailable',
+    "The server is at capacity: the request could not be started in time (REQUEST_QUEUE_TIMEOUT_MS): the server's slots (REQUEST_CONCURRENCY), or the caller's share of them (REQUEST_CONCURRENCY_PER_USER; a file rendered, an export or an upload holds several), were taken, and it was not worked on. Retry after `Retry-After` seconds.",
+  ],
 };
 
 /**
@@ -196,12 +203,13 @@ function responseContent(c: CompiledOperation, root: GraphQLObjectType, componen
 /** The error statuses a client can meet on one operation. */
 function errorStatuses(c: CompiledOperation, hasBody: boolean): number[] {
   // no token, no per-user rate limit, no Idempotency-Key: a public operation's own errors, the body's, the server's
-  if (c.op.public) return [400, ...(c.op.path.includes(':') ? [404] : []), ...(hasBody ? [413] : []), 500, 503];
+  if (c.op.public) return [400, ...(c.op.path.includes(':') ? [404] : []), ...(hasBody ? [408, 413] : []), 500, 503];
   return [
     400,
     401,
     403,
     ...(c.op.path.includes(':') || c.op.bodyNamesRecords ? [404] : []),
+    ...(hasBody ? [408] : []),
     ...(c.needsWrite ? [409] : []),
     ...(hasBody ? [413] : []),
     ...(c.op.representations ? [406] : []),

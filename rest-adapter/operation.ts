@@ -111,6 +111,29 @@ export interface Operation {
    * `destructiveHint`; in a chat preview such a change needs approval). Default: a DELETE is.
    */
   destructive?: boolean;
+  /**
+   * Slots of its user's share in admission control (src/shared/admission.ts) a request of this
+   * operation holds while it runs, for work known to be heavy whatever it answers (an upload,
+   * a PDF rendered by its resolver); default 1. A file answer's weight is `representations.weight`.
+   */
+  weight?: number;
+}
+
+/**
+ * The weight of heavy work in admission control: file renders (reports as XLSX, PDF or HTML, PDF
+ * forms and previews), the SAF-T export and uploads hold this many slots of their user's share (at
+ * most the whole share: on PGlite's default of 2 a user renders one file at a time, on PostgreSQL's
+ * 8 two), so a user's burst of them leaves the database and the event loop to the others.
+ */
+export const HEAVY_WEIGHT = 4;
+
+/**
+ * The admission weight of a request of `op`: its own weight, or its files' when it answers a file
+ * or has no JSON answer at all (its MCP tool then runs the same rendering).
+ */
+export function operationWeight(op: Pick<Operation, 'weight' | 'representations'>, answersFile: boolean): number {
+  const files = op.representations && (answersFile || op.representations.json === false) ? op.representations.weight : undefined;
+  return Math.max(op.weight ?? 1, files ?? 1);
 }
 
 /** Where operations are served: /api/v2 with a bearer token, /public/v2 without one. */
@@ -168,6 +191,8 @@ export interface Representations {
   describe?: Readonly<Record<string, string>>;
   /** other success statuses a rendering answers with a JSON body (the SAF-T ZIP's 202 {message}) */
   responses?: Readonly<Record<number, { description: string; schema: Record<string, unknown> }>>;
+  /** slots of its user's share a request answered with a file holds (admission control; `operationWeight`); default 1 */
+  weight?: number;
 }
 
 /**

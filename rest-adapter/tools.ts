@@ -5,12 +5,12 @@ import { errorBody, toWireError } from '../src/shared/error-renderer.ts';
 import { boundedMessage, ValidationError } from '../src/shared/errors.ts';
 import { guardDocument } from '../src/shared/input-guard.ts';
 import { isStoresNothing } from '../src/builder.ts';
-import { DEFAULT_QUERY_LIMITS, parseQuery, queryLimitErrors, type QueryLimits } from '../src/shared/query-limits.ts';
+import { checkQuery, DEFAULT_QUERY_LIMITS, parseQuery, queryWeight, type QueryLimits } from '../src/shared/query-limits.ts';
 import type { CompiledOperation } from './compile.ts';
 import { compiledOperations, runOperation } from './index.ts';
 import { inputSchema, type JsonSchema } from './json-schema.ts';
 import type { OperationRequest } from './variables.ts';
-import { isDestructive, operationPaths, restPath, withDefaults, withParameter } from './operation.ts';
+import { isDestructive, operationPaths, operationWeight, restPath, withDefaults, withParameter } from './operation.ts';
 
 /**
  * The tools of the operation table: one per operation, named after its GraphQL operation
@@ -42,7 +42,18 @@ export interface ToolEntry {
    * create_item_collection_entry the input's `itemCollectionId`.
    */
   argumentNames?: Readonly<Record<string, string>>;
-  call(ctx: RequestContext, args: Record<string, unknown>): Promise<unknown>;
+  call(ctx: RequestContext, args: Record<string, unknown>, admission?: ToolAdmission): Promise<unknown>;
+}
+
+/**
+ * A call through an HTTP entry point (POST /mcp) holds its weight in admission control as the REST
+ * route and /graphql do (src/shared/admission.ts): an operation's `operationWeight`, a GraphQL
+ * document's `queryWeight`. The chat assistant's calls (in a job, no request) are not weighed.
+ */
+export interface ToolAdmission {
+  weigh(weight: number): Promise<void>;
+  /** GRAPHQL_HEAVY_COST */
+  heavyCost: number;
 }
 
 const moduleOf = (path: string) => path.split('/')[1];
@@ -119,7 +130,7 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
       inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false },
       annotations: { readOnlyHint: readOnly, destructiveHint: isDestructive(op), idempotentHint: op.method !== 'POST', openWorldHint: false },
     },
-    async call(ctx, args) {
+    async call(ctx, args, admission) {
       const request: OperationRequest = { params: {}, query: {}, body: nestedBody ? args.body : undefined };
       const body: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(args)) {
@@ -131,6 +142,7 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
       }
       if (listBody) request.body = body[listBody.wire];
       else if (!nestedBody && (compiled.bodyVariable || Object.keys(body).length)) request.body = body;
+      await admission?.weigh(operationWeight(op, false));
       return (await runOperation(schema, compiled, ctx, request)).body;
     },
   };
@@ -167,7 +179,7 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: 
       },
       annotations: { readOnlyHint: readOnly, destructiveHint: !readOnly, idempotentHint: readOnly, openWorldHint: false },
     },
-    async call(ctx, args) {
+    async call(ctx, args, admission) {
       const query = args.query;
       if (typeof query !== 'string') throw ValidationError.field('query', 'must be a GraphQL document');
       const operationName = typeof args.operationName === 'string' ? args.operationName : undefined;
@@ -181,7 +193,7 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: 
         if (e instanceof GraphQLError && e.extensions.limit) throw e;
         throw new ValidationError((e as Error).message);
       }
-      const refused = queryLimitErrors(schema, document, limits, { variables: variables as Record<string, unknown>, operationName });
+      const { errors: refused, cost } = checkQuery(schema, document, limits, { variables: variables as Record<string, unknown>, operationName });
       // every limit the query exceeds, as /graphql names them
       if (refused.length) throw new AggregateError(refused, refused[0].message);
       const errors = validate(schema, document);
@@ -189,6 +201,7 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: 
       const operation = getOperationAST(document, operationName);
       if (!operation) throw ValidationError.field('operationName', 'must name one operation of the document');
       if (operation.operation !== kind) throw ValidationError.field('query', `is a ${operation.operation}; this tool runs a ${kind}`);
+      if (admission) await admission.weigh(queryWeight(cost, admission.heavyCost));
       const result = await execute({ schema, document, operationName, variableValues: variables as Record<string, unknown>, contextValue: ctx });
       return { ...(result.data !== undefined ? { data: result.data } : {}), ...(result.errors?.length ? { errors: result.errors.map((e) => shownError(ctx, e)) } : {}) };
     },
@@ -215,7 +228,7 @@ export function toolErrorBody(ctx: RequestContext, e: unknown, shape: ToolEntry[
   const errors: unknown[] = e instanceof AggregateError ? e.errors : [e];
   if (shape === 'graphql' && errors.every((x) => x instanceof GraphQLError)) return { errors: errors.map((x) => shownError(ctx, x as GraphQLError)) };
   const wire = toWireError(errors[0]);
-  if (wire.status >= 500) ctx.logger.error({ err: e, requestId: ctx.requestId }, 'unexpected error in a tool');
+  if (wire.status >= 500 && wire.status !== 503) ctx.logger.error({ err: e, requestId: ctx.requestId }, 'unexpected error in a tool'); // 503: load shed, expected
   return errorBody(wire, shape, ctx.requestId);
 }
 

@@ -19,7 +19,8 @@ import { queryLimitsPlugin } from './shared/query-limits.ts';
 import { guardGraphqlHttp, guardPath, guardQuery, jsonBody } from './shared/input-guard.ts';
 import { camt053Body } from './modules/bank-transactions/camt053-body.ts';
 import { errorShapeOf, sendError } from './shared/error-renderer.ts';
-import { admissionControl, type Admission } from './shared/admission.ts';
+import { admissionControl, requestKeys, type Admission } from './shared/admission.ts';
+import { bodyTimeout, timedOut } from './shared/body-timeout.ts';
 import { bearerChallenge, MethodNotAllowedError, NoSuchEndpointError, UnauthenticatedError } from './shared/errors.ts';
 import type { createMcpHandler } from '../rest-adapter/mcp.ts';
 import { mcpBody, mcpOriginGuard } from '../rest-adapter/mcp-http.ts';
@@ -114,10 +115,19 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   app.use(guardPath);
   app.use(guardQuery);
 
-  // At most config.admission.concurrency requests at work; the rest wait their turn in arrival order
-  // or are told 503 + Retry-After (health checks pass: a load balancer must see a busy server is alive).
-  const admission = admissionControl(config.admission);
+  // At most config.admission.concurrency slots at work, at most perKey of them one user's; the rest
+  // wait their turn, users served in turn, or are told 503 + Retry-After (health checks pass: a load
+  // balancer must see a busy server is alive). The bearer middleware tells `admissionKeys` whose a token is.
+  const admissionKeys = requestKeys();
+  const admission = admissionControl({ ...config.admission, keyOf: admissionKeys.keyOf });
   app.use((req, res, next) => (req.path === '/health' ? next() : admission.middleware(req, res, next)));
+  // the body must be in REQUEST_BODY_TIMEOUT_MS after admission: else 408 in the path's shape, connection closed
+  app.use(
+    bodyTimeout(config.requestBodyTimeoutMs, (req, res, error) => {
+      const r = req as ContextRequest;
+      sendError(res, error, errorShapeOf(req, res), r.requestId, logger);
+    }),
+  );
 
   // Browsers on other origins may call the bearer-token entry points (no cookies there): preflights
   // are answered here, before any authentication.
@@ -193,6 +203,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
       if (!actor && !authorization && entry === 'graphql') actor = ANONYMOUS;
       if (!actor) throw new UnauthenticatedError('A valid bearer token is required', challenge(entry, authorization ? 'invalid_token' : undefined));
       if (actor !== ANONYMOUS && actor.scopes.size === 0) throw new UnauthenticatedError('The token grants no scope', challenge(entry, 'invalid_token'));
+      admissionKeys.remember(req, actor);
       r.ctx = contextFor(req, actor);
       next();
     } catch (e) {
@@ -223,7 +234,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   const loadMcp = (_req: Request, _res: Response, next: NextFunction) => {
     if (mcp) return next();
     mcpLoading ??= import('../rest-adapter/mcp.ts').then((m) => {
-      mcp = m.createMcpHandler(schema, { name: 'accounting-api', version: PACKAGE_VERSION }, { queryLimits: config.graphqlLimits });
+      mcp = m.createMcpHandler(schema, { name: 'accounting-api', version: PACKAGE_VERSION }, { queryLimits: config.graphqlLimits, heavyCost: config.graphqlHeavyCost });
     });
     mcpLoading.then(() => next(), next);
   };
@@ -258,7 +269,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     // read with the limit); yoga's own check piped every body through a TransformStream again
     maxRequestBodySize: false,
     // the query limits run before GraphQL's validation, the token check before execution
-    plugins: [guardGraphqlInput, boundValidationErrors, queryLimitsPlugin(config.graphqlLimits), requireToken(challenge('graphql')), graphqlErrorCodes, graphiql.plugin],
+    plugins: [guardGraphqlInput, boundValidationErrors, queryLimitsPlugin(config.graphqlLimits, { heavyCost: config.graphqlHeavyCost }), requireToken(challenge('graphql')), graphqlErrorCodes, graphiql.plugin],
   });
   // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen.
   const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: isGraphqlMutation });
@@ -271,6 +282,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   // Last: every error that escaped, in the entry point's shape (express' own handler would answer HTML).
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const r = req as ContextRequest;
+    // the body parser failing on the connection a 408 closed: answered already
+    if (timedOut(req)) return void res.end();
     sendError(res, err, errorShapeOf(req, res), r.requestId, r.clientRequestId ? logger.child({ clientRequestId: r.clientRequestId }) : logger);
   });
 

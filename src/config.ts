@@ -47,10 +47,17 @@ const schema = z.object({
    */
   TRUST_PROXY: z.string().default('false'),
   /**
-   * Requests worked on at once; the rest queue (src/shared/admission.ts). Default: 4 on the embedded
-   * database (one connection), 16 on PostgreSQL. 0 turns the gate off.
+   * Slots of work at once (a request holds one, heavy work several); the rest queue, users served in
+   * turn (src/shared/admission.ts). Default: 4 on the embedded database (one connection), 16 on
+   * PostgreSQL. 0 turns the gate off.
    */
   REQUEST_CONCURRENCY: z.coerce.number().int().min(0).max(10_000).optional(),
+  /**
+   * Slots of REQUEST_CONCURRENCY one user (one OAuth client with a client_credentials token, one
+   * address without a token) may hold at once; its surplus waits behind other users' requests.
+   * Default: half of REQUEST_CONCURRENCY, at least 1
+   */
+  REQUEST_CONCURRENCY_PER_USER: z.coerce.number().int().min(1).max(10_000).optional(),
   /** Requests that may wait for a turn; more are answered 503 at once */
   REQUEST_QUEUE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(1000),
   /** How long a request may wait for its turn before it is answered 503 with Retry-After (ms) */
@@ -71,6 +78,16 @@ const schema = z.object({
   MAX_IMAGE_PIXELS: z.coerce.number().int().min(1).max(10_000_000_000).default(DEFAULT_FILE_LIMITS.maxImagePixels),
   /** Entries of an uploaded ZIP archive (office files included) at most */
   MAX_ZIP_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(DEFAULT_FILE_LIMITS.maxZipEntries),
+  /**
+   * A request whose body has not been received completely this long after it was admitted is
+   * answered 408 and its connection closed; a request's headers must arrive within it too (ms)
+   */
+  REQUEST_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /**
+   * A /graphql query whose cost (GRAPHQL_MAX_COST's measure) is beyond this holds cost ÷ this slots
+   * (rounded up) of its user's share while it runs, at most the whole share (src/shared/admission.ts)
+   */
+  GRAPHQL_HEAVY_COST: z.coerce.number().int().positive().default(10_000),
   /** Requests per user (per address for /graphql without a token) to /api/v2, /graphql and /mcp together per window; 0 or off: no limit */
   API_RATE_LIMIT: z.string().regex(/^(\d+|off)$/i, 'must be a number of requests, or 0 or off for no limit').default('600'),
   /** The API limit's window */
@@ -156,10 +173,14 @@ export interface Config {
   /** the origins POST /mcp takes requests from (BASE_URL's, then MCP_ALLOWED_ORIGINS or the CORS_ORIGINS list); requests without Origin pass too */
   mcpOrigins: string[];
   trustProxy: boolean | number | string;
-  /** admission control: requests at once (0: off), waiting at most, longest wait */
-  admission: { concurrency: number; queueLimit: number; maxWaitMs: number; maxEventLoopDelayMs: number };
   /** the heavy-work pool (src/workers/heavy-work.ts) and the limits on uploaded files it applies */
   heavyWork: HeavyWorkOptions;
+  /** admission control: slots at once (0: off), slots per user, waiting at most, longest wait */
+  admission: { concurrency: number; perKey: number; queueLimit: number; maxWaitMs: number; maxEventLoopDelayMs: number };
+  /** the body must be in this long after admission, and the headers this long after the first byte (ms) */
+  requestBodyTimeoutMs: number;
+  /** a /graphql query's cost per slot of its user's share beyond one (GRAPHQL_HEAVY_COST) */
+  graphqlHeavyCost: number;
   /** the per-user API limit; null: off */
   apiRateLimit: { limit: number; windowMs: number } | null;
   /** limits on GraphQL documents (/graphql, MCP graphql_query and graphql_mutation) */
@@ -234,13 +255,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ]),
     ],
     trustProxy: /^(false|off|no|0)$/i.test(e.TRUST_PROXY) ? false : /^(true|on|yes)$/i.test(e.TRUST_PROXY) ? true : /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
-    admission: { concurrency: e.REQUEST_CONCURRENCY ?? (e.DATABASE_URL ? 16 : 4), queueLimit: e.REQUEST_QUEUE_LIMIT, maxWaitMs: e.REQUEST_QUEUE_TIMEOUT_MS, maxEventLoopDelayMs: e.REQUEST_MAX_EVENT_LOOP_DELAY_MS },
     heavyWork: {
       threads: e.WORKER_THREADS ?? DEFAULT_WORKER_THREADS,
       maxMemoryMb: e.WORKER_MAX_MEMORY_MB,
       timeoutMs: e.WORKER_TASK_TIMEOUT_MS,
       limits: { maxPdfPages: e.MAX_PDF_PAGES, maxInflatedBytes: e.MAX_INFLATED_MB * 1024 * 1024, maxImagePixels: e.MAX_IMAGE_PIXELS, maxZipEntries: e.MAX_ZIP_ENTRIES },
     },
+    admission: admission(e),
+    requestBodyTimeoutMs: e.REQUEST_BODY_TIMEOUT_MS,
+    graphqlHeavyCost: e.GRAPHQL_HEAVY_COST,
     apiRateLimit: /^(0+|off)$/i.test(e.API_RATE_LIMIT) ? null : { limit: Number(e.API_RATE_LIMIT), windowMs: e.API_RATE_LIMIT_WINDOW_SECONDS * 1000 },
     graphqlLimits: { maxTokens: e.GRAPHQL_MAX_TOKENS, maxDepth: e.GRAPHQL_MAX_DEPTH, maxAliases: e.GRAPHQL_MAX_ALIASES, maxFields: e.GRAPHQL_MAX_FIELDS, maxCost: e.GRAPHQL_MAX_COST },
     mailOutbox: join(e.DATA_DIR, 'outbox'),
@@ -271,6 +294,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       appOrigins: [new URL(baseUrl).origin, ...(corsOrigins === '*' ? [] : corsOrigins)],
     },
   };
+}
+
+/** Admission control's settings: a user's share is half the slots unless set, never more than all of them. */
+function admission(e: z.infer<typeof schema>): Config['admission'] {
+  const concurrency = e.REQUEST_CONCURRENCY ?? (e.DATABASE_URL ? 16 : 4);
+  const perKey = Math.min(e.REQUEST_CONCURRENCY_PER_USER ?? Math.max(1, Math.floor(concurrency / 2)), Math.max(1, concurrency));
+  return { concurrency, perKey, queueLimit: e.REQUEST_QUEUE_LIMIT, maxWaitMs: e.REQUEST_QUEUE_TIMEOUT_MS, maxEventLoopDelayMs: e.REQUEST_MAX_EVENT_LOOP_DELAY_MS };
 }
 
 /** A comma-separated list of origins, each trimmed and without a trailing slash. */

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { DataDirLockedError } from './db/lock.ts';
@@ -8,6 +8,7 @@ import { createLogger, type Logger } from './shared/logger.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { answerClientErrors } from './shared/client-errors.ts';
+import { applyServerTimeouts, serverOptions } from './shared/body-timeout.ts';
 import { INTEGRATION_SERVICES } from './integrations/services.ts';
 
 /**
@@ -56,8 +57,10 @@ async function main(): Promise<void> {
     demo = true;
   }
   const { express, admission } = await phase('app', () => createApp({ config, db, logger }));
-  const server: Server = express.listen(config.port, config.host);
+  const server: Server = createServer(serverOptions, express);
+  applyServerTimeouts(server, config);
   answerClientErrors(server);
+  server.listen(config.port, config.host);
   await phase('listen', () => new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject)));
   admission.forgetDelay(); // the start-up's own work is no load to refuse requests for
   const ms = Math.round(performance.now() - started);

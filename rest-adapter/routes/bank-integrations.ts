@@ -1,4 +1,4 @@
-import { defineOperations, type Representations } from '../operation.ts';
+import { defineOperations, HEAVY_WEIGHT, type Representations } from '../operation.ts';
 
 // spec 002 "Integration records" (Bank) and the banks, einvoice and providerb rows of "Integrations";
 // every error as {error, status}
@@ -12,6 +12,7 @@ const BANK_STATUS_FIELDS = /* GraphQL */ `
 /** GET …/pdf-forms/{form_type} answers the PDF itself; the GraphQL field carries it base64. */
 const pdfForm: Representations = {
   json: false,
+  weight: HEAVY_WEIGHT,
   files: {
     'application/pdf': async ({ result }) => {
       const r = result as { file_name: string; content_base64: string };

@@ -1,4 +1,4 @@
-import { defineOperations, type Operation, type Representations } from '../operation.ts';
+import { defineOperations, HEAVY_WEIGHT, type Operation, type Representations } from '../operation.ts';
 
 // spec 001 "Commercial document" and "Documents": GET/POST /documents, GET/PUT/PATCH/DELETE
 // /documents/{id}, POST /documents/preview. Relations by `with_relations` (the spec's name).
@@ -113,6 +113,7 @@ const WITH_ON_WRITE = { ...WITH, default: ['item_lines', 'payment_lines', 'docum
 /** POST /documents/preview answers the PDF itself (no JSON); the GraphQL field carries it base64. */
 const previewPdf: Representations = {
   json: false,
+  weight: HEAVY_WEIGHT,
   files: {
     'application/pdf': async ({ result }) => {
       const r = result as { file_name: string; content_base64: string };

@@ -1,5 +1,5 @@
 import { FILE_LIMITS_DESCRIPTION, MAX_UPLOAD_BYTES } from '../../src/modules/files/files.rules.ts';
-import { defineOperations } from '../operation.ts';
+import { defineOperations, HEAVY_WEIGHT } from '../operation.ts';
 
 /**
  * A file as the REST paths show it. `voucher_id` is the voucher the file is attached to (an
@@ -48,5 +48,7 @@ export const fileOperations = defineOperations([
     status: 201,
     tenantParameter: 'client_account_id',
     multipart: { fileField: 'file', contentField: 'content_base64', fileNameField: 'file_name', maxBytes: MAX_UPLOAD_BYTES },
+    // storing the file and reading what it is (a PDF's pages) happen in the request
+    weight: HEAVY_WEIGHT,
   },
 ]);

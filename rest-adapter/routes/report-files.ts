@@ -1,4 +1,4 @@
-import type { Rendering, Representations } from '../operation.ts';
+import { HEAVY_WEIGHT, type Rendering, type Representations } from '../operation.ts';
 import { presentReport, type ReportName } from '../../src/modules/reports/reports.presenters.ts';
 import { renderReport, REPORT_MEDIA_TYPES, type ReportMediaType } from '../../src/modules/reports/render/index.ts';
 import { fileServices } from '../../src/modules/files/file-services.ts';
@@ -28,6 +28,7 @@ export function reportFiles(report: ReportName, extra: Pick<Representations, 'fi
     };
   return {
     files: Object.fromEntries(Object.values(REPORT_MEDIA_TYPES).map((t) => [t, render(t)])),
+    weight: HEAVY_WEIGHT,
     describe: {
       [REPORT_MEDIA_TYPES.xlsx]: 'The report as an Excel workbook: figures as numbers with number formats, grouped with subtotals.',
       [REPORT_MEDIA_TYPES.html]: 'The report as a printable HTML page (the balance sheet and income statement with a small SVG chart).',
@@ -52,6 +53,7 @@ interface ExportResult {
  */
 export const saftFiles: Representations = {
   json: false,
+  weight: HEAVY_WEIGHT,
   files: {
     'text/xml': async ({ ctx, result }) => {
       const r = result as ExportResult;

@@ -1,4 +1,4 @@
-import { defineOperations, type Representations } from '../operation.ts';
+import { defineOperations, HEAVY_WEIGHT, type Representations } from '../operation.ts';
 import { ENTRY_FIELDS, ONE_WITH } from './journal-entries.ts';
 
 // spec 002, "Yearly accounts": preview, submissions (list, one, drafts, direct submission, submit,
@@ -41,6 +41,7 @@ const STATES =
 /** GET …/pdf answers the PDF itself (no JSON); the GraphQL field carries it base64. */
 const pdf: Representations = {
   json: false,
+  weight: HEAVY_WEIGHT,
   files: {
     'application/pdf': async ({ result }) => {
       const r = result as { file_name: string; content_base64: string };

@@ -6,6 +6,7 @@ import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from '@p
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient, type Prisma as PrismaNS } from '../generated/prisma/client.ts';
 import { lockDataDir, type DataDirLock } from './lock.ts';
+import { fairQueries } from './fair-queries.ts';
 
 export type Prisma = PrismaClient;
 /** A transaction client (inside `$transaction(async (tx) => …)`). */
@@ -57,7 +58,8 @@ function awaitingScripts(factory: PrismaPGlite): SqlMigrationAwareDriverAdapterF
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
-    connect: async () => yieldingQueries(fix(await factory.connect())),
+    // PGlite runs one query at a time: one turn
+    connect: async () => fairQueries(yieldingQueries(fix(await factory.connect())), 1),
     connectToShadowDb: async () => fix(await factory.connectToShadowDb()),
   };
 }
@@ -85,6 +87,18 @@ function yieldingQueries(adapter: SqlDriverAdapter): SqlDriverAdapter {
   return adapter;
 }
 
+/** connections of the pg pool (pg's default); the fair turns of its queries (src/db/fair-queries.ts) are as many */
+const POOL_SIZE = 10;
+
+function fairPostgres(factory: PrismaPg): SqlMigrationAwareDriverAdapterFactory {
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    connect: async () => fairQueries(await factory.connect(), POOL_SIZE),
+    connectToShadowDb: () => factory.connectToShadowDb(),
+  };
+}
+
 function redact(url: string): string {
   try {
     const u = new URL(url);
@@ -106,7 +120,7 @@ const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
 
 export async function openDatabase(target: DatabaseTarget, options: PrismaOptions = {}): Promise<Database> {
   if ('databaseUrl' in target) {
-    const adapterFactory = new PrismaPg({ connectionString: target.databaseUrl });
+    const adapterFactory = fairPostgres(new PrismaPg({ connectionString: target.databaseUrl, max: POOL_SIZE }));
     const prisma = new PrismaClient({ adapter: adapterFactory, log: options.log, transactionOptions: TRANSACTION_OPTIONS });
     return {
       kind: 'postgres',

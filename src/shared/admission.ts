@@ -1,20 +1,40 @@
-import type { NextFunction, RequestHandler, Response } from 'express';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Actor } from './context.ts';
 import { ServiceUnavailableError } from './errors.ts';
 
 /**
- * Admission control: at most `concurrency` requests are worked on at once; the others wait in one
- * first-in-first-out queue, and a request that cannot be started in time is answered at once with
- * 503 and Retry-After instead of hanging until the client gives up.
+ * Admission control: at most `concurrency` slots of work at once; the requests that cannot start
+ * wait, and a request that cannot be started in time is answered at once with 503 and Retry-After
+ * instead of hanging until the client gives up.
  *
  * Why: the database is the bottleneck (PGlite has one connection, PostgreSQL a small pool). Without a
  * gate, 200 connections all start work, every one of them waits on the database, nobody finishes in
  * time and memory grows with the backlog; with it, the requests inside run at the database's speed
- * and the rest are either served in arrival order or told to come back.
+ * and the rest are either served in turn or told to come back.
+ *
+ * Fair shares. Every request is admitted under a key: its user, its OAuth client (a client_credentials
+ * token) or its address (`requestKeys` below). One key holds at most `perKey` slots at once (its
+ * share); its surplus waits in the key's own queue, and the queues are served round robin, one
+ * request per key in turn, not in arrival order. So one user's burst of 100 requests takes its share
+ * and queues the rest, and another user's request starts as soon as a slot is free instead of
+ * behind the 100.
+ *
+ * Weights. A request holds one slot; work known to be heavy holds more (`weigh`): a /graphql query
+ * whose cost is beyond a threshold, a report rendered as a file, an export, an upload. A weight is
+ * known only after admission (once the query is parsed, once the Accept header picked a file), so
+ * the request gives its slot back and waits at the head of its key's queue until `weight` slots are
+ * free, of its key's share and of the whole; weights are capped at the share. A request waiting to
+ * grow holds nothing, so two of one user's requests each waiting to grow cannot block each other.
+ * A heavy request is passed by lighter ones that fit where it does not yet; once it has waited half
+ * of `maxWaitMs`, nothing else starts until it fits, so it is not starved.
  *
  * A queued request is refused (503) when
- *   - the queue already holds `queueLimit` requests (memory stays bounded), or
- *   - its expected wait (its place in the queue × the recent time per request ÷ concurrency) is
- *     beyond `maxWaitMs`: it would time out anyway, so it learns that now, not after `maxWaitMs`, or
+ *   - the queues already hold `queueLimit` requests (memory stays bounded), or
+ *   - its expected wait (the requests served before it in the round robin × the recent time per
+ *     request ÷ concurrency, or its own key's backlog ÷ its share, whichever is longer) is beyond
+ *     `maxWaitMs`: it would time out anyway, so it learns that now, not after `maxWaitMs`, or
  *   - it has waited `maxWaitMs`.
  * A client that disconnects while queued leaves the queue without costing any work.
  *
@@ -25,7 +45,7 @@ import { ServiceUnavailableError } from './errors.ts';
  * once, which is cheap, drains the backlog fast and lets the admitted requests finish.
  */
 export interface AdmissionOptions {
-  /** requests worked on at once; 0 turns the gate off */
+  /** slots of work at once; 0 turns the gate off */
   concurrency: number;
   /** requests waiting at most */
   queueLimit: number;
@@ -33,21 +53,21 @@ export interface AdmissionOptions {
   maxWaitMs: number;
   /** refuse new requests while the event loop lags more than this (ms); 0: never */
   maxEventLoopDelayMs?: number;
+  /** slots one key may hold at once, its share (default: all of them) */
+  perKey?: number;
+  /** the key a request is admitted under (default: one key for every request) */
+  keyOf?: (req: Request) => string;
 }
 
 export interface AdmissionStats {
+  /** slots in use (a weighted request holds several) */
   active: number;
   queued: number;
   shed: number;
   /** the event loop's recent delay (ms), when it is watched */
   eventLoopDelayMs: number;
-}
-
-interface Waiter {
-  start: () => void;
-  refuse: () => void;
-  timer: NodeJS.Timeout;
-  gone: boolean;
+  /** per key with requests at work or waiting: its slots in use and its waiting requests */
+  keys: Record<string, { active: number; queued: number }>;
 }
 
 export interface Admission {
@@ -63,6 +83,60 @@ export interface Admission {
   forgetDelay(): void;
 }
 
+interface Waiter {
+  key: KeyState;
+  /** slots it needs to start */
+  weight: number;
+  /** when it began to wait (performance.now()) */
+  since: number;
+  start: () => void;
+  refuse: () => void;
+  timer: NodeJS.Timeout;
+  gone: boolean;
+}
+
+interface KeyState {
+  name: string;
+  /** slots its requests hold */
+  active: number;
+  /** its waiters, oldest first from `head` (gone ones are skipped when they reach the head) */
+  queue: (Waiter | undefined)[];
+  head: number;
+  /** its waiters still wanting a turn */
+  waiting: number;
+  /** in the round robin */
+  ready: boolean;
+}
+
+/** An admitted request's hold on the gate: the slots it holds and how to ask for more. */
+interface Ticket {
+  weight: number;
+  grow(weight: number): Promise<void>;
+}
+
+const TICKET = Symbol('admission.ticket');
+type Ticketed = Request & { [TICKET]?: Ticket };
+
+/**
+ * Lets an admitted request hold `weight` slots of its key's share (capped at the share) before it
+ * does heavy work: resolves at once when it holds that many already or no gate admitted it (the gate
+ * is off, /health); otherwise when it is its turn. Rejects with ServiceUnavailableError (503) when
+ * its turn does not come within the gate's `maxWaitMs`, or when the client hangs up meanwhile.
+ */
+export function weigh(req: Request, weight: number): Promise<void> {
+  const ticket = (req as Ticketed)[TICKET];
+  return ticket && weight > ticket.weight ? ticket.grow(weight) : Promise.resolve();
+}
+
+/** the key of the admitted request the code now running works for */
+const working = new AsyncLocalStorage<string>();
+
+/**
+ * The admission key of the request the current code works for (undefined outside requests, or
+ * with the gate off): the database serves the queries of different keys in turn (src/db/fair-queries.ts).
+ */
+export const currentKey = (): string | undefined => working.getStore();
+
 /** how often the event loop's delay is read */
 const LAG_SAMPLE_MS = 100;
 
@@ -71,13 +145,16 @@ const SMOOTHING = 0.1;
 
 /** Refusals go to next(error): the app's error handler answers them in the entry point's shape. */
 export function admissionControl(options: AdmissionOptions): Admission {
-  const { concurrency, queueLimit, maxWaitMs, maxEventLoopDelayMs = 0 } = options;
+  const { concurrency, queueLimit, maxWaitMs, maxEventLoopDelayMs = 0, keyOf = () => '' } = options;
+  const share = Math.max(1, Math.min(options.perKey ?? concurrency, concurrency));
   let active = 0;
   let shed = 0;
   let averageMs = 0;
   let waiting = 0; // queued waiters still wanting a turn
-  const queue: Waiter[] = [];
-  let head = 0; // index of the first waiter; the array is compacted when half of it is spent
+  const keys = new Map<string, KeyState>();
+  /** the keys with waiters, served round robin from `cursor` */
+  const ring: KeyState[] = [];
+  let cursor = 0;
 
   // The delay is how late a timer due every LAG_SAMPLE_MS fires; a reading decays by a third per
   // interval, so one late timer counts for a few hundred milliseconds, not until the next reading.
@@ -93,74 +170,277 @@ export function admissionControl(options: AdmissionOptions): Admission {
   }
 
   const retryAfterSeconds = () => Math.max(1, Math.ceil(maxWaitMs / 1000));
-  const refuseWith = (next: NextFunction, why: string) => {
+  const busy = (why: string) => {
     shed++;
-    next(new ServiceUnavailableError(`The server is busy (${why}); retry after ${retryAfterSeconds()} s`, retryAfterSeconds()));
+    return new ServiceUnavailableError(`The server is busy (${why}); retry after ${retryAfterSeconds()} s`, retryAfterSeconds());
   };
 
-  const release = () => {
-    active--;
-    while (head < queue.length && active < concurrency) {
-      const waiter = queue[head++];
-      if (waiter.gone) continue;
-      waiter.gone = true;
-      waiting--;
-      clearTimeout(waiter.timer);
-      waiter.start();
+  const keyState = (name: string): KeyState => {
+    let key = keys.get(name);
+    if (!key) keys.set(name, (key = { name, active: 0, queue: [], head: 0, waiting: 0, ready: false }));
+    return key;
+  };
+  /** a key with nothing at work and nobody waiting is dropped (memory stays bounded by the requests in flight) */
+  const forget = (key: KeyState) => {
+    if (key.active === 0 && key.waiting === 0 && !key.ready) keys.delete(key.name);
+  };
+  const fits = (key: KeyState, weight: number) => key.active + weight <= share && active + weight <= concurrency;
+
+  /** the key's first waiter still wanting a turn (gone ones dropped) */
+  const headOf = (key: KeyState): Waiter | undefined => {
+    while (key.head < key.queue.length && (key.queue[key.head] === undefined || key.queue[key.head]!.gone)) key.queue[key.head++] = undefined;
+    if (key.head === key.queue.length) {
+      key.queue.length = 0;
+      key.head = 0;
+      return undefined;
     }
-    if (head > 64 && head * 2 > queue.length) {
-      queue.splice(0, head);
-      head = 0;
+    if (key.head > 64 && key.head * 2 > key.queue.length) {
+      key.queue.splice(0, key.head);
+      key.head = 0;
+    }
+    return key.queue[key.head];
+  };
+
+  const enqueue = (waiter: Waiter, first: boolean) => {
+    const key = waiter.key;
+    if (first && key.head > 0) key.queue[--key.head] = waiter;
+    else if (first) key.queue.unshift(waiter);
+    else key.queue.push(waiter);
+    key.waiting++;
+    waiting++;
+    if (!key.ready) {
+      key.ready = true;
+      ring.push(key);
     }
   };
 
-  const begin = (res: Response, next: NextFunction) => {
-    active++;
+  const leave = (waiter: Waiter) => {
+    waiter.gone = true;
+    waiter.key.waiting--;
+    waiting--;
+    clearTimeout(waiter.timer);
+  };
+
+  /** A heavy waiter that has waited half of maxWaitMs (and fits its share): it is served before anyone else. */
+  const overdue = (key: KeyState, waiter: Waiter) =>
+    waiter.weight > 1 && key.active + waiter.weight <= share && performance.now() - waiter.since > maxWaitMs / 2;
+  /** an overdue heavy waiter the free slots do not fit yet: nothing else starts until they do */
+  const blocked = () => ring.some((key) => {
+    const waiter = headOf(key);
+    return waiter !== undefined && overdue(key, waiter) && !fits(key, waiter.weight);
+  });
+
+  const take = (key: KeyState, waiter: Waiter, starting: Waiter[]) => {
+    key.queue[key.head++] = undefined;
+    leave(waiter);
+    key.active += waiter.weight;
+    active += waiter.weight;
+    starting.push(waiter);
+  };
+
+  /**
+   * Starts what may start: first an overdue heavy waiter (or nothing, while it does not fit), then the
+   * keys with waiters in turn from `cursor`, the head of each when it fits (its key's share and the
+   * free slots), one per key per turn; stops after a turn that started nobody.
+   */
+  const pump = () => {
+    const starting: Waiter[] = [];
+    let held = false;
+    for (const key of ring) {
+      const waiter = headOf(key);
+      if (!waiter || !overdue(key, waiter)) continue;
+      if (!fits(key, waiter.weight)) {
+        held = true;
+        break;
+      }
+      take(key, waiter, starting);
+    }
+    let passed = 0; // keys passed in a row without a start
+    while (!held && ring.length && active < concurrency && passed < ring.length) {
+      if (cursor >= ring.length) cursor = 0;
+      const key = ring[cursor];
+      const waiter = headOf(key);
+      if (!waiter) {
+        ring.splice(cursor, 1);
+        key.ready = false;
+        forget(key);
+        continue;
+      }
+      if (fits(key, waiter.weight)) {
+        take(key, waiter, starting);
+        cursor++;
+        passed = 0;
+      } else {
+        cursor++;
+        passed++;
+      }
+    }
+    // started after the bookkeeping: a start runs the request's next middleware synchronously
+    for (const waiter of starting) waiter.start();
+  };
+
+  /** The request holds `weight` slots of `key` until its response is closed. */
+  const begin = (req: Request, res: Response, next: NextFunction, key: KeyState) => {
     const started = performance.now();
+    const ticket: Ticket = { weight: 1, grow: (weight) => grow(ticket, key, res, weight) };
+    (req as Ticketed)[TICKET] = ticket;
     let done = false;
     res.once('close', () => {
       if (done) return;
       done = true;
       const ms = performance.now() - started;
       averageMs = averageMs === 0 ? ms : averageMs + SMOOTHING * (ms - averageMs);
-      release();
+      key.active -= ticket.weight;
+      active -= ticket.weight;
+      ticket.weight = 0;
+      forget(key);
+      pump();
     });
-    next();
+    // everything the request does from here on, its database queries included, knows its key
+    working.run(key.name, next);
+  };
+
+  /** Re-admission with a weight: the slot is given back and the request waits first in its key's queue. */
+  const grow = (ticket: Ticket, key: KeyState, res: Response, asked: number): Promise<void> => {
+    const weight = Math.min(Math.ceil(asked), share);
+    if (weight <= ticket.weight || res.writableEnded) return Promise.resolve();
+    key.active -= ticket.weight;
+    active -= ticket.weight;
+    ticket.weight = 0;
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        key,
+        weight,
+        since: performance.now(),
+        start: () => {
+          ticket.weight = weight;
+          resolve();
+        },
+        refuse: () => reject(busy(`no turn for a request of weight ${weight} within ${maxWaitMs} ms`)),
+        timer: setTimeout(() => {
+          if (waiter.gone) return;
+          leave(waiter);
+          waiter.refuse();
+          pump();
+        }, maxWaitMs),
+        gone: false,
+      };
+      res.once('close', () => {
+        if (waiter.gone) return;
+        leave(waiter);
+        reject(new ServiceUnavailableError('The client went away while the request waited for its turn', retryAfterSeconds()));
+        pump();
+      });
+      enqueue(waiter, true);
+      pump();
+    });
+  };
+
+  /** The expected wait of a new waiter of `key`: the round robin serves about this many before it. */
+  const expectedWaitMs = (key: KeyState): number => {
+    const place = key.waiting;
+    let before = place;
+    for (const other of ring) if (other !== key) before += Math.min(other.waiting, place + 1);
+    const overall = ((before + 1) * averageMs) / concurrency;
+    const own = ((key.active + place + 1 - share) * averageMs) / share;
+    return Math.max(overall, own);
   };
 
   const middleware: RequestHandler = (req, res, next) => {
-    if (concurrency <= 0) return begin(res, next);
-    if (maxEventLoopDelayMs > 0 && lagMs > maxEventLoopDelayMs) return refuseWith(next, `the event loop lags ${Math.round(lagMs)} ms`);
-    if (active < concurrency) return begin(res, next);
-    if (waiting >= queueLimit) return refuseWith(next, `${waiting} requests are waiting`);
-    const expectedMs = ((waiting + 1) * averageMs) / concurrency;
-    if (expectedMs > maxWaitMs) return refuseWith(next, `the expected wait of ${Math.round(expectedMs)} ms is beyond ${maxWaitMs} ms`);
+    if (concurrency <= 0) return next();
+    if (maxEventLoopDelayMs > 0 && lagMs > maxEventLoopDelayMs) return next(busy(`the event loop lags ${Math.round(lagMs)} ms`));
+    const key = keyState(keyOf(req));
+    if (key.waiting === 0 && fits(key, 1) && !blocked()) {
+      key.active++;
+      active++;
+      return begin(req, res, next, key);
+    }
+    if (waiting >= queueLimit) {
+      forget(key);
+      return next(busy(`${waiting} requests are waiting`));
+    }
+    const expectedMs = expectedWaitMs(key);
+    if (expectedMs > maxWaitMs) {
+      forget(key);
+      return next(busy(`the expected wait of ${Math.round(expectedMs)} ms is beyond ${maxWaitMs} ms`));
+    }
     const waiter: Waiter = {
-      start: () => begin(res, next),
-      refuse: () => refuseWith(next, `no turn within ${maxWaitMs} ms`),
-      timer: setTimeout(() => leave(true), maxWaitMs),
+      key,
+      weight: 1,
+      since: performance.now(),
+      start: () => begin(req, res, next, key),
+      refuse: () => next(busy(`no turn within ${maxWaitMs} ms`)),
+      timer: setTimeout(() => {
+        if (waiter.gone) return;
+        leave(waiter);
+        waiter.refuse();
+        pump();
+      }, maxWaitMs),
       gone: false,
     };
-    const leave = (answer: boolean) => {
-      if (waiter.gone) return;
-      waiter.gone = true;
-      waiting--;
-      clearTimeout(waiter.timer);
-      if (answer) waiter.refuse();
-    };
     // A client that hangs up while queued needs no answer and no work.
-    res.once('close', () => leave(false));
-    queue.push(waiter);
-    waiting++;
+    res.once('close', () => {
+      if (waiter.gone) return;
+      leave(waiter);
+      pump();
+    });
+    enqueue(waiter, false);
+    pump();
   };
 
   return {
     middleware,
-    stats: () => ({ active, queued: waiting, shed, eventLoopDelayMs: Math.round(lagMs) }),
+    stats: () => ({
+      active,
+      queued: waiting,
+      shed,
+      eventLoopDelayMs: Math.round(lagMs),
+      keys: Object.fromEntries([...keys.values()].filter((k) => k.active || k.waiting).map((k) => [k.name, { active: k.active, queued: k.waiting }])),
+    }),
     close: () => clearInterval(sampler),
     forgetDelay() {
       lagMs = 0;
       last = performance.now();
+    },
+  };
+}
+
+/** Verified tokens remembered for their key (least recently used dropped first). */
+const MAX_REMEMBERED_TOKENS = 10_000;
+
+/**
+ * The key a request is admitted under (`admissionControl`'s `keyOf`). The gate runs before the
+ * bearer middleware, so a token's user is known only once the token has been verified: the bearer
+ * middleware then `remember`s it (by a SHA-256 of the Authorization header, never the token
+ * itself), and the token's later requests are admitted as `user:<id>`, or `client:<id>` for a
+ * client_credentials token (the client acting as its owner gets a share of its own). A request
+ * without a token, and a token's first request (or one not seen since it was dropped from the
+ * memory of the last 10,000 tokens), is admitted under its address, `address:<ip>` (as
+ * TRUST_PROXY reads it). So all of a user's tokens share one share once each has been used once; a
+ * user minting new tokens gets, for each one's first request, the share of its address, not one more.
+ */
+export function requestKeys(maxTokens = MAX_REMEMBERED_TOKENS) {
+  const byToken = new Map<string, string>();
+  /** the request's token hash, and whether its key was known, from keyOf for remember */
+  const seen = new WeakMap<Request, { hash: string; known: boolean }>();
+  return {
+    keyOf(req: Request): string {
+      const authorization = req.headers.authorization;
+      if (!authorization) return `address:${req.ip}`;
+      const hash = createHash('sha256').update(authorization).digest('base64url');
+      const known = byToken.get(hash);
+      seen.set(req, { hash, known: known !== undefined });
+      if (known === undefined) return `address:${req.ip}`;
+      byToken.delete(hash); // most recently used last
+      byToken.set(hash, known);
+      return known;
+    },
+    /** The bearer middleware's verified token: its later requests are admitted under its user or client. */
+    remember(req: Request, actor: Actor): void {
+      const token = seen.get(req);
+      if (!token || token.known || (actor.tokenKind !== 'session' && actor.tokenKind !== 'jwt')) return;
+      if (byToken.size >= maxTokens) byToken.delete(byToken.keys().next().value!);
+      byToken.set(token.hash, actor.clientCredentials && actor.clientId ? `client:${actor.clientId}` : `user:${actor.userId}`);
     },
   };
 }

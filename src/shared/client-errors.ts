@@ -26,13 +26,15 @@ function requestPath(raw: unknown): string {
 
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket) => {
-    // A reset or a closed connection has nobody to answer.
-    if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    // A reset or a closed connection has nobody to answer; a request the app is answering (Node's
+    // request timeout on one whose body never completed) is cut, never written over (Node's own rule).
+    if (err.code === 'ECONNRESET' || !socket.writable || (socket as Socket & { _httpMessage?: unknown })._httpMessage) return void socket.destroy();
     const [status, reason, message] = STATUS[err.code ?? ''] ?? BAD_REQUEST;
     const shape = errorShapeOfPath(requestPath(err.rawPacket));
     // the request never reached the app, but its answer has an id of its own as every other answer has
     const requestId = randomUUID();
-    const body = JSON.stringify(errorBody({ status, code: status === 400 ? 'common.bad_request' : 'common.request_rejected', message, headers: {}, issues: [], extensions: {} }, shape, requestId));
+    const code = status === 400 ? 'common.bad_request' : status === 408 ? 'common.request_timeout' : 'common.request_rejected';
+    const body = JSON.stringify(errorBody({ status, code, message, headers: {}, issues: [], extensions: {} }, shape, requestId));
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n${shape === 'oauth' ? 'Cache-Control: no-store\r\n' : ''}\r\n${body}`,
     );

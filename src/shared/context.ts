@@ -17,6 +17,8 @@ export interface Actor {
   scopes: ReadonlySet<Scope>;
   /** OAuth client the token was issued to; null for session tokens */
   clientId: string | null;
+  /** a client_credentials token: the client acts as its owner user (admission control gives it a share of its own) */
+  clientCredentials?: boolean;
   /**
    * 'system': trusted in-process callers, which every tenancy and manager check lets through;
    * 'delegated': a job acting for a user with the scopes of the request that started it (the chat

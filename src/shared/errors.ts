@@ -164,6 +164,14 @@ export class ServiceUnavailableError extends AppError {
   }
 }
 
+/** 408: the request's body did not arrive in time (src/shared/body-timeout.ts); the connection is closed after it. */
+export class RequestTimeoutError extends AppError {
+  constructor(message: string) {
+    super(message, 408, 'common.request_timeout');
+    this.headers = { Connection: 'close' };
+  }
+}
+
 /** 405 for a known path with another method; `allow` lists the methods it has. */
 export class MethodNotAllowedError extends AppError {
   constructor(message: string, allow: readonly string[]) {

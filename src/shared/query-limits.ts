@@ -32,8 +32,10 @@ import {
   type SelectionNode,
   type SelectionSetNode,
 } from 'graphql';
+import type { Request } from 'express';
 import type { Plugin } from 'graphql-yoga';
-import { QueryTooComplexError, type QueryLimitName } from './errors.ts';
+import { QueryTooComplexError, ServiceUnavailableError, type QueryLimitName } from './errors.ts';
+import { weigh } from './admission.ts';
 import type { PageLimits } from './pagination.ts';
 
 /**
@@ -324,8 +326,15 @@ function refusal(name: QueryLimitName, actual: number, max: number, message: str
 
 /** Every limit the request's operation exceeds, as GraphQL errors (empty when it is within all). */
 export function queryLimitErrors(schema: GraphQLSchema, document: DocumentNode, limits: QueryLimits, request: QueryRequest = {}): GraphQLError[] {
+  return checkQuery(schema, document, limits, request).errors;
+}
+
+/** The limits' check, and the cost of the costliest operation measured (what admission control weighs). */
+export function checkQuery(schema: GraphQLSchema, document: DocumentNode, limits: QueryLimits, request: QueryRequest = {}): { errors: GraphQLError[]; cost: number } {
   const errors: GraphQLError[] = [];
+  let cost = 0;
   for (const m of measureQuery(schema, document, request)) {
+    cost = Math.max(cost, m.cost);
     if (m.depth > limits.maxDepth) errors.push(refusal('depth', m.depth, limits.maxDepth, `The query nests ${m.depth} fields deep; at most ${limits.maxDepth} are allowed`));
     if (m.aliases > limits.maxAliases) errors.push(refusal('aliases', m.aliases, limits.maxAliases, `The query has ${shown(m.aliases)} aliases; at most ${limits.maxAliases} are allowed`));
     if (m.fields > limits.maxFields) {
@@ -340,7 +349,27 @@ export function queryLimitErrors(schema: GraphQLSchema, document: DocumentNode, 
       );
     }
   }
-  return errors;
+  return { errors, cost };
+}
+
+/**
+ * The slots of its user's share in admission control (src/shared/admission.ts) a query of this
+ * cost holds while it runs: one up to `heavyCost` (GRAPHQL_HEAVY_COST), then one per `heavyCost`
+ * begun (the gate caps it at the share). 0 turns weighing off.
+ */
+export const queryWeight = (cost: number, heavyCost: number): number => (heavyCost > 0 && cost > heavyCost ? Math.ceil(cost / heavyCost) : 1);
+
+/**
+ * Waits until the request holds `weight` slots; a turn that does not come in time is the gate's
+ * 503 as a GraphQL error (`common.unavailable`, Retry-After), as /graphql answers its other 503s.
+ */
+export async function weighQuery(req: Request, weight: number): Promise<void> {
+  try {
+    await weigh(req, weight);
+  } catch (e) {
+    if (!(e instanceof ServiceUnavailableError)) throw e;
+    throw new GraphQLError(e.message, { extensions: { code: e.code, http: { status: e.status, headers: e.headers } } });
+  }
 }
 
 /**
@@ -404,17 +433,26 @@ export function parseQuery(source: string, limits: Pick<QueryLimits, 'maxTokens'
  * GraphQL's own validation. Both throw: yoga answers a parse or validation error with 200 to a
  * client that accepts application/json (GraphQL over HTTP's legacy rule), a thrown error with its
  * status; and yoga's validation cache, keyed by the document alone, never keeps a refusal that
- * depends on the variables.
+ * depends on the variables. With `heavyCost`, a query costing more waits before it executes until it
+ * holds its weight (`queryWeight`) in admission control.
  */
-export function queryLimitsPlugin(limits: QueryLimits): Plugin {
+export function queryLimitsPlugin(limits: QueryLimits, options: { heavyCost?: number } = {}): Plugin {
+  /** the measured cost, by the express request (yoga's context holds it as `req`) */
+  const costs = new WeakMap<object, number>();
   return {
     onParams({ params }) {
       if (typeof params.query === 'string') checkSource(params.query, limits);
     },
     onValidate({ params, context }) {
-      const request = (context as { params?: QueryRequest }).params ?? {};
-      const errors = queryLimitErrors(params.schema, params.documentAST, limits, request);
+      const { params: request = {}, req } = context as { params?: QueryRequest; req?: Request };
+      const { errors, cost } = checkQuery(params.schema, params.documentAST, limits, request);
       if (errors.length) throw errors.length === 1 ? errors[0] : new AggregateError(errors, errors.map((e) => e.message).join('; '));
+      if (req) costs.set(req, cost);
+    },
+    async onExecute({ args }) {
+      const req = (args.contextValue as { req?: Request }).req;
+      const weight = req ? queryWeight(costs.get(req) ?? 0, options.heavyCost ?? 0) : 1;
+      if (weight > 1) await weighQuery(req!, weight);
     },
   };
 }

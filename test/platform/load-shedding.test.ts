@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { admissionControl, type Admission } from '../../src/shared/admission.ts';
+import { admissionControl, weigh, type Admission, type AdmissionOptions } from '../../src/shared/admission.ts';
 import type { ServiceUnavailableError } from '../../src/shared/errors.ts';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
@@ -10,14 +10,32 @@ import type { Tenant } from '../support/seed.ts';
 // Hardening: "The server must shed load gracefully (bounded queue / 503 with Retry-After rather than
 // timeouts) and not grow without bound".
 
-/** A server whose /work requests finish when the test says so. */
-async function gatedServer(options: { concurrency: number; queueLimit: number; maxWaitMs: number; maxEventLoopDelayMs?: number }) {
+/**
+ * A server whose /work requests finish when the test says so; /heavy/:n?weight=w first holds w
+ * slots (`weigh`). The key is the X-Key header (`keyed: true`).
+ */
+async function gatedServer(options: Omit<AdmissionOptions, 'keyOf'> & { keyed?: boolean }) {
   const app = express();
   const pending: (() => void)[] = [];
-  const admission: Admission = admissionControl(options);
+  const byNumber = new Map<number, () => void>();
+  const admission: Admission = admissionControl({ ...options, ...(options.keyed ? { keyOf: (req) => req.get('x-key') ?? '' } : {}) });
   app.use(admission.middleware);
-  app.get('/work/:n', (req, res) => {
-    pending.push(() => res.json({ n: Number(req.params.n) }));
+  const hold = (n: number, res: express.Response) => {
+    const finish = () => {
+      byNumber.delete(n);
+      res.json({ n });
+    };
+    pending.push(finish);
+    byNumber.set(n, finish);
+  };
+  app.get('/work/:n', (req, res) => hold(Number(req.params.n), res));
+  app.get('/heavy/:n', async (req, res, next) => {
+    try {
+      await weigh(req, Number(req.query.weight));
+      hold(Number(req.params.n), res);
+    } catch (e) {
+      next(e);
+    }
   });
   app.use((error: ServiceUnavailableError, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
     res.status(error.status).set(error.headers).json({ error: error.message, status: error.status });
@@ -27,12 +45,22 @@ async function gatedServer(options: { concurrency: number; queueLimit: number; m
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const finishOne = async () => {
     while (!pending.length) await new Promise((r) => setTimeout(r, 2));
-    pending.shift()!();
+    const finish = pending.shift()!;
+    finish();
   };
+  /** finishes request n once it is at work */
+  const finish = async (n: number) => {
+    while (!byNumber.has(n)) await new Promise((r) => setTimeout(r, 2));
+    const done = byNumber.get(n)!;
+    pending.splice(pending.indexOf(done), 1);
+    done();
+  };
+  /** the numbers at work now */
+  const working = () => [...byNumber.keys()].sort((a, b) => a - b);
   const until = async (check: () => boolean) => {
     while (!check()) await new Promise((r) => setTimeout(r, 2));
   };
-  return { url, admission, finishOne, until, pending, close: () => {
+  return { url, admission, finishOne, finish, working, until, pending, close: () => {
       server.closeAllConnections();
       return new Promise((r) => server.close(r));
     },
@@ -160,6 +188,111 @@ describe('admission control', () => {
     const served = fetch(`${gate.url}/work/1`);
     await gate.finishOne();
     expect((await served).status).toBe(200);
+  });
+
+  /** GET as the key `key` (X-Key), not awaited */
+  const as = (key: string, path: string) => fetch(`${gate!.url}${path}`, { headers: { 'x-key': key } });
+
+  it('one user holds at most its share (perKey) of the slots: its surplus waits while another user’s request starts at once', async () => {
+    gate = await gatedServer({ concurrency: 3, perKey: 2, queueLimit: 10, maxWaitMs: 10_000, keyed: true });
+    const a = [as('a', '/work/1'), as('a', '/work/2'), as('a', '/work/3')];
+    await gate.until(() => gate!.admission.stats().keys.a?.queued === 1);
+    expect(gate.admission.stats()).toMatchObject({ active: 2, queued: 1, keys: { a: { active: 2, queued: 1 } } });
+    const b = as('b', '/work/4');
+    await gate.until(() => gate!.working().includes(4));
+    expect(gate.working()).toEqual([1, 2, 4]);
+    await gate.finish(4);
+    expect((await b).status).toBe(200);
+    await gate.finish(1);
+    await gate.finish(2);
+    await gate.finish(3);
+    expect((await Promise.all(a)).map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(gate.admission.stats()).toMatchObject({ active: 0, queued: 0, keys: {} });
+  });
+
+  it('the users waiting are served in turn, one request each, not in arrival order', async () => {
+    gate = await gatedServer({ concurrency: 1, queueLimit: 10, maxWaitMs: 10_000, keyed: true });
+    const answers = [as('x', '/work/0')];
+    await gate.until(() => gate!.working().includes(0));
+    // a's three requests arrive before b's two
+    for (const [key, n] of [['a', 1], ['a', 2], ['a', 3], ['b', 4], ['b', 5]] as const) {
+      const queued = gate.admission.stats().queued;
+      answers.push(as(key, `/work/${n}`));
+      await gate.until(() => gate!.admission.stats().queued === queued + 1);
+    }
+    const order: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await gate.finishOne();
+      await gate.until(() => gate!.working().length === 1);
+      order.push(gate.working()[0]);
+    }
+    await gate.finishOne();
+    expect(order).toEqual([1, 4, 2, 5, 3]);
+    expect((await Promise.all(answers)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+  });
+
+  it('a weighted request gives its slot back and waits first in its user’s queue until `weight` slots of its share are free; lighter requests of others pass it meanwhile', async () => {
+    gate = await gatedServer({ concurrency: 4, perKey: 3, queueLimit: 10, maxWaitMs: 10_000, keyed: true });
+    const first = as('a', '/work/1');
+    await gate.until(() => gate!.working().includes(1));
+    const heavy = as('a', '/heavy/2?weight=3');
+    await gate.until(() => gate!.admission.stats().keys.a?.queued === 1);
+    expect(gate.admission.stats().keys.a).toEqual({ active: 1, queued: 1 });
+    const behind = as('a', '/work/3'); // a's share has room for it, but it waits behind a's heavy request
+    await gate.until(() => gate!.admission.stats().keys.a?.queued === 2);
+    const other = as('b', '/work/4');
+    await gate.until(() => gate!.working().includes(4));
+    await gate.finish(1);
+    await gate.until(() => gate!.working().includes(2));
+    expect(gate.admission.stats()).toMatchObject({ active: 4, keys: { a: { active: 3, queued: 1 }, b: { active: 1, queued: 0 } } });
+    await gate.finish(2);
+    await gate.finish(3);
+    await gate.finish(4);
+    expect((await Promise.all([first, heavy, behind, other])).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+  });
+
+  it('two requests of one user each waiting to grow do not block each other (a request waiting to grow holds nothing)', async () => {
+    gate = await gatedServer({ concurrency: 4, perKey: 2, queueLimit: 10, maxWaitMs: 10_000, keyed: true });
+    const heavies = [as('a', '/heavy/1?weight=2'), as('a', '/heavy/2?weight=2')];
+    await gate.until(() => gate!.working().length === 1 && gate!.admission.stats().keys.a?.queued === 1);
+    expect(gate.admission.stats().keys.a).toEqual({ active: 2, queued: 1 });
+    await gate.finishOne();
+    await gate.finishOne();
+    expect((await Promise.all(heavies)).map((r) => r.status)).toEqual([200, 200]);
+  });
+
+  it('a request that cannot hold its weight within maxWaitMs: 503, and it is never worked on', async () => {
+    gate = await gatedServer({ concurrency: 2, perKey: 2, queueLimit: 10, maxWaitMs: 300, keyed: true });
+    const first = as('a', '/work/1');
+    await gate.until(() => gate!.working().includes(1));
+    const heavy = await as('a', '/heavy/2?weight=2');
+    expect(heavy.status).toBe(503);
+    expect(heavy.headers.get('retry-after')).toBe('1');
+    expect(await heavy.json()).toEqual({ error: 'The server is busy (no turn for a request of weight 2 within 300 ms); retry after 1 s', status: 503 });
+    await gate.finish(1);
+    expect((await first).status).toBe(200);
+    expect(gate.working()).toEqual([]);
+    expect(gate.admission.stats()).toMatchObject({ active: 0, queued: 0 });
+  });
+
+  it('a weighted request that has waited half of maxWaitMs is no longer passed by lighter ones', async () => {
+    gate = await gatedServer({ concurrency: 2, perKey: 2, queueLimit: 10, maxWaitMs: 1000, keyed: true });
+    const first = as('b', '/work/1');
+    await gate.until(() => gate!.working().includes(1));
+    const heavy = as('a', '/heavy/2?weight=2');
+    await gate.until(() => gate!.admission.stats().keys.a?.queued === 1);
+    const light = as('c', '/work/3'); // a free slot: it passes the heavy request
+    await gate.until(() => gate!.working().includes(3));
+    await gate.finish(3);
+    await new Promise((r) => setTimeout(r, 600));
+    const late = as('c', '/work/4'); // the heavy request is overdue now: the free slot is kept for it
+    await gate.until(() => gate!.admission.stats().keys.c?.queued === 1);
+    await gate.finish(1);
+    await gate.until(() => gate!.working().includes(2));
+    expect(gate.working()).toEqual([2]);
+    await gate.finish(2);
+    await gate.finish(4);
+    expect((await Promise.all([first, heavy, light, late])).map((r) => r.status)).toEqual([200, 200, 200, 200]);
   });
 
   it('concurrency 0 turns the gate off', async () => {

@@ -6,11 +6,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { inject } from 'vitest';
 import { createApp } from '../../src/app.ts';
+import type { Admission } from '../../src/shared/admission.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { startJobs, type JobRunner, type JobRunnerOptions } from '../../src/jobs/runner.ts';
 import { createLogger, type Logger } from '../../src/shared/logger.ts';
 import { answerClientErrors } from '../../src/shared/client-errors.ts';
+import { applyServerTimeouts, serverOptions } from '../../src/shared/body-timeout.ts';
 import { API_RATE_LIMIT, OAUTH_RATE_LIMITS, PASSWORD_CHECK_LIMIT, type RateLimitRules } from '../../src/shared/rate-limit.ts';
 import { createSeed, type Seed } from './seed.ts';
 import { schema } from '../../src/schema.ts';
@@ -86,6 +88,8 @@ export interface TestApp {
   url: string;
   config: Config;
   db: Database;
+  /** the app's admission gate (its stats: what is at work and waiting, per key) */
+  admission: Admission;
   /** the job queue, when started with `{ jobs: true }` (or options) */
   jobs?: JobRunner;
   seed: Seed;
@@ -155,7 +159,7 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
   const shared = !options.database && target === 'pglite' && !options.log;
   const db = options.database ?? (shared ? await sharedPglite() : await openTestDatabase(target, options));
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
-  const server: Server = createServer((req, res) => handler!(req, res));
+  const server: Server = createServer(serverOptions, (req, res) => handler!(req, res));
   answerClientErrors(server);
   // fetch (undici) keeps an idle connection 4 s by the server's Keep-Alive hint of 5 s; on a starved
   // machine that one second was not always enough, and a request sent on a connection the server was
@@ -174,8 +178,9 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
   const config = loadConfig({
     PORT: '0', LOG_LEVEL: 'silent', BASE_URL: url, REQUEST_MAX_EVENT_LOOP_DELAY_MS: '0', ...countsStatements, ...(ownDataDir && { DATA_DIR: ownDataDir }), ...options.env,
   });
+  applyServerTimeouts(server, config); // as src/server.ts: headers within REQUEST_BODY_TIMEOUT_MS
   const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const { express } = await createApp({
+  const { express, admission } = await createApp({
     config,
     db,
     logger,
@@ -224,6 +229,7 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
     url,
     config,
     db,
+    admission,
     jobs,
     seed: createSeed(db.prisma),
     http,
@@ -233,6 +239,7 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
       return res.body;
     },
     async close() {
+      admission.close();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await jobs?.stop();

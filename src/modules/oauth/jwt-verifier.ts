@@ -40,6 +40,8 @@ export function jwtTokenVerifier(keys: OauthKeys, baseUrl: string): TokenVerifie
           userId,
           scopes: parseScopes(typeof payload.scope === 'string' ? payload.scope : ''),
           clientId: typeof payload.client_id === 'string' ? payload.client_id : null,
+          // a client_credentials token's subject is its client (oidc-provider), a user's token's the user
+          ...(typeof payload.client_id === 'string' && payload.sub === payload.client_id && payload.sub !== String(userId) ? { clientCredentials: true } : {}),
           tokenKind: 'jwt',
           sessionId: null,
           audience: aud,
