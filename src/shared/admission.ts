@@ -308,32 +308,48 @@ export function admissionControl(options: AdmissionOptions): Admission {
     active -= ticket.weight;
     ticket.weight = 0;
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
+      wait(
         key,
         weight,
-        since: performance.now(),
-        start: () => {
+        true,
+        () => {
           ticket.weight = weight;
           resolve();
         },
-        refuse: () => reject(busy(`no turn for a request of weight ${weight} within ${maxWaitMs} ms`)),
-        timer: setTimeout(() => {
-          if (waiter.gone) return;
-          leave(waiter);
-          waiter.refuse();
-          pump();
-        }, maxWaitMs),
-        gone: false,
-      };
-      res.once('close', () => {
+        () => reject(busy(`no turn for a request of weight ${weight} within ${maxWaitMs} ms`)),
+        res,
+        () => reject(new ServiceUnavailableError('The client went away while the request waited for its turn', retryAfterSeconds())),
+      );
+    });
+  };
+
+  /**
+   * Queues a waiter of `key` for `weight` slots (at the head of its key's queue when `first`): `start`
+   * when its turn comes, `refuse` after maxWaitMs, `gone` (if given) when the client hangs up meanwhile.
+   */
+  const wait = (key: KeyState, weight: number, first: boolean, start: () => void, refuse: () => void, res: Response, gone?: () => void) => {
+    const waiter: Waiter = {
+      key,
+      weight,
+      since: performance.now(),
+      start,
+      refuse,
+      timer: setTimeout(() => {
         if (waiter.gone) return;
         leave(waiter);
-        reject(new ServiceUnavailableError('The client went away while the request waited for its turn', retryAfterSeconds()));
+        waiter.refuse();
         pump();
-      });
-      enqueue(waiter, true);
+      }, maxWaitMs),
+      gone: false,
+    };
+    res.once('close', () => {
+      if (waiter.gone) return;
+      leave(waiter);
+      gone?.();
       pump();
     });
+    enqueue(waiter, first);
+    pump();
   };
 
   /** The expected wait of a new waiter of `key`: the round robin serves about this many before it. */
@@ -364,28 +380,8 @@ export function admissionControl(options: AdmissionOptions): Admission {
       forget(key);
       return next(busy(`the expected wait of ${Math.round(expectedMs)} ms is beyond ${maxWaitMs} ms`));
     }
-    const waiter: Waiter = {
-      key,
-      weight: 1,
-      since: performance.now(),
-      start: () => begin(req, res, next, key),
-      refuse: () => next(busy(`no turn within ${maxWaitMs} ms`)),
-      timer: setTimeout(() => {
-        if (waiter.gone) return;
-        leave(waiter);
-        waiter.refuse();
-        pump();
-      }, maxWaitMs),
-      gone: false,
-    };
-    // A client that hangs up while queued needs no answer and no work.
-    res.once('close', () => {
-      if (waiter.gone) return;
-      leave(waiter);
-      pump();
-    });
-    enqueue(waiter, false);
-    pump();
+    // a client that hangs up while queued needs no answer and no work
+    wait(key, 1, false, () => begin(req, res, next, key), () => next(busy(`no turn within ${maxWaitMs} ms`)), res);
   };
 
   return {
