@@ -6,6 +6,8 @@ import { freePort } from '../test/support/free-port.ts';
  * A server under load runs as its own process, as in production (`node dist/server.mjs`, what
  * npm start runs, in production mode; `npm run build` makes dist/), so the client's CPU is not in
  * its figures. `script` starts another server (the bare graphql-yoga of the overhead bench).
+ * BENCH_SERVER_FLAGS adds Node flags to every benchmarked server (`--cpu-prof --cpu-prof-dir=/tmp/p`:
+ * a CPU profile of each server, written when it stops).
  */
 export interface ServerProcess {
   base: string;
@@ -22,7 +24,8 @@ const START_FLAGS = (/^node\s+(.*?)\s*src\/start\.mjs/.exec((JSON.parse(readFile
 
 export async function startServer(env: Record<string, string>, options: { script?: string; log?: string } = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(options.script ? [] : START_FLAGS), options.script ?? 'dist/server.mjs'], {
+  const extra = (process.env.BENCH_SERVER_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...(options.script ? [] : START_FLAGS), ...extra, options.script ?? 'dist/server.mjs'], {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: options.log ? 'info' : 'silent', SEED_DEMO: 'false', ...env, PORT: String(port) },
     stdio: options.log ? ['ignore', openSync(`${options.log}.${port}`, 'w'), 'ignore'] : 'ignore',
   });

@@ -58,8 +58,8 @@ function awaitingScripts(factory: PrismaPGlite): SqlMigrationAwareDriverAdapterF
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
-    // PGlite runs one query at a time: one turn
-    connect: async () => fairQueries(yieldingQueries(fix(await factory.connect())), 1),
+    // PGlite runs one query at a time: one turn, handed on after the finished query's request asked for its next
+    connect: async () => fairQueries(yieldingQueries(fix(await factory.connect())), 1, { deferHandOff: true }),
     connectToShadowDb: async () => fix(await factory.connectToShadowDb()),
   };
 }

@@ -26,7 +26,19 @@ export class FairQueue {
   private readonly ring: string[] = [];
   private cursor = 0;
 
-  constructor(private readonly slots: number) {}
+  /**
+   * `deferHandOff`: a finished query's turn is handed on one turn of the event loop later
+   * (setImmediate), not at once. A request's queries run one after another: the next one is asked
+   * for in the continuation of the last one's result, after the turn would have gone to a query
+   * already waiting. On PGlite (one turn) a light request then waited for one of the heavy user's
+   * queries between each two of its own; deferred, its next query is asked for first, as a key
+   * with nothing waiting, and runs next. (A turn of the event loop costs PGlite nothing: its
+   * queries yield one before they run anyway, src/db/database.ts.)
+   */
+  constructor(
+    private readonly slots: number,
+    private readonly deferHandOff = false,
+  ) {}
 
   async run<T>(key: string, work: () => Promise<T>): Promise<T> {
     if (this.running < this.slots && !this.waiting.size) this.running++;
@@ -35,7 +47,8 @@ export class FairQueue {
       return await work();
     } finally {
       this.running--;
-      this.next();
+      if (!this.deferHandOff) this.next();
+      else if (this.waiting.size) setImmediate(() => this.next());
     }
   }
 
@@ -85,11 +98,11 @@ export class FairQueue {
  * The adapter's own queries (not its transactions', which are other objects) take turns in a
  * FairQueue of `slots`, keyed by the admission key of the request that sends them.
  */
-export function fairQueries<A extends SqlDriverAdapter>(adapter: A, slots: number): A {
+export function fairQueries<A extends SqlDriverAdapter>(adapter: A, slots: number, options: { deferHandOff?: boolean } = {}): A {
   const a = adapter as A & { performIO?: (query: unknown) => Promise<unknown> };
   const performIO = a.performIO;
   if (typeof performIO !== 'function') throw new Error('the Prisma driver adapter changed: no performIO to schedule (src/db/fair-queries.ts)');
-  const queue = new FairQueue(slots);
+  const queue = new FairQueue(slots, options.deferHandOff);
   a.performIO = (query: unknown) => queue.run(currentKey() ?? '', () => performIO.call(a, query));
   return adapter;
 }

@@ -46,6 +46,28 @@ describe('database queries in fair turns (FairQueue)', () => {
     expect(order).toEqual(['a0', 'a1', 'b1', 'a2', 'c1', 'b2', 'a3']);
   });
 
+  it.each([
+    // handed on at once: b's next query is asked for after the turn went to a's backlog, so b waits for one of a's between each two of its own
+    [false, ['a0', 'a1', 'b1', 'a2', 'b2', 'a3', 'b3']],
+    // handed on a turn of the event loop later: b's next query is there first, as a key with nothing waiting
+    [true, ['a0', 'a1', 'b1', 'b2', 'b3', 'a2', 'a3']],
+  ])('deferHandOff %s: a light request asking for its queries one after another waits for a heavy key\'s backlog only once when the turn is handed on after its continuation', async (defer, expected) => {
+    const queue = new FairQueue(1, defer);
+    const order: string[] = [];
+    const tick = () => new Promise((r) => setImmediate(r));
+    let release!: () => void;
+    const a0 = queue.run('a', () => new Promise<void>((r) => (order.push('a0'), (release = r))));
+    const backlog = ['a1', 'a2', 'a3'].map((name) => queue.run('a', async () => void order.push(name)));
+    // b's request: each query is asked for when the one before it has answered
+    const b = (async () => {
+      for (const name of ['b1', 'b2', 'b3']) await queue.run('b', async () => void order.push(name));
+    })();
+    await tick();
+    release();
+    await Promise.all([a0, ...backlog, b]);
+    expect(order).toEqual(expected);
+  });
+
   it('a query that fails gives its turn back', async () => {
     const queue = new FairQueue(1);
     await expect(queue.run('a', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
