@@ -188,9 +188,17 @@ export const PARAM_SHAPES: { name: string; query: (wire: string) => string }[] =
 
 // ── JSON and GraphQL literals ──────────────────────────────────────────────────────────────────
 
+/** JSON text of the long strings (the 1 MB one), written once: the sweep sends each many times. */
+const longJson = new Map<string, string>();
+
 /** JSON text of a value that may hold Raw parts. */
 export function toJson(value: unknown): string {
   if (value instanceof Raw) return value.json;
+  if (typeof value === 'string' && value.length > 65_536) {
+    let json = longJson.get(value);
+    if (json === undefined) longJson.set(value, (json = JSON.stringify(value)));
+    return json;
+  }
   if (Array.isArray(value)) return `[${value.map(toJson).join(',')}]`;
   if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${toJson(v)}`).join(',')}}`;
   return JSON.stringify(value) ?? 'null';
