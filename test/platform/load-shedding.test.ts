@@ -309,7 +309,8 @@ describe.each(targets())('a busy server answers 503 in each entry point’s shap
   let t: Tenant;
 
   beforeAll(async () => {
-    app = await startTestApp(target, { env: { REQUEST_CONCURRENCY: '1', REQUEST_QUEUE_LIMIT: '0' } });
+    // the queue timeout is the default's (the harness waits longer): Retry-After says 5 s
+    app = await startTestApp(target, { env: { REQUEST_CONCURRENCY: '1', REQUEST_QUEUE_LIMIT: '0', REQUEST_QUEUE_TIMEOUT_MS: '5000' } });
     t = await app.seed.tenant();
   });
   afterAll(() => app?.close());

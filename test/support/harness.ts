@@ -168,15 +168,16 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
   server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // Event-loop-delay shedding is off: a loaded CI machine must not turn functional tests into 503s
-  // (test/platform/load-shedding.test.ts turns it on).
+  // Event-loop-delay shedding is off and the queue waits 2 minutes, not 5 s: a loaded CI machine must not
+  // turn functional tests into 503s (an upload weighs HEAVY_WEIGHT slots and waited past 5 s in the
+  // hostile sweep on PostgreSQL). test/platform/load-shedding.test.ts and fairness.test.ts set their own.
   const ownDataDir = options.env?.DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'regnskap-test-app-')) : undefined;
   // An app whose statements a test counts keeps verified session tokens for 5 minutes (the most allowed): with the 5 s
   // default a loaded machine could let the entry expire between the two requests a query-count test
   // compares, and the second would count one session lookup more (the session-cache tests set it).
   const countsStatements = options.log?.includes('query') ? { SESSION_CACHE_SECONDS: '300' } : {};
   const config = loadConfig({
-    PORT: '0', LOG_LEVEL: 'silent', BASE_URL: url, REQUEST_MAX_EVENT_LOOP_DELAY_MS: '0', ...countsStatements, ...(ownDataDir && { DATA_DIR: ownDataDir }), ...options.env,
+    PORT: '0', LOG_LEVEL: 'silent', BASE_URL: url, REQUEST_MAX_EVENT_LOOP_DELAY_MS: '0', REQUEST_QUEUE_TIMEOUT_MS: '120000', ...countsStatements, ...(ownDataDir && { DATA_DIR: ownDataDir }), ...options.env,
   });
   applyServerTimeouts(server, config); // as src/server.ts: headers within REQUEST_BODY_TIMEOUT_MS
   const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
