@@ -1,9 +1,15 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '@prisma/client/runtime/client';
 import { canonicalContent, verifyLedger, type ChainEntry, type ChainLine } from '../../src/modules/journal-entries/ledger-chain.ts';
 import { openingBalanceIssues } from '../../src/modules/journal-entries/journal-entries.rules.ts';
+import { checkSaft } from '../../src/modules/reports/saft/saft.checks.ts';
 import { errorCode, startTestApp, targets, type TestApp } from '../support/harness.ts';
-import type { Tenant } from '../support/seed.ts';
+import { randomOrganizationNumber, type Tenant } from '../support/seed.ts';
 
 // Issue 28, item 1: "Opening balances are a concept of the ledger". An entry can be the opening
 // balance of a year (is_opening_balance, our extension of spec 001): "at most one per client account
@@ -11,6 +17,7 @@ import type { Tenant } from '../support/seed.ts';
 // export "treat it as the incoming balance of that year and as the closing balance of the year
 // before — never as the year's movement".
 
+const XSD = resolve(import.meta.dirname, '../../src/modules/reports/saft/Norwegian_SAF-T_Financial_Schema_v_1.30.xsd');
 const d = (iso: string) => new Date(`${iso}T00:00:00.000Z`);
 
 describe('the opening-balance rule (pure)', () => {
@@ -44,11 +51,15 @@ describe('the opening-balance rule (pure)', () => {
 
 describe.each(targets())('opening balances (%s)', (target) => {
   let app: TestApp;
+  const scratch = mkdtempSync(join(tmpdir(), 'opening-balance-'));
 
   beforeAll(async () => {
     app = await startTestApp(target);
   });
-  afterAll(() => app?.close());
+  afterAll(async () => {
+    rmSync(scratch, { recursive: true, force: true });
+    await app?.close();
+  });
 
   type Line = [string, string, string, Record<string, unknown>?];
   const lines = (date: string, ls: Line[]) => ls.map(([account_code, debit, credit, more]) => ({ posting_date: date, account_code, debit, credit, ...more }));
@@ -198,6 +209,164 @@ describe.each(targets())('opening balances (%s)', (target) => {
       expect(result.errors![0]!.message).toContain('account 3000 is a result account');
       const second = await app.gql(own.user.token, CREATE, { input: { clientAccountId: own.account.id, isOpeningBalance: true, lines: L('2025-01-01', OPENING) } });
       expect(errorCode(second)).toBe('common.conflict');
+    });
+  });
+
+  describe('reports, the SAF-T file and the yearly accounts', () => {
+    // A company whose books start in 2025 with an opening balance brought from elsewhere:
+    //   2025-01-01  opening balance   1200 D 40 000 (machine), 1500 D 5 000 (customer), 1920 D 60 000
+    //                                 / 2000 C 30 000, 2050 C 55 000, 2220 C 20 000
+    //   2025-01-01  cash sale         1920 D 1 000 / 3000 C 1 000      (dated the same day: movement)
+    //   2025-03-10  a new machine     1200 D 10 000 / 1920 C 10 000
+    //   2025-05-02  customer pays     1920 D 5 000 / 1500 C 5 000 (customer)
+    //   2025-12-31  depreciation      6000 D 5 000 / 1200 C 5 000
+    // 2025: result 1 000 − 5 000 = −4 000; equity 85 000 at the start, 81 000 at the end.
+    let t: Tenant;
+    let customer: number;
+    let openingSeq: number;
+    let orgnr: string;
+    const report = (path: string, qs: string) => app.http('GET', `/api/v2/reports/${path}?client_account_id=${t.account.id}&${qs}`, { token: t.user.token });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const byCode = (rows: any[]): Record<string, any> => Object.fromEntries(rows.map((r) => [r.account_code, r]));
+    const figures = (r: { incoming_balance: string; debit: string; credit: string; outgoing_balance: string } | undefined) => r && [r.incoming_balance, r.debit, r.credit, r.outgoing_balance];
+
+    beforeAll(async () => {
+      t = await app.seed.tenant();
+      orgnr = randomOrganizationNumber();
+      await app.seed.prisma.clientAccount.update({ where: { id: t.account.id }, data: { organizationNumber: orgnr } });
+      customer = (await app.seed.prisma.businessPartner.create({ data: { clientAccountId: t.account.id, name: 'Kafé Lillebror AS', isCustomer: true } })).id;
+      const bp = { dimensions: [{ type: 'businesspartner', id: customer }] };
+      const opening = await posted(t, {
+        description: 'Inngående balanse',
+        is_opening_balance: true,
+        lines: lines('2025-01-01', [['1200', '40000.00', '0'], ['1500', '5000.00', '0', bp], ['1920', '60000.00', '0'], ['2000', '0', '30000.00'], ['2050', '0', '55000.00'], ['2220', '0', '20000.00']]),
+      });
+      openingSeq = opening.sequence_number;
+      await posted(t, { description: 'Kontantsalg', lines: lines('2025-01-01', [['1920', '1000.00', '0'], ['3000', '0', '1000.00']]) });
+      await posted(t, { description: 'Ny kaffebrenner', lines: lines('2025-03-10', [['1200', '10000.00', '0'], ['1920', '0', '10000.00']]) });
+      await posted(t, { description: 'Innbetaling', lines: lines('2025-05-02', [['1920', '5000.00', '0'], ['1500', '0', '5000.00', bp]]) });
+      await posted(t, { description: 'Avskrivning', lines: lines('2025-12-31', [['6000', '5000.00', '0'], ['1200', '0', '5000.00']]) });
+    });
+
+    it('trial balance for the year: "the opening entry is in incoming_balance, not in debit/credit"; a line of the same day that is no opening balance is movement', async () => {
+      const res = await report('trial-balance', 'date_from=2025-01-01&date_to=2025-12-31');
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const rows = byCode(res.body);
+      expect(figures(rows['1200'])).toEqual(['40000.00', '10000.00', '5000.00', '45000.00']);
+      expect(figures(rows['1500'])).toEqual(['5000.00', '0.00', '5000.00', '0.00']);
+      expect(figures(rows['1920'])).toEqual(['60000.00', '6000.00', '10000.00', '56000.00']);
+      expect(figures(rows['3000'])).toEqual(['0.00', '0.00', '1000.00', '-1000.00']);
+      // 2000, 2050 and 2220 carry only the opening balance: no movement, so not in the JSON
+      expect(Object.keys(rows).sort()).toEqual(['1200', '1500', '1920', '3000', '6000']);
+      const all = await app.gql(t.user.token, `query($id: Int!) { trialBalance(clientAccountId: $id, dateFrom: "2025-01-01", dateTo: "2025-12-31", accountCodes: ["2000-2999"], includeZeroMovement: true) { accountCode incomingBalance debit credit outgoingBalance } }`, { id: t.account.id });
+      expect(all.errors).toBeUndefined();
+      expect(all.data.trialBalance.filter((r: { incomingBalance: string }) => r.incomingBalance !== '0.00')).toEqual([
+        { accountCode: '2000', incomingBalance: '-30000.00', debit: '0.00', credit: '0.00', outgoingBalance: '-30000.00' },
+        { accountCode: '2050', incomingBalance: '-55000.00', debit: '0.00', credit: '0.00', outgoingBalance: '-55000.00' },
+        { accountCode: '2220', incomingBalance: '-20000.00', debit: '0.00', credit: '0.00', outgoingBalance: '-20000.00' },
+      ]);
+    });
+
+    it('"for a period starting later it is in incoming too"; a period starting before it shows it as movement, and incoming + movement = outgoing either way', async () => {
+      const later = byCode((await report('trial-balance', 'date_from=2025-02-01&date_to=2025-12-31')).body);
+      expect(figures(later['1200'])).toEqual(['40000.00', '10000.00', '5000.00', '45000.00']);
+      expect(figures(later['1920'])).toEqual(['61000.00', '5000.00', '10000.00', '56000.00']);
+      const across = byCode((await report('trial-balance', 'date_from=2024-07-01&date_to=2025-06-30')).body);
+      expect(figures(across['1200'])).toEqual(['0.00', '50000.00', '0.00', '50000.00']);
+      expect(figures(across['2000'])).toEqual(['0.00', '0.00', '30000.00', '-30000.00']);
+    });
+
+    it('general ledger of the year: the opening balance is the grouping\'s incoming balance, not among the rows; the sub-ledger the same', async () => {
+      const res = await report('general-ledger', 'date_from=2025-01-01&date_to=2025-12-31&account_codes=1200');
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.data.map((r: { posting_date: string; debit: string; credit: string }) => [r.posting_date, r.debit, r.credit])).toEqual([
+        ['2025-03-10', '10000.00', '0.00'],
+        ['2025-12-31', '0.00', '5000.00'],
+      ]);
+      expect(res.body.data[0].grouping).toMatchObject({ incoming_balance: '40000.00', movement: '5000.00', outgoing_balance: '45000.00' });
+      const receivable = await report('accounts-receivable', 'date_from=2025-01-01&date_to=2025-12-31');
+      expect(receivable.body.data.map((r: { posting_date: string; credit: string }) => [r.posting_date, r.credit])).toEqual([['2025-05-02', '5000.00']]);
+      expect(receivable.body.data[0].grouping).toMatchObject({ incoming_balance: '5000.00', outgoing_balance: '0.00' });
+    });
+
+    it('balance sheet: on 31 December of the year before, the opening balance is its closing balance', async () => {
+      const rows = (await report('balance-sheet', 'report_date=2024-12-31')).body as { account_code: string; balance: number }[];
+      expect(rows.map((r) => [r.account_code, r.balance])).toEqual([
+        ['1200', 40000], ['1500', 5000], ['1920', 60000], ['2000', -30000], ['2050', -55000], ['2220', -20000],
+      ]);
+      expect((await report('balance-sheet', 'report_date=2024-12-30')).body).toEqual([]);
+    });
+
+    it('SAF-T of the year: validates (XSD and checkSaft); "OpeningDebitBalance/OpeningCreditBalance come from it" and "its lines are not among the year\'s transactions"', async () => {
+      const res = await app.http('GET', `/api/v2/reports/data-export?client_account_id=${t.account.id}&date_from=2025-01-01&date_to=2025-12-31`, { token: t.user.token, headers: { accept: 'text/xml' } });
+      expect(res.status).toBe(200);
+      const file = join(scratch, 'year.xml');
+      writeFileSync(file, res.text);
+      const lint = spawnSync('xmllint', ['--noout', '--schema', XSD, file], { encoding: 'utf8' });
+      expect(lint.status, lint.stderr).toBe(0);
+      expect(checkSaft(res.text).problems).toEqual([]);
+      const parsed = new XMLParser({ parseTagValue: false, isArray: (n) => ['Account', 'Transaction', 'Line', 'Customer', 'BalanceAccount'].includes(n) }).parse(res.text).AuditFile;
+      const balance = (code: string) => {
+        const a = parsed.MasterFiles.GeneralLedgerAccounts.Account.find((x: { AccountID: string }) => x.AccountID === code);
+        return [a.OpeningDebitBalance ?? `-${a.OpeningCreditBalance}`, a.ClosingDebitBalance ?? `-${a.ClosingCreditBalance}`];
+      };
+      expect(balance('1200')).toEqual(['40000.00', '45000.00']);
+      expect(balance('1500')).toEqual(['5000.00', '0.00']);
+      expect(balance('1920')).toEqual(['60000.00', '56000.00']);
+      expect(balance('2000')).toEqual(['-30000.00', '-30000.00']);
+      expect(balance('2050')).toEqual(['-55000.00', '-55000.00']);
+      expect(balance('2220')).toEqual(['-20000.00', '-20000.00']);
+      const gl = parsed.GeneralLedgerEntries;
+      const ids = gl.Journal.Transaction.map((x: { TransactionID: string }) => x.TransactionID);
+      expect(ids).not.toContain(String(openingSeq));
+      expect(ids).toHaveLength(4);
+      expect([gl.NumberOfEntries, gl.TotalDebit, gl.TotalCredit]).toEqual(['4', '21000.00', '21000.00']);
+      expect(parsed.MasterFiles.Customers.Customer[0].BalanceAccount).toEqual([{ AccountID: '1500', OpeningDebitBalance: '5000.00', ClosingDebitBalance: '0.00' }]);
+    });
+
+    it('yearly accounts of the year: the previous year\'s balance sheet is the opening balance; "Egenkapital ved årets begynnelse" the opening equity; the fixed assets owned on 1 January are the incoming book value, not additions', async () => {
+      const res = await app.http('GET', `/api/v2/yearly-accounts/preview?client_account_id=${t.account.id}&reporting_year=2025`, { token: t.user.token });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const balance = Object.fromEntries(res.body.balance_sheet.map((l: { key: string; amount: string; previous_amount: string }) => [l.key, [l.amount, l.previous_amount]]));
+      expect(balance).toMatchObject({
+        anleggsmidler: ['45000.00', '40000.00'],
+        omlopsmidler: ['56000.00', '65000.00'],
+        sum_eiendeler: ['101000.00', '105000.00'],
+        egenkapital: ['81000.00', '85000.00'],
+        langsiktig_gjeld: ['20000.00', '20000.00'],
+        sum_egenkapital_og_gjeld: ['101000.00', '105000.00'],
+      });
+      const note = (key: string) => res.body.notes.find((n: { key: string }) => n.key === key);
+      expect(note('equity').body.rows).toEqual([
+        ['Egenkapital ved årets begynnelse', '85 000,00'],
+        ['Årets resultat', '-4 000,00'],
+        ['Disponeringer og andre endringer', '0,00'],
+        ['Egenkapital ved årets slutt', '81 000,00'],
+      ]);
+      expect(note('fixed_assets').body.rows).toEqual([
+        ['Transportmidler, inventar og maskiner', '40 000,00', '10 000,00', '5 000,00', '45 000,00'],
+        ['Sum', '40 000,00', '10 000,00', '5 000,00', '45 000,00'],
+      ]);
+      expect(note('receivables').body.rows[0]).toEqual(['Kundefordringer', '0,00', '5 000,00']);
+      const income = Object.fromEntries(res.body.income_statement.map((l: { key: string; amount: string }) => [l.key, l.amount]));
+      expect(income).toMatchObject({ salgsinntekt: '1000.00', avskrivning: '5000.00', arsresultat: '-4000.00' });
+    });
+
+    it('"a reversal of a cancelled opening entry carries the flag": with include_cancelled both count, without both are left out, and every period still balances', async () => {
+      const own = await app.seed.tenant();
+      const first = await posted(own, { is_opening_balance: true, lines: lines('2025-01-01', OPENING) });
+      const cancel = await app.http('PATCH', `/api/v2/journal-entries/${first.id}`, { token: own.user.token, body: { cancelled: 'Y', cancellation_reason: 'Feil år' } });
+      expect(cancel.status).toBe(200);
+      const reversalDate = (await app.http('GET', `/api/v2/journal-entries/${cancel.body.cancellation_entry_id}`, { token: own.user.token })).body.lines[0].posting_date;
+      const tb = async (qs: string) => byCode((await app.http('GET', `/api/v2/reports/trial-balance?client_account_id=${own.account.id}&${qs}`, { token: own.user.token })).body);
+      // the year opens with the cancelled opening balance; its reversal, posted today, is the year's movement
+      const year = await tb(`date_from=2025-01-01&date_to=${reversalDate}`);
+      expect(figures(year['1920'])).toEqual(['60000.00', '0.00', '60000.00', '0.00']);
+      const live = await tb(`date_from=2025-01-01&date_to=${reversalDate}&include_cancelled=false`);
+      expect(live['1920']).toBeUndefined();
+      // a period that starts on the day of the reversal opens with both: they net out
+      const fromReversal = await tb(`date_from=${reversalDate}&date_to=${reversalDate}`);
+      expect(fromReversal['1920']).toBeUndefined();
     });
   });
 });
