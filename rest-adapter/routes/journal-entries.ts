@@ -9,7 +9,7 @@ const v = (relation: string) => `$${withVariable(relation)}`;
 export const USER_FIELDS = /* GraphQL */ `
   fragment JournalUserFields on User { id email first_name: firstName last_name: lastName full_name: fullName }`;
 
-/** The entry's own fields (spec 001 "Journal entry"), without relations: also embedded by projects. */
+/** The entry's own fields (spec 001 "Journal entry", and our is_opening_balance), without relations: also embedded by projects. */
 export const JOURNAL_ENTRY_SCALAR_FIELDS = /* GraphQL */ `
   fragment JournalEntryScalarFields on JournalEntry {
     id
@@ -27,6 +27,7 @@ export const JOURNAL_ENTRY_SCALAR_FIELDS = /* GraphQL */ `
     cancellation_entry_id: cancellationEntryId
     cancellation_reason: cancellationReason
     is_draft: isDraft
+    is_opening_balance: isOpeningBalance
     voucher_id: voucherId
     relation_type: relationType
     relation_id: relationId

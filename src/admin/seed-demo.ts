@@ -236,7 +236,7 @@ class Books {
   private readonly moved = new Map<string, number>();
   constructor(readonly clientAccountId: number, readonly tx: RequestContext) {}
 
-  async post(date: Date, description: string, lines: Line[], options: { documentId?: number; draft?: boolean; accrues?: boolean } = {}): Promise<number> {
+  async post(date: Date, description: string, lines: Line[], options: { documentId?: number; draft?: boolean; accrues?: boolean; openingBalance?: boolean } = {}): Promise<number> {
     const debit = lines.reduce((s, l) => s + (l.debit ?? 0), 0);
     const credit = lines.reduce((s, l) => s + (l.credit ?? 0), 0);
     if (debit !== credit) throw new Error(`demo entry "${description}" does not balance: ${nok(debit)} against ${nok(credit)}`);
@@ -245,6 +245,7 @@ class Books {
         clientAccountId: this.clientAccountId,
         description,
         isDraft: options.draft ?? false,
+        ...(options.openingBalance ? { isOpeningBalance: true } : {}),
         ...(options.documentId ? { relationType: 'document', relationId: options.documentId } : {}),
         lines: lines
           .filter((l) => l.debit || l.credit)
@@ -470,7 +471,7 @@ async function seedYears(books: Books, ids: DemoIds, today: Date) {
       { account: '2740', credit: OPENING.vat },
       { account: '2940', credit: OPENING.holidayPay },
       { account: '2785', credit: OPENING.holidayContribution },
-    ], { accrues: false });
+    ], { accrues: false, openingBalance: true }); // the year's incoming balance, not its movement (README "The ledger")
   });
   openingReceivables.forEach((r, i) => {
     const paid = utc(prev, 0, 12 + i * 8);

@@ -55,9 +55,11 @@ describe.each(targets())('journal entries REST (%s)', (target) => {
           'id', 'created_at', 'created_by_id', 'updated_at', 'updated_by_id', 'posted_at', 'posted_by_id', 'client_account_id', 'sequence_number',
           'description', 'cancelled', 'cancelled_by_id', 'cancellation_entry_id', 'cancellation_reason', 'is_draft', 'voucher_id', 'relation_type',
           'relation_id', 'relation_number', 'lines',
+          // our extension (README "The ledger"): false unless the entry is an opening balance
+          'is_opening_balance',
         ].sort(),
       );
-      expect(e).toMatchObject({ client_account_id: t.account.id, is_draft: false, cancelled: null, posted_by_id: t.user.id, created_by_id: t.user.id, description: 'Kontantsalg' });
+      expect(e).toMatchObject({ client_account_id: t.account.id, is_draft: false, is_opening_balance: false, cancelled: null, posted_by_id: t.user.id, created_by_id: t.user.id, description: 'Kontantsalg' });
       expect(e.sequence_number).toBeGreaterThan(0);
       expect(e.posted_at).toMatch(/^\d{4}-\d\d-\d\dT/);
       expect(e.lines).toHaveLength(3);

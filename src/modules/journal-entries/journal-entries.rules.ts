@@ -4,6 +4,7 @@ import { pageArgs } from '../../shared/pagination.ts';
 import { currencyCode, decimal, evenWithIssues, flag, id, immutable, optionalText, required } from '../../shared/validation.ts';
 import { formatDate } from '../../shared/scalars.ts';
 import { DIMENSION_KIND_NAMES } from './dimensions.ts';
+import { isBalanceAccount } from '../reports/grouping.ts';
 
 /** An amount in the accounting currency: at most 2 decimals, never negative (spec 001 "Journal entries"). */
 const amount = decimal({ precision: 18, scale: 2 }).refine((d) => !d.isNegative(), 'must not be negative (use the other side)');
@@ -115,6 +116,8 @@ const entryFields = {
   relationId: id.nullish(),
   /** false (the default) posts the entry; true keeps it as a draft */
   isDraft: flag,
+  /** the opening balance of its year (our extension; false by default, so spec 001's clients see no change) */
+  isOpeningBalance: flag,
 };
 
 /** The inputs of every journal entry operation (the GraphQL fields' arguments). */
@@ -157,6 +160,38 @@ export const journalEntryRules = {
     includeDrafts: z.boolean().nullish(),
   }),
 };
+
+// ── Opening balances ──────────────────────────────────────────────────────────────────────────────
+
+/** The year an opening balance dated `date` opens. */
+export const openingYear = (date: Date): number => date.getUTCFullYear();
+
+/**
+ * What makes an entry an opening balance (README "The ledger"): every line dated the same day, the
+ * first of a year (1 January: client accounts have no fiscal year of their own, the reports' years
+ * are calendar years), and only balance-sheet accounts (NS 4102 classes 1 and 2: result accounts
+ * start every year at zero, so they have no balance to bring in). `accountCode` is the line's
+ * account once resolved (undefined when it was not found: that line has its own issue already),
+ * `accountField` the field the line named it by.
+ */
+export function openingBalanceIssues(
+  lines: readonly { postingDate: Date; accountCode?: string; accountField?: 'accountCode' | 'accountId' }[],
+): { path: (string | number)[]; message: string }[] {
+  const issues: { path: (string | number)[]; message: string }[] = [];
+  const first = lines[0]?.postingDate;
+  for (const [i, l] of lines.entries()) {
+    if (first && l.postingDate.getTime() !== first.getTime()) {
+      issues.push({ path: ['lines', i, 'postingDate'], message: `every line of an opening balance has the same posting date: ${formatDate(l.postingDate)} differs from the first line's ${formatDate(first)}` });
+    } else if (i === 0 && (l.postingDate.getUTCMonth() !== 0 || l.postingDate.getUTCDate() !== 1)) {
+      // once, on the first line: the others share its date or are named for differing from it
+      issues.push({ path: ['lines', i, 'postingDate'], message: `an opening balance is dated the first day of its year (1 January), not ${formatDate(l.postingDate)}` });
+    }
+    if (l.accountCode !== undefined && !isBalanceAccount(l.accountCode)) {
+      issues.push({ path: ['lines', i, l.accountField ?? 'accountCode'], message: `account ${l.accountCode} is a result account: an opening balance takes balance-sheet accounts only (classes 1 and 2)` });
+    }
+  }
+  return issues;
+}
 
 /** "2025-12-31 is in a locked period: the books are locked up to and including 2026-01-31". */
 export const lockedMessage = (date: Date, lockDate: Date): string =>

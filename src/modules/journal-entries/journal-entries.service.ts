@@ -12,6 +12,8 @@ import {
   isLocked,
   journalEntryRules as rules,
   lockedMessage,
+  openingBalanceIssues,
+  openingYear,
   osloToday,
   taxOn,
   type LineInput,
@@ -106,7 +108,7 @@ async function lineRows(
   lines: readonly LineInput[],
   found: { get<T>(model: 'currency' | 'businessPartner', id: string | number | null | undefined): T | undefined },
   issues: Issues,
-): Promise<{ book: Books; rows: LineRow[] }> {
+): Promise<{ book: Books; rows: LineRow[]; accountCodes: (string | undefined)[] }> {
   const ids = [...new Set(lines.flatMap((l) => (l.accountId != null ? [l.accountId] : [])))];
   const codes = [...new Set(lines.flatMap((l) => (l.accountCode != null ? [l.accountCode] : [])))];
   const taxCodes = [...new Set(lines.flatMap((l) => (l.taxCode != null ? [l.taxCode] : [])))];
@@ -119,6 +121,8 @@ async function lineRows(
   const taxByCode = new Map(taxRows.map((t) => [t.code, t]));
 
   const rows: LineRow[] = [];
+  /** each line's account code once resolved (the opening-balance rule reads the account's class) */
+  const accountCodes: (string | undefined)[] = [];
   /** tax codes outside an account's whitelist: named with the allowed codes once all lines are seen (one query, only then) */
   const refused: { path: (string | number)[]; code: string; account: AccountRow }[] = [];
   for (const [i, line] of lines.entries()) {
@@ -132,6 +136,7 @@ async function lineRows(
     else if (byId && byCode && byId.id !== byCode.id) issues.add(at('accountCode'), `names account ${byCode.code}, but account_id ${byId.id} is account ${byId.code}`);
     else account = byId ?? byCode;
     if (account && !account.isActive) issues.add(at(line.accountId != null ? 'accountId' : 'accountCode'), `ledger account ${account.code} is inactive`);
+    accountCodes.push(account?.code);
 
     // currency and the amounts in it
     const currency = line.currencyCode ?? book.accountingCurrency;
@@ -271,7 +276,7 @@ async function lineRows(
       issues.add(r.path, `tax code '${r.code}' is not allowed on account ${r.account.code}; allowed: ${allowed}`);
     }
   }
-  return { book, rows };
+  return { book, rows, accountCodes };
 }
 
 /**
@@ -346,11 +351,39 @@ async function assertVoucherFree(tx: RequestContext, clientAccountId: number, vo
   if (other) throw new ConflictError(`Journal entry ${other.id} already exists for voucher ${voucherId}; cancel it first`);
 }
 
+/** pg_advisory_xact_lock's first key for the opening balances of a client account (the second is its id). */
+const OPENING_BALANCE_LOCK = 1249;
+
+/**
+ * 409 when the client account already has an opening balance for `year` that is not cancelled (a
+ * draft one too: posted, it would be a second). Serialised per client account (an advisory lock, as
+ * vouchers are), so of two writers the second waits for the first's commit and then sees its entry:
+ * the same 409 as sequentially. The unique key on (client_account_id, opening_balance_year) is the
+ * database's own guarantee besides, for a writer that would not take the lock.
+ */
+async function assertOpeningBalanceFree(tx: RequestContext, clientAccountId: number, year: number | null, exceptId?: number): Promise<void> {
+  if (year === null) return;
+  await tx.db.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::int, $2::int)', OPENING_BALANCE_LOCK, clientAccountId);
+  const other = await tx.db.journalEntry.findFirst({
+    where: { clientAccountId, openingBalanceYear: year, ...(exceptId ? { NOT: { id: exceptId } } : {}) },
+    select: { id: true, isDraft: true },
+  });
+  if (other) {
+    throw new ConflictError(
+      `Journal entry ${other.id} is already the opening balance of ${year} for client account ${clientAccountId}; ${other.isDraft ? 'delete that draft' : 'cancel it'} first`,
+    );
+  }
+}
+
+/** The year an entry holds as its opening balance (null for any other entry), from its checked rows. */
+const openingBalanceYearOf = (isOpeningBalance: boolean | null | undefined, rows: readonly LineRow[]): number | null =>
+  isOpeningBalance && rows.length ? openingYear(rows[0]!.postingDate) : null;
+
 type EntryInput = Omit<Args<typeof rules.create>['input'], 'clientAccountId' | 'lines'> & { lines: readonly LineInput[] };
 
 /** Validates an entry's input against the database; returns the parsed input and its line rows. */
 async function checkedEntry<S extends typeof rules.create | typeof rules.update>(tx: RequestContext, schema: S, args: unknown, clientAccountId: number, immutable?: Record<string, unknown>) {
-  let checked: { book: Books; rows: LineRow[] } | undefined;
+  let checked: { book: Books; rows: LineRow[]; accountCodes: (string | undefined)[] } | undefined;
   const data = (await validate(tx, schema, args, {
     clientAccountId,
     immutable,
@@ -362,7 +395,16 @@ async function checkedEntry<S extends typeof rules.create | typeof rules.update>
     check: async (d, found, issues) => {
       const voucherId = (d as { input: { voucherId?: number | null } }).input.voucherId;
       if (found.get<{ status: string }>('voucher', voucherId)?.status === 'DELETED') issues.add(['voucherId'], `voucher ${voucherId} is deleted`);
-      checked = await lineRows(tx, clientAccountId, (d as { input: { lines: LineInput[] } }).input.lines, found as never, issues);
+      const input = (d as { input: { lines: LineInput[]; isOpeningBalance?: boolean } }).input;
+      checked = await lineRows(tx, clientAccountId, input.lines, found as never, issues);
+      if (input.isOpeningBalance) {
+        const lines = input.lines.map((l, i) => ({
+          postingDate: l.postingDate,
+          accountCode: checked!.accountCodes[i],
+          accountField: l.accountCode == null ? ('accountId' as const) : ('accountCode' as const),
+        }));
+        for (const issue of openingBalanceIssues(lines)) issues.add(issue.path, issue.message);
+      }
     },
   })) as { input: EntryInput & { isDraft?: boolean } };
   return { input: data.input, rows: checked!.rows, book: checked!.book };
@@ -392,13 +434,17 @@ export async function createJournalEntry(ctx: RequestContext, args: Args<typeof 
 /**
  * The body of createJournalEntry inside the caller's transaction, for services that post an entry
  * as part of their own operation (a reconciliation's exchange difference, a booked bank payment):
- * every rule of a create applies. Answers the new entry's id.
+ * every rule of a create applies. Answers the new entry's id. The SAF-T import (a later issue) is
+ * meant to post a file's opening balances here too, as one entry with isOpeningBalance on the first
+ * day of the file's year, so its opening balance meets the same rules and the same one-per-year key.
  */
 export async function createJournalEntryInTx(tx: RequestContext, args: Args<typeof rules.create>): Promise<number> {
   const clientAccountId = args.input.clientAccountId;
   await requireAccount(tx, clientAccountId);
   const { input, rows } = await checkedEntry(tx, rules.create, args, clientAccountId);
   await assertVoucherFree(tx, clientAccountId, input.voucherId);
+  const openingBalanceYear = openingBalanceYearOf(input.isOpeningBalance, rows);
+  await assertOpeningBalanceFree(tx, clientAccountId, openingBalanceYear);
   const entry: NewEntry = {
     clientAccountId,
     description: input.description ?? null,
@@ -406,6 +452,8 @@ export async function createJournalEntryInTx(tx: RequestContext, args: Args<type
     relationType: input.relationType ?? null,
     relationId: input.relationId ?? null,
     reversesEntryId: null,
+    isOpeningBalance: input.isOpeningBalance ?? false,
+    openingBalanceYear,
     cancelled: null,
     cancellationReason: null,
     userId: auditUserId(tx),
@@ -430,14 +478,18 @@ export async function updateJournalEntry(ctx: RequestContext, args: Args<typeof 
     const current = await requireDraft(tx, args.id, 'posted entries cannot be changed; cancel it instead');
     const { input, rows } = await checkedEntry(tx, rules.update, args, current.clientAccountId, { clientAccountId: current.clientAccountId });
     await assertVoucherFree(tx, current.clientAccountId, input.voucherId, current.id);
+    // the whole draft is replaced: a PUT without is_opening_balance makes it an ordinary entry
+    const openingBalanceYear = openingBalanceYearOf(input.isOpeningBalance, rows);
+    await assertOpeningBalanceFree(tx, current.clientAccountId, openingBalanceYear, current.id);
     const fields = {
       description: input.description ?? null,
       voucherId: input.voucherId ?? null,
       relationType: input.relationType ?? null,
       relationId: input.relationId ?? null,
+      isOpeningBalance: input.isOpeningBalance ?? false,
     };
     await tx.db.journalEntryLine.deleteMany({ where: { journalEntryId: current.id } });
-    await tx.db.journalEntry.update({ where: { id: current.id }, data: { ...fields, updatedById: auditUserId(tx) }, select: { id: true } });
+    await tx.db.journalEntry.update({ where: { id: current.id }, data: { ...fields, openingBalanceYear, updatedById: auditUserId(tx) }, select: { id: true } });
     await insertLines(tx, current.id, current.clientAccountId, rows);
     if (input.isDraft === false) await post(tx, { id: current.id, clientAccountId: current.clientAccountId, reversesEntryId: null, ...fields }, rows);
     return current.id;
@@ -462,6 +514,7 @@ export async function postJournalEntry(ctx: RequestContext, args: Args<typeof ru
     // the stored lines as input again: the same rules as a create
     const input = {
       clientAccountId: draft.clientAccountId,
+      isOpeningBalance: draft.isOpeningBalance,
       lines: lines.map((l) => ({
         ...l,
         accountCode: undefined,
@@ -532,6 +585,10 @@ export async function cancelJournalEntryInTx(tx: RequestContext, args: Args<type
     relationType: entry.relationType,
     relationId: entry.relationId,
     reversesEntryId: entry.id,
+    // an opening balance's reversal is one too, so that with include_cancelled (the reports' default)
+    // it nets the original wherever both count as incoming balance; it holds no year (it is no opening)
+    isOpeningBalance: entry.isOpeningBalance,
+    openingBalanceYear: null,
     cancelled: 'C',
     cancellationReason: cancellationReason ?? null,
     userId: user,
@@ -539,7 +596,8 @@ export async function cancelJournalEntryInTx(tx: RequestContext, args: Args<type
   const reversal = await insertEntry(tx, fields, rows, postedNow(fields, rows));
   await tx.db.journalEntry.update({
     where: { id },
-    data: { cancelled: 'Y', cancelledById: user, cancellationEntryId: reversal.id, cancellationReason, updatedById: user },
+    // a cancelled opening balance frees its year for a new one
+    data: { cancelled: 'Y', cancelledById: user, cancellationEntryId: reversal.id, cancellationReason, openingBalanceYear: null, updatedById: user },
     select: { id: true },
   });
   if (entry.relationType === 'bank_transaction' && entry.relationId != null) await releaseBookedPayment(tx, entry.id, entry.relationId);

@@ -129,6 +129,10 @@ export const JournalEntryLine = builder.prismaObject('JournalEntryLine', {
   }),
 });
 
+/** The flag's meaning, in the answer's and the input's descriptions (so in the OpenAPI document too). */
+const OPENING_BALANCE =
+  "Our extension of spec 001: the opening balance of the year of its lines' date (1 January; balance-sheet accounts only; at most one per client account and year that is not cancelled). Reports, the SAF-T file and the yearly accounts count it as that year's incoming balance and the year before's closing balance, not as movement. False on every other entry; a reversal of one carries it too.";
+
 export const JournalEntry = builder.prismaObject('JournalEntry', {
   ...tenantScoped,
   description: 'A journal entry: lines that balance in the accounting currency. Drafts can change; posted entries are numbered, chained and immutable (cancelled by a reversal).',
@@ -143,6 +147,7 @@ export const JournalEntry = builder.prismaObject('JournalEntry', {
     cancellationReason: t.exposeString('cancellationReason', { nullable: true }),
     reversesEntryId: t.exposeInt('reversesEntryId', { nullable: true, description: "On a reversal entry ('C'): the entry it cancels" }),
     isDraft: t.exposeBoolean('isDraft'),
+    isOpeningBalance: t.exposeBoolean('isOpeningBalance', { description: OPENING_BALANCE }),
     voucherId: t.exposeInt('voucherId', { nullable: true }),
     relationType: t.exposeString('relationType', { nullable: true }),
     relationId: t.exposeInt('relationId', { nullable: true }),
@@ -249,6 +254,9 @@ const JournalEntryLineInput = builder.inputType('JournalEntryLineInput', {
 const entryFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0]) => ({
   description: t.string(),
   isDraft: t.boolean({ description: 'false (default) posts the entry; true keeps it a draft' }),
+  isOpeningBalance: t.boolean({
+    description: `${OPENING_BALANCE} Default false. true: every line is dated the same 1 January, on a balance-sheet account (classes 1 and 2), else 400; a second one for the year is 409.`,
+  }),
   voucherId: t.int(),
   relationType: t.string({ description: 'What the entry belongs to, e.g. document' }),
   relationId: t.int(),

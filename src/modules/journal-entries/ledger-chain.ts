@@ -9,10 +9,11 @@ import { DIMENSION_KIND_NAMES, DIMENSION_KINDS, type DimensionColumn } from './d
  * Tamper evidence. Each posted entry stores
  *   entry_hash = SHA-256( previous entry_hash | sequence_number | SHA-256(canonical content) )
  * in hex, the previous hash being that of the client account's entry numbered one lower (64 zeros
- * before the first). The content is what posting fixes: the entry's own fields and every line's
- * amounts, account, dates, tax and dimensions. What later modules may still change on a posted entry
- * (cancellation marks on the original, reconciled amounts on lines) is not part of it; a reversal
- * names the entry it reverses, so a cancellation is in the chain through the reversal.
+ * before the first). The content is what posting fixes: the entry's own fields (its
+ * opening-balance flag when set) and every line's amounts, account, dates, tax and dimensions. What
+ * later modules may still change on a posted entry (cancellation marks on the original, reconciled
+ * amounts on lines) is not part of it; a reversal names the entry it reverses, so a cancellation is
+ * in the chain through the reversal.
  *
  * The head of the chain (last number, last hash) is the client account's row in ledger_chains. One
  * statement advances it and stamps the entry, in the posting transaction: the row lock orders and
@@ -29,6 +30,8 @@ export interface ChainEntry {
   relationType: string | null;
   relationId: number | null;
   reversesEntryId: number | null;
+  /** in the content only when true, so entries posted before the flag existed keep their hashes */
+  isOpeningBalance?: boolean;
   postedAt: Date;
   postedById: number | null;
 }
@@ -92,6 +95,9 @@ export function canonicalContent(entry: ChainEntry, lines: readonly ChainLine[])
       fixedOrNull(l.quantity, 6),
       DIMENSION_KIND_NAMES.map((k) => l[DIMENSION_KINDS[k].column] ?? null),
     ]),
+    // appended only to an opening balance (which reports count differently, so changing the flag
+    // must break the chain): every other entry's text, and hash, is what it was before the flag
+    ...(entry.isOpeningBalance ? ['opening balance'] : []),
   ]);
 }
 
@@ -194,6 +200,9 @@ export interface NewEntry {
   relationType: string | null;
   relationId: number | null;
   reversesEntryId: number | null;
+  isOpeningBalance: boolean;
+  /** the year an opening balance holds (its unique key), null on every other entry and on a reversal */
+  openingBalanceYear: number | null;
   /** 'C' on a reversal */
   cancelled: 'C' | null;
   cancellationReason: string | null;
@@ -204,7 +213,7 @@ export interface NewEntry {
  * Writes an entry and its lines in ONE statement, and with `posted` also takes the next number and
  * link of the client account's chain in it (the content hash is computed beforehand, without the
  * row id): a posting is one round trip and one row lock held only until its commit. Lines go in as
- * one array per column (unnest), so an entry of any size is one statement with 40 parameters.
+ * one array per column (unnest), so an entry of any size is one statement with 42 parameters.
  */
 export async function insertEntry(
   ctx: RequestContext,
@@ -212,17 +221,20 @@ export async function insertEntry(
   lines: readonly ChainLine[],
   posted: { at: Date; content: string } | null,
 ): Promise<{ id: number; sequenceNumber: number | null }> {
-  const params: unknown[] = [entry.clientAccountId, posted?.content ?? null, posted?.at ?? null, entry.userId, entry.description, entry.voucherId, entry.relationType, entry.relationId, entry.reversesEntryId, entry.cancelled, entry.cancellationReason];
+  const params: unknown[] = [
+    entry.clientAccountId, posted?.content ?? null, posted?.at ?? null, entry.userId, entry.description, entry.voucherId, entry.relationType, entry.relationId,
+    entry.reversesEntryId, entry.cancelled, entry.cancellationReason, entry.isOpeningBalance, entry.openingBalanceYear,
+  ];
   const arrays = lineArrays(params, lines);
   const head = posted ? `head AS (${ADVANCE_HEAD}),` : '';
   const entryRow = posted
-    ? `SELECT $1, $5, $6, $7, $8, $9, $10, $11, false, head.last_number, head.last_hash, $3::timestamptz, $4::int, $4::int, $4::int, $3::timestamptz FROM head`
-    : `SELECT $1, $5, $6, $7, $8, $9, $10, $11, true, NULL::int, NULL::char(64), NULL::timestamptz, NULL::int, $4::int, $4::int, now() WHERE $2::text IS NULL AND $3::timestamptz IS NULL`;
+    ? `SELECT $1, $5, $6, $7, $8, $9, $10, $11, $12::boolean, $13::int, false, head.last_number, head.last_hash, $3::timestamptz, $4::int, $4::int, $4::int, $3::timestamptz FROM head`
+    : `SELECT $1, $5, $6, $7, $8, $9, $10, $11, $12::boolean, $13::int, true, NULL::int, NULL::char(64), NULL::timestamptz, NULL::int, $4::int, $4::int, now() WHERE $2::text IS NULL AND $3::timestamptz IS NULL`;
   const rows = await ctx.db.$queryRawUnsafe<{ id: number; sequence_number: number | null }[]>(
     `WITH ${head}
      e AS (
        INSERT INTO journal_entries (client_account_id, description, voucher_id, relation_type, relation_id, reverses_entry_id, cancelled, cancellation_reason,
-                                    is_draft, sequence_number, entry_hash, posted_at, posted_by_id, created_by_id, updated_by_id, updated_at)
+                                    is_opening_balance, opening_balance_year, is_draft, sequence_number, entry_hash, posted_at, posted_by_id, created_by_id, updated_by_id, updated_at)
        ${entryRow}
        RETURNING id, sequence_number
      ),
@@ -276,7 +288,7 @@ export async function verifyLedger(db: Db, clientAccountId: number, batch = 500)
       take: batch,
       select: {
         id: true, clientAccountId: true, sequenceNumber: true, description: true, voucherId: true, relationType: true, relationId: true,
-        reversesEntryId: true, postedAt: true, postedById: true, entryHash: true, lines: { select: { ...LINE_SELECT, clientAccountId: true } },
+        reversesEntryId: true, isOpeningBalance: true, postedAt: true, postedById: true, entryHash: true, lines: { select: { ...LINE_SELECT, clientAccountId: true } },
       },
     });
     if (!entries.length) break;

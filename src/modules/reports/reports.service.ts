@@ -8,6 +8,7 @@ import { DIMENSION_KIND_NAMES, DIMENSION_KINDS, type DimensionKind } from '../jo
 import { toSnake } from '../../shared/naming.ts';
 import { containsPattern } from '../../shared/text-search.ts';
 import { BALANCE_ACCOUNT_PATTERN, groupingOf, isBalanceAccount, UNCLOSED_RESULT, type Grouping } from './grouping.ts';
+import { balanceAt, incomingOf, movementOf } from './opening-balances.ts';
 import {
   LEDGER_PAGE_LIMITS,
   reportRules,
@@ -143,6 +144,8 @@ export interface BalanceSheetRow extends AccountRow {
  * spec 001: GET /reports/balance-sheet. Every balance-sheet account (classes 1 and 2) with a non-zero
  * balance on report_date, and the result of the result accounts (classes 3-8) not yet closed into
  * equity as one more row in 20 Egenkapital, so assets = equity + liabilities and the rows net to 0.
+ * The balance on report_date is the incoming balance of the next day: on 31 December it includes
+ * the opening balance of 1 January (opening-balances.ts).
  */
 export async function balanceSheet(ctx: RequestContext, args: unknown): Promise<BalanceSheetRow[]> {
   const a = parse(reportRules.balanceSheet, args);
@@ -152,7 +155,7 @@ export async function balanceSheet(ctx: RequestContext, args: unknown): Promise<
     SELECT t.account_id, a.code, a.name, t.balance::text AS balance
     FROM (SELECT l.account_id, SUM(l.debit - l.credit) AS balance
           FROM journal_entry_lines l
-          WHERE ${where} AND l.posting_date <= ${formatDate(a.reportDate)}::date
+          WHERE ${where} AND ${balanceAt(a.clientAccountId, a.reportDate)}
           GROUP BY l.account_id) t
     JOIN accounts a ON a.id = t.account_id
     WHERE t.balance <> 0
@@ -180,7 +183,9 @@ export interface IncomeStatementRow extends AccountRow, Relation {
 /**
  * spec 001: GET /reports/income-statement. The result accounts (classes 3-8) with movements between
  * date_from and date_to, the movement (debit − credit) per calendar month; with group_by_dimension,
- * one row per account and value of that dimension.
+ * one row per account and value of that dimension. An opening balance dated date_from is not the
+ * period's movement (it holds balance-sheet accounts only, so this changes nothing today: the rule
+ * is applied anyway, as everywhere a period's movement is read).
  */
 export async function incomeStatement(ctx: RequestContext, args: unknown): Promise<IncomeStatementRow[]> {
   const a = parse(reportRules.incomeStatement, args);
@@ -192,7 +197,7 @@ export async function incomeStatement(ctx: RequestContext, args: unknown): Promi
     SELECT t.*, a.code, a.name, ${rel.name} AS relation_name
     FROM (SELECT l.account_id ${rel.select}, ${join(months)}, COUNT(*) AS n
           FROM journal_entry_lines l
-          WHERE ${where} AND l.posting_date BETWEEN ${formatDate(a.dateFrom)}::date AND ${formatDate(a.dateTo)}::date
+          WHERE ${where} AND ${movementOf(a.clientAccountId, formatDate(a.dateFrom), formatDate(a.dateTo))}
           GROUP BY l.account_id ${rel.group}) t
     JOIN accounts a ON a.id = t.account_id
     WHERE a.code !~ ${BALANCE_ACCOUNT_PATTERN}
@@ -217,7 +222,8 @@ export interface TrialBalanceRow extends AccountRow, Relation {
  * spec 001: GET /reports/trial-balance. Per account (and dimension value with group_by_dimension):
  * the incoming balance on date_from, the period's debit and credit and the outgoing balance =
  * incoming + debit − credit. A balance-sheet account's incoming balance is everything before
- * date_from; a result account's starts at 1 January of date_from's year.
+ * date_from and an opening balance dated on it (opening-balances.ts), whose lines are then not the
+ * period's debit and credit; a result account's starts at 1 January of date_from's year.
  *
  * "JSON always omits zero-movement accounts": a row without debit or credit in the period is left
  * out, even with an incoming balance, unless includeZeroMovement (the file formats'
@@ -231,13 +237,14 @@ export async function trialBalance(ctx: RequestContext, args: unknown, options: 
   const where = scopeWhere(a);
   const rel = relationSql(a.groupByDimension);
   const [from, to, yearStart] = [formatDate(a.dateFrom), formatDate(a.dateTo), formatDate(startOfYear(a.dateFrom))];
+  const incoming = incomingOf(a.clientAccountId, from);
   const rows = await ctx.db.$queryRaw<{ account_id: number; code: string; name: string; relation_id: number | null; relation_name: string | null; before: string; year: string; debit: string; credit: string }[]>`
     SELECT t.*, a.code, a.name, ${rel.name} AS relation_name
     FROM (SELECT l.account_id ${rel.select},
-                 SUM(CASE WHEN l.posting_date < ${from}::date THEN l.debit - l.credit ELSE 0 END)::text AS before,
-                 SUM(CASE WHEN l.posting_date >= ${yearStart}::date AND l.posting_date < ${from}::date THEN l.debit - l.credit ELSE 0 END)::text AS year,
-                 SUM(CASE WHEN l.posting_date >= ${from}::date THEN l.debit ELSE 0 END)::text AS debit,
-                 SUM(CASE WHEN l.posting_date >= ${from}::date THEN l.credit ELSE 0 END)::text AS credit
+                 SUM(CASE WHEN ${incoming} THEN l.debit - l.credit ELSE 0 END)::text AS before,
+                 SUM(CASE WHEN l.posting_date >= ${yearStart}::date AND ${incoming} THEN l.debit - l.credit ELSE 0 END)::text AS year,
+                 SUM(CASE WHEN ${incoming} THEN 0 ELSE l.debit END)::text AS debit,
+                 SUM(CASE WHEN ${incoming} THEN 0 ELSE l.credit END)::text AS credit
           FROM journal_entry_lines l
           WHERE ${where} AND l.posting_date <= ${to}::date
           GROUP BY l.account_id ${rel.group}) t
@@ -368,15 +375,17 @@ const DIMENSION_SELECT = PrismaNS.raw(DIMENSION_KIND_NAMES.map((k) => `l.${toSna
  * One page of posted lines (spec 001 general-ledger row), ordered by account code, posting date,
  * voucher number and line; each row carries its account's grouping: the incoming balance on
  * date_from (under the scope's dimension, draft and cancellation filters), the movement of every
- * line the filters select (all pages) and the outgoing balance = incoming + movement.
+ * line the filters select (all pages) and the outgoing balance = incoming + movement. An opening
+ * balance dated date_from is incoming balance, not rows of the page (opening-balances.ts).
  */
 async function ledger(ctx: RequestContext, scope: Scope, range: { dateFrom: Date; dateTo: Date }, window: { page: number; perPage: number }): Promise<Page<LedgerRow>> {
   await requireAccount(ctx, scope.clientAccountId);
   const where = scopeWhere(scope);
   const [from, to, yearStart] = [formatDate(range.dateFrom), formatDate(range.dateTo), formatDate(startOfYear(range.dateFrom))];
-  const period = sql`l.posting_date BETWEEN ${from}::date AND ${to}::date`;
-  const balances = sql`SUM(CASE WHEN l.posting_date < ${from}::date THEN l.debit - l.credit ELSE 0 END) AS before,
-                       SUM(CASE WHEN l.posting_date >= ${yearStart}::date AND l.posting_date < ${from}::date THEN l.debit - l.credit ELSE 0 END) AS year`;
+  const period = movementOf(scope.clientAccountId, from, to);
+  const incoming = incomingOf(scope.clientAccountId, from);
+  const balances = sql`SUM(CASE WHEN ${incoming} THEN l.debit - l.credit ELSE 0 END) AS before,
+                       SUM(CASE WHEN l.posting_date >= ${yearStart}::date AND ${incoming} THEN l.debit - l.credit ELSE 0 END) AS year`;
   // what only selects lines to show (text, tax codes, reconciliation) does not touch the incoming
   // balance: without such filters one pass over the lines gives both, with them a second one counts
   const selectsLines = !!(scope.freeText || scope.taxCodes?.length || scope.includeReconciled === false);
@@ -393,8 +402,8 @@ async function ledger(ctx: RequestContext, scope: Scope, range: { dateFrom: Date
     : await ctx.db.$queryRaw<LedgerGroupRow[]>`
         SELECT t.account_id, a.code, a.name, t.n, t.movement::text AS movement, t.before::text AS before, t.year::text AS year
         FROM (SELECT l.account_id, ${balances},
-                     COUNT(*) FILTER (WHERE l.posting_date >= ${from}::date) AS n,
-                     SUM(CASE WHEN l.posting_date >= ${from}::date THEN l.debit - l.credit ELSE 0 END) AS movement
+                     COUNT(*) FILTER (WHERE NOT ${incoming}) AS n,
+                     SUM(CASE WHEN ${incoming} THEN 0 ELSE l.debit - l.credit END) AS movement
               FROM journal_entry_lines l WHERE ${where} AND l.posting_date <= ${to}::date
               GROUP BY l.account_id) t
         JOIN accounts a ON a.id = t.account_id

@@ -87,6 +87,12 @@ interface Ledger {
   movements: { code: string; name: string; incoming: Decimal; debit: Decimal; credit: Decimal; outgoing: Decimal }[];
 }
 
+/**
+ * The year's figures through the reports, so an opening balance dated from_date (the first year's
+ * books brought in) counts as they count it (reports/opening-balances.ts): in the balance on the day
+ * before from_date (the previous year's balance sheet, the equity at the year's beginning) and in
+ * the fixed assets' incoming book value, never as the year's additions or its movement.
+ */
 async function readLedger(ctx: RequestContext, clientAccountId: number, fromDate: Date, toDate: Date): Promise<Ledger> {
   const [current, previous, end, start] = await Promise.all([
     // keepBalances: a fixed asset without movement in the year still has its book value in the note

@@ -7,6 +7,7 @@ import { requireAccount } from '../../../shared/tenancy.ts';
 import { parse, type Args } from '../../../shared/validation.ts';
 import { Decimal, formatDate } from '../../../shared/scalars.ts';
 import { BALANCE_ACCOUNT_PATTERN, UNCLOSED_RESULT } from '../grouping.ts';
+import { incomingOf, movementOf } from '../opening-balances.ts';
 import { startOfYear } from '../reports.rules.ts';
 import { saftRules } from './saft.rules.ts';
 import { clip, escapeXml, XmlWriter } from './xml-writer.ts';
@@ -25,9 +26,11 @@ import { clip, escapeXml, XmlWriter } from './xml-writer.ts';
  * Mapping choices (README "SAF-T export"):
  *   - Transactions: posted entries (drafts left out) with lines dated in the period, cancelled
  *     originals and their reversals both; lines outside the period stay out (they belong to the
- *     opening balance or to a later file). TransactionID = sequence number; TransactionDate, Period
- *     and PeriodYear from the posting date of the entry's first line in the period; SystemEntryDate,
- *     GLPostingDate and ModificationDate are the Oslo dates of created_at, posted_at and updated_at;
+ *     opening balance or to a later file), and so do the lines of an opening-balance entry dated the
+ *     period's first day: they are the Opening…Balance of their accounts (opening-balances.ts).
+ *     TransactionID = sequence number; TransactionDate, Period and PeriodYear from the posting date
+ *     of the entry's first line in the period; SystemEntryDate, GLPostingDate and ModificationDate
+ *     are the Oslo dates of created_at, posted_at and updated_at;
  *     SourceID = the creating user's id; VoucherType = the related document's type (ARINV, …).
  *   - Description never empty: the entry's, else "Annullering av bilag N" for a reversal, else
  *     "Bilag N"; a line's falls back to its transaction's.
@@ -267,13 +270,14 @@ async function ledgerHead(ctx: RequestContext, cid: number): Promise<number> {
 }
 
 /**
- * Opening (posted before the period; for a result account, classes 3-8, only since 1 January of the
- * period's year, as in the trial balance) and closing (opening + the period's movements) balance of
- * every account with a balance or a movement, in one aggregate over the ledger up to the period's end.
+ * Opening (posted before the period, and an opening-balance entry dated its first day; for a result
+ * account, classes 3-8, only since 1 January of the period's year, as in the trial balance) and
+ * closing (opening + the period's movements) balance of every account with a balance or a movement,
+ * in one aggregate over the ledger up to the period's end.
  */
 const accountBalances = (ctx: RequestContext, s: Scope) => ctx.db.$queryRaw<AccountRow[]>`
   SELECT a.code, a.name, a.saft_grouping_category AS category, a.saft_grouping_code AS "groupingCode",
-         (COALESCE(SUM(l.debit - l.credit) FILTER (WHERE l.posting_date < ${s.from}::date AND (a.code ~ ${BALANCE_ACCOUNT_PATTERN} OR l.posting_date >= ${s.yearStart}::date)), 0))::numeric(20, 2)::text AS opening,
+         (COALESCE(SUM(l.debit - l.credit) FILTER (WHERE ${incomingOf(s.cid, s.from)} AND (a.code ~ ${BALANCE_ACCOUNT_PATTERN} OR l.posting_date >= ${s.yearStart}::date)), 0))::numeric(20, 2)::text AS opening,
          (COALESCE(SUM(l.debit - l.credit) FILTER (WHERE a.code ~ ${BALANCE_ACCOUNT_PATTERN} OR l.posting_date >= ${s.yearStart}::date), 0))::numeric(20, 2)::text AS closing
     FROM accounts a
     JOIN journal_entry_lines l ON l.account_id = a.id
@@ -281,8 +285,8 @@ const accountBalances = (ctx: RequestContext, s: Scope) => ctx.db.$queryRaw<Acco
    WHERE a.client_account_id = ${s.cid} AND l.client_account_id = ${s.cid} AND l.posting_date <= ${s.to}::date
      AND NOT e.is_draft AND e.sequence_number <= ${s.maxSeq}
    GROUP BY a.id, a.code, a.name, a.saft_grouping_category, a.saft_grouping_code
-  HAVING COUNT(*) FILTER (WHERE l.posting_date >= ${s.from}::date) > 0
-      OR COALESCE(SUM(l.debit - l.credit) FILTER (WHERE l.posting_date < ${s.from}::date AND (a.code ~ ${BALANCE_ACCOUNT_PATTERN} OR l.posting_date >= ${s.yearStart}::date)), 0) <> 0
+  HAVING COUNT(*) FILTER (WHERE ${movementOf(s.cid, s.from, s.to)}) > 0
+      OR COALESCE(SUM(l.debit - l.credit) FILTER (WHERE ${incomingOf(s.cid, s.from)} AND (a.code ~ ${BALANCE_ACCOUNT_PATTERN} OR l.posting_date >= ${s.yearStart}::date)), 0) <> 0
    ORDER BY a.code`;
 
 /**
@@ -312,7 +316,7 @@ const accountsByCode = (ctx: RequestContext, cid: number, codes: string[]) =>
 /** Balances per business partner and sub-ledger account (1500–1599 customers, 2400–2499 suppliers). */
 const partnerBalances = (ctx: RequestContext, s: Scope) => ctx.db.$queryRaw<PartnerBalanceRow[]>`
   SELECT l.business_partner_id AS "partnerId", a.code, CASE WHEN a.code LIKE '15%' THEN 'C' ELSE 'S' END AS kind,
-         (COALESCE(SUM(l.debit - l.credit) FILTER (WHERE l.posting_date < ${s.from}::date), 0))::numeric(20, 2)::text AS opening,
+         (COALESCE(SUM(l.debit - l.credit) FILTER (WHERE ${incomingOf(s.cid, s.from)}), 0))::numeric(20, 2)::text AS opening,
          (SUM(l.debit - l.credit))::numeric(20, 2)::text AS closing
     FROM journal_entry_lines l
     JOIN journal_entries e ON e.id = l.journal_entry_id
@@ -321,15 +325,15 @@ const partnerBalances = (ctx: RequestContext, s: Scope) => ctx.db.$queryRaw<Part
      AND NOT e.is_draft AND e.sequence_number <= ${s.maxSeq}
      AND (a.code LIKE '15__%' OR a.code LIKE '24__%')
    GROUP BY l.business_partner_id, a.code
-  HAVING COUNT(*) FILTER (WHERE l.posting_date >= ${s.from}::date) > 0
-      OR COALESCE(SUM(l.debit - l.credit) FILTER (WHERE l.posting_date < ${s.from}::date), 0) <> 0
+  HAVING COUNT(*) FILTER (WHERE ${movementOf(s.cid, s.from, s.to)}) > 0
+      OR COALESCE(SUM(l.debit - l.credit) FILTER (WHERE ${incomingOf(s.cid, s.from)}), 0) <> 0
    ORDER BY 1, 2`;
 
 /** Partners on a sub-ledger line up to the period's end, or flagged customer/supplier with a line in the period. */
 const partners = (ctx: RequestContext, s: Scope) => ctx.db.$queryRaw<PartnerRow[]>`
   SELECT p.id, p.name, p.organization_number AS "organizationNumber", p.is_customer AS "isCustomer", p.is_supplier AS "isSupplier",
          EXISTS (SELECT 1 FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id
-                  WHERE l.business_partner_id = p.id AND l.posting_date BETWEEN ${s.from}::date AND ${s.to}::date
+                  WHERE l.business_partner_id = p.id AND ${movementOf(s.cid, s.from, s.to)}
                     AND NOT e.is_draft AND e.sequence_number <= ${s.maxSeq}) AS "inPeriod",
          (SELECT json_agg(json_build_object('type', x.address_type, 'line1', x.line1, 'line2', x.line2, 'postalCode', x.postal_code,
                                             'city', x.city, 'country', x.country_code) ORDER BY x.address_type)
@@ -338,15 +342,15 @@ const partners = (ctx: RequestContext, s: Scope) => ctx.db.$queryRaw<PartnerRow[
    WHERE p.client_account_id = ${s.cid}
      AND EXISTS (SELECT 1 FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id JOIN accounts a ON a.id = l.account_id
                   WHERE l.business_partner_id = p.id AND l.posting_date <= ${s.to}::date AND NOT e.is_draft AND e.sequence_number <= ${s.maxSeq}
-                    AND (a.code LIKE '15__%' OR a.code LIKE '24__%' OR (l.posting_date >= ${s.from}::date AND (p.is_customer OR p.is_supplier))))
+                    AND (a.code LIKE '15__%' OR a.code LIKE '24__%' OR (${movementOf(s.cid, s.from, s.to)} AND (p.is_customer OR p.is_supplier))))
    ORDER BY p.id`;
 
-/** Tax codes on the period's lines that carry TaxInformation (not the VAT lines themselves). */
+/** Tax codes on the period's lines (those the journal writes) that carry TaxInformation (not the VAT lines themselves). */
 const taxCodesUsed = (ctx: RequestContext, s: Scope) => ctx.db.$queryRaw<TaxCodeRow[]>`
   SELECT t.id, t.code, t.name, t.standard_tax_code AS "standardTaxCode"
     FROM tax_codes t
    WHERE t.id IN (SELECT l.tax_code_id FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id
-                   WHERE l.client_account_id = ${s.cid} AND l.posting_date BETWEEN ${s.from}::date AND ${s.to}::date
+                   WHERE l.client_account_id = ${s.cid} AND ${movementOf(s.cid, s.from, s.to)}
                      AND l.tax_code_id IS NOT NULL AND NOT l.tax_line AND NOT e.is_draft AND e.sequence_number <= ${s.maxSeq})
    ORDER BY t.code`;
 
@@ -356,17 +360,17 @@ const taxRates = (ctx: RequestContext, cid: number) => ctx.db.$queryRaw<TaxRateR
    WHERE t.client_account_id = ${cid}
    ORDER BY r.tax_code_id, r.valid_from NULLS FIRST`;
 
-/** Projects and departments on the period's lines. */
+/** Projects and departments on the period's lines (those the journal writes). */
 const dimensionsUsed = (ctx: RequestContext, s: Scope) => ctx.db.$queryRaw<DimensionRow[]>`
   SELECT 'P' AS type, p.id, p.name FROM projects p
    WHERE p.client_account_id = ${s.cid}
      AND EXISTS (SELECT 1 FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id
-                  WHERE l.project_id = p.id AND l.posting_date BETWEEN ${s.from}::date AND ${s.to}::date AND NOT e.is_draft AND e.sequence_number <= ${s.maxSeq})
+                  WHERE l.project_id = p.id AND ${movementOf(s.cid, s.from, s.to)} AND NOT e.is_draft AND e.sequence_number <= ${s.maxSeq})
   UNION ALL
   SELECT 'A' AS type, d.id, d.name FROM departments d
    WHERE d.client_account_id = ${s.cid}
      AND EXISTS (SELECT 1 FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id
-                  WHERE l.department_id = d.id AND l.posting_date BETWEEN ${s.from}::date AND ${s.to}::date AND NOT e.is_draft AND e.sequence_number <= ${s.maxSeq})
+                  WHERE l.department_id = d.id AND ${movementOf(s.cid, s.from, s.to)} AND NOT e.is_draft AND e.sequence_number <= ${s.maxSeq})
    ORDER BY 1 DESC, 2`;
 
 /** NumberOfEntries, TotalDebit, TotalCredit: the same lines and the same sides as the journal writes. */
@@ -378,7 +382,7 @@ const totals = async (ctx: RequestContext, s: Scope): Promise<TotalsRow> =>
          (COALESCE(SUM(GREATEST(l.credit - l.debit, 0)), 0))::numeric(20, 2)::text AS credit,
          MIN(e.sequence_number) AS "firstSeq"
     FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id
-   WHERE l.client_account_id = ${s.cid} AND l.posting_date BETWEEN ${s.from}::date AND ${s.to}::date
+   WHERE l.client_account_id = ${s.cid} AND ${movementOf(s.cid, s.from, s.to)}
      AND NOT e.is_draft AND e.sequence_number <= ${s.maxSeq}`
   )[0]!;
 
@@ -405,7 +409,7 @@ const lineBatch = (ctx: RequestContext, s: Scope, after: { seq: number; lineId: 
    WHERE e.client_account_id = ${s.cid} AND NOT e.is_draft
      AND e.sequence_number >= ${after.seq} AND e.sequence_number <= ${s.maxSeq}
      AND (e.sequence_number, l.line_id) > (${after.seq}::int, ${after.lineId}::int)
-     AND l.posting_date BETWEEN ${s.from}::date AND ${s.to}::date
+     AND ${movementOf(s.cid, s.from, s.to)}
    ORDER BY e.sequence_number, l.line_id
    LIMIT ${limit}`;
 
