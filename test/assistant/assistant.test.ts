@@ -24,7 +24,7 @@ describe.each(targets())('chat assistant with a scripted model (%s)', (target) =
     model = await startScriptedModel();
     app = await startTestApp(target, {
       jobs: { queues: ['chat.assistant-reply'] },
-      env: { ASSISTANT_URL: model.url, ASSISTANT_MODEL: 'test-model', ASSISTANT_API_KEY: 'test-key', ASSISTANT_MAX_ROUNDS: '4', ASSISTANT_TIMEOUT_SECONDS: '2' },
+      env: { ASSISTANT_URL: model.url, ASSISTANT_MODEL: 'test-model', ASSISTANT_API_KEY: 'test-key', ASSISTANT_MAX_ROUNDS: '4', ASSISTANT_TIMEOUT_SECONDS: '6' },
     });
     t = await app.seed.tenant();
     await app.db.prisma.clientAccount.update({ where: { id: t.account.id }, data: { vatLiable: true } });
@@ -201,7 +201,7 @@ describe.each(targets())('chat assistant with a scripted model (%s)', (target) =
   it.each<[string, () => void, RegExp]>([
     ['an error status', () => model.script({ status: 503, body: '{"error":"overloaded"}' }), /the model API answered 503: \{"error":"overloaded"\}/],
     ['a body that is no JSON', () => model.script({ status: 200, body: '<html>' }), /answered no JSON/],
-    ['no answer in time (ASSISTANT_TIMEOUT_SECONDS)', () => model.script({ delayMs: 3000, then: { content: 'too late' } }), /did not answer in time/],
+    ['no answer in time (ASSISTANT_TIMEOUT_SECONDS)', () => model.script({ delayMs: 7000, then: { content: 'too late' } }), /did not answer in time/],
   ])('model failure — %s: the reply is a message saying so (action_error true), the poster got 201', async (_name, script, why) => {
     const thread = await newThread();
     script();
@@ -209,7 +209,7 @@ describe.each(targets())('chat assistant with a scripted model (%s)', (target) =
     expect(asked.status).toBe(201);
     const [, reply] = await until(thread, 2);
     expect(reply).toMatchObject({ from_user_id: null, tool_mode: null, tool_calls: null, action_error: true, message: expect.stringMatching(why) });
-    if (_name.startsWith('no answer')) await new Promise((r) => setTimeout(r, 1500)); // let the late answer go before the next test
+    if (_name.startsWith('no answer')) await new Promise((r) => setTimeout(r, 1500)); // let the late answer (7 s after it was asked) go before the next test
   });
 
   it('the rounds are bounded (ASSISTANT_MAX_ROUNDS): a model that keeps calling tools is stopped, and its reads need no write', async () => {
