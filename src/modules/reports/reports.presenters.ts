@@ -186,17 +186,20 @@ const levelOf = (g: Grouping, level: 1 | 2 | 3): { code: string | null; name: st
 });
 
 /**
- * Rows under headings per level_1/level_2/level_3, each group closed by a subtotal, then a grand
- * total. Groups keep the order they first appear in the JSON (the route's account order); a level
- * with neither code nor name gets no heading of its own (its rows sit directly under the level above).
+ * Rows under headings per grouping level (of `levels`), each group closed by a subtotal. Groups keep
+ * the order they first appear in the JSON (the route's account order); a level with neither code nor
+ * name gets no heading of its own (its rows sit directly under the level above), and neither does a
+ * level with its parent's code: NS 4102 levels that cover one account range (20 Egenkapital, 80
+ * Finansinntekter, 82-89) are one group, and a second heading would repeat it with a second "Sum".
  */
-function groupedRows(lines: AccountLine[], sumKeys: string[], totalLabel: string): ReportRow[] {
+function groupedRows(lines: AccountLine[], sumKeys: string[], levels: readonly (1 | 2 | 3)[] = [1, 2, 3], depth0 = 0): { rows: ReportRow[]; sums: Record<string, string> } {
   const root: GroupNode = { code: null, name: null, children: new Map(), lines: [] };
   for (const line of lines) {
     let node = root;
-    for (const level of [1, 2, 3] as const) {
+    for (const level of levels) {
       const { code, name } = levelOf(line.grouping, level);
       if (code === null && name === null) continue;
+      if (code !== null && code === node.code) continue;
       const key = `${code ?? ''}\u0000${name ?? ''}`;
       let child = node.children.get(key);
       if (!child) node.children.set(key, (child = { code, name, children: new Map(), lines: [] }));
@@ -220,10 +223,34 @@ function groupedRows(lines: AccountLine[], sumKeys: string[], totalLabel: string
     }
     return sums;
   };
-  const total = emit(root, 0);
-  rows.push({ kind: 'total', depth: 0, cells: { account_code: null, account_name: totalLabel, ...total.cells() } });
-  return rows;
+  const sums = emit(root, depth0).cells();
+  return { rows, sums };
 }
+
+/** The grouped rows closed by a grand total. */
+function groupedRowsWithTotal(lines: AccountLine[], sumKeys: string[], totalLabel: string): ReportRow[] {
+  const { rows, sums } = groupedRows(lines, sumKeys);
+  return [...rows, { kind: 'total', depth: 0, cells: { account_code: null, account_name: totalLabel, ...sums } }];
+}
+
+/**
+ * The files show the income statement and the balance sheet as NS 4102 presents them, income,
+ * equity and liabilities positive and costs positive, while the JSON keeps the ledger's debit sign
+ * (the spec's shapes and signs). This sentence goes into each file's legend so a reader knows.
+ */
+export const PRESENTATION_SIGN_LEGEND = 'Inntekter, egenkapital og gjeld vises med positivt fortegn; kostnader vises positive.';
+
+/** The NS 4102 two-digit account group of a code (NaN when it has none). */
+const groupNumber = (code: string): number => Number(/^\d\d/.exec(String(code ?? ''))?.[0] ?? NaN);
+
+/** Credit-natured groups the files show with the sign flipped: class 2, revenue (3), financial income (80), extraordinary income (82). */
+const presentedNegated = (code: string): boolean => {
+  const g = groupNumber(code);
+  return (g >= 20 && g <= 39) || g === 80 || g === 82;
+};
+
+/** A JSON figure as the files show it (PRESENTATION_SIGN_LEGEND). */
+export const presentedFigure = (code: string, figure: unknown): string => moneyCell(presentedNegated(code) ? decimalOf(figure).negated() : decimalOf(figure));
 
 const ACCOUNT_COLUMNS: ReportColumn[] = [
   { key: 'account_code', label: 'Konto', kind: 'text' },
@@ -246,8 +273,10 @@ const accountClass = (code: string): string => String(code ?? '').trim().charAt(
 function presentBalanceSheet(body: unknown, context: PresentContext): ReportTable {
   const data = asArray<BalanceSheetRow>(body, 'balance-sheet');
   const columns: ReportColumn[] = [...ACCOUNT_COLUMNS, { key: 'balance', label: 'Saldo', kind: 'money' }];
-  const lines = data.map((r) => ({ grouping: r.grouping, cells: { account_code: r.account_code, account_name: r.account_name, balance: moneyCell(r.balance) } }));
-  const rows = groupedRows(lines, ['balance'], 'Sum balanse');
+  const lines = data.map((r) => ({ grouping: r.grouping, cells: { account_code: r.account_code, account_name: r.account_name, balance: presentedFigure(r.account_code, r.balance) } }));
+  // No grand total: with equity and liabilities shown positive, "Sum Eiendeler" and "Sum Egenkapital
+  // og gjeld" are the two figures that agree, and a sum of both would mean nothing.
+  const { rows } = groupedRows(lines, ['balance']);
 
   // The chart: assets (class 1) against equity and liabilities (class 2, shown positive), each side
   // split by its level-2 groups (level 1 when a row has no level 2).
@@ -267,7 +296,7 @@ function presentBalanceSheet(body: unknown, context: PresentContext): ReportTabl
   });
   const chart: ReportChart = { kind: 'split', title: 'Eiendeler mot egenkapital og gjeld', sides };
 
-  return { ...frame('balance-sheet', context), columns, rows, chart };
+  return { ...frame('balance-sheet', context), legend: PRESENTATION_SIGN_LEGEND, columns, rows, chart };
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'mai', 'jun', 'jul', 'aug', 'sep', 'okt', 'nov', 'des'];
@@ -282,28 +311,63 @@ function presentIncomeStatement(body: unknown, context: PresentContext): ReportT
     ...MONTHS.map((label, i) => ({ key: MONTH_KEYS[i], label, kind: 'money' as const })),
     { key: 'total', label: 'Sum', kind: 'money' },
   ];
-  const lines = data.map((r) => {
+  const sumKeys = [...MONTH_KEYS, 'total'];
+  /** A row's cells with its figures as the JSON has them (debit positive) or as the files show them. */
+  const cellsOf = (r: IncomeStatementRow, sign: (figure: unknown) => string): Record<string, Cell> => {
     const cells: Record<string, Cell> = { account_code: r.account_code, account_name: r.account_name };
     if (withRelations) Object.assign(cells, { relation_type: r.relation_type ?? null, relation_name: r.relation_name ?? null });
     let total = new Decimal(0);
     MONTH_KEYS.forEach((key, i) => {
       const v = decimalOf(r.period_debit_movements?.[String(i + 1)]);
-      cells[key] = moneyCell(v);
+      cells[key] = sign(v);
       total = total.plus(v);
     });
-    cells.total = moneyCell(total);
-    return { grouping: r.grouping, cells };
-  });
-  const rows = groupedRows(lines, [...MONTH_KEYS, 'total'], 'Resultat');
+    cells.total = sign(total);
+    return cells;
+  };
 
-  // The monthly result as income positive: −(the month's debit movements over all rows).
+  // The NS 4102 statement: blocks of account groups, each closed by the result it leads to. A result
+  // line is −(the debit movements of every row above it), so income positive; the dispositions (88-89)
+  // come below Årsresultat and are not summed into it, they say where it went.
+  const BLOCKS: { from: number; to: number; levels: readonly (1 | 2 | 3)[]; heading?: string; result: string }[] = [
+    { from: 30, to: 79, levels: [2, 3], result: 'Driftsresultat' },
+    { from: 80, to: 81, levels: [2, 3], result: 'Resultat før skattekostnad' },
+    { from: 82, to: 87, levels: [3], result: 'Årsresultat' },
+    // NS 4102 names group 88 "Årsresultat" and 89 "Overføringer og disponeringer": under one heading
+    // their accounts stand alone, so neither the result's name nor the heading repeats
+    { from: 88, to: 89, levels: [], heading: 'Overføringer og disponeringer', result: 'Sum overføringer og disponeringer' },
+  ];
+  const rows: ReportRow[] = [];
+  const resultSoFar = new Sums(sumKeys);
+  for (const block of BLOCKS) {
+    const inBlock = data.filter((r) => groupNumber(r.account_code) >= block.from && groupNumber(r.account_code) <= block.to);
+    const lines = inBlock.map((r) => ({ grouping: r.grouping, cells: cellsOf(r, (v) => presentedFigure(r.account_code, v)) }));
+    const blockSums = new Sums(sumKeys);
+    for (const r of inBlock) blockSums.add(cellsOf(r, (v) => moneyCell(decimalOf(v).negated())));
+    const isDisposition = block.heading !== undefined;
+    if (!isDisposition) resultSoFar.add(blockSums.cells());
+    // a result line always shows (a year's statement has all three), dispositions only when there are any
+    if (isDisposition && inBlock.length === 0) continue;
+    if (block.heading) rows.push({ kind: 'group', depth: 0, cells: { account_code: null, account_name: block.heading } });
+    rows.push(...groupedRows(lines, sumKeys, block.levels, block.heading ? 1 : 0).rows);
+    // dispositions are shown as debits (the transfer of a profit to equity is positive), so they equal Årsresultat
+    const result = isDisposition ? Object.fromEntries(Object.entries(blockSums.cells()).map(([k, v]) => [k, moneyCell(decimalOf(v).negated())])) : resultSoFar.cells();
+    rows.push({ kind: 'total', depth: 0, cells: { account_code: null, account_name: block.result, ...result } });
+  }
+  // Rows outside NS 4102's result classes (an account code without two digits) keep their own block.
+  const others = data.filter((r) => !BLOCKS.some((b) => groupNumber(r.account_code) >= b.from && groupNumber(r.account_code) <= b.to));
+  if (others.length > 0) rows.push(...groupedRowsWithTotal(others.map((r) => ({ grouping: r.grouping, cells: cellsOf(r, moneyCell) })), sumKeys, 'Sum andre kontoer'));
+
+  // The operating result per month (classes 3-7), income positive: the year-end closing entries on
+  // tax (83) and the transfer to equity (88) are not the month's operations.
+  const operating = data.filter((r) => groupNumber(r.account_code) >= 30 && groupNumber(r.account_code) <= 79);
   const bars = MONTHS.map((label, i) => {
-    const sum = data.reduce((s, r) => s.plus(decimalOf(r.period_debit_movements?.[String(i + 1)])), new Decimal(0));
+    const sum = operating.reduce((s, r) => s.plus(decimalOf(r.period_debit_movements?.[String(i + 1)])), new Decimal(0));
     return { label, value: moneyCell(sum.negated()) };
   });
-  const chart: ReportChart = { kind: 'bars', title: 'Resultat per måned', bars };
+  const chart: ReportChart = { kind: 'bars', title: 'Driftsresultat per måned', bars };
 
-  return { ...frame('income-statement', context), columns, rows, chart };
+  return { ...frame('income-statement', context), legend: PRESENTATION_SIGN_LEGEND, columns, rows, chart };
 }
 
 function presentTrialBalance(body: unknown, context: PresentContext): ReportTable {
@@ -324,7 +388,7 @@ function presentTrialBalance(body: unknown, context: PresentContext): ReportTabl
     Object.assign(cells, { incoming_balance: moneyCell(r.incoming_balance), debit: moneyCell(r.debit), credit: moneyCell(r.credit), outgoing_balance: moneyCell(r.outgoing_balance) });
     return { grouping: r.grouping, cells };
   });
-  const rows = groupedRows(lines, ['incoming_balance', 'debit', 'credit', 'outgoing_balance'], 'Sum');
+  const rows = groupedRowsWithTotal(lines, ['incoming_balance', 'debit', 'credit', 'outgoing_balance'], 'Sum');
   return { ...frame('trial-balance', context), columns, rows };
 }
 
