@@ -6,6 +6,7 @@ import { oauthKit, PASSWORD } from '../support/oauth.ts';
 import { groupingOf } from '../../src/modules/reports/grouping.ts';
 import { presentReport } from '../../src/modules/reports/reports.presenters.ts';
 import { renderHtml } from '../../src/modules/reports/render/html.ts';
+import { rowsFromWire } from '../reports/wire-rows.ts';
 
 // Issue 8, defect 7: the pages get a Content-Security-Policy "that GraphiQL and the docs page still
 // work under". Headers alone cannot show that: these tests load the pages in Chromium and fail on any
@@ -185,16 +186,16 @@ describe.skipIf(!hasChromium)(`report pages in Chromium${hasChromium ? '' : ` ($
   const context = { company: { displayName: 'Demo Nordlys Kaffe AS', organizationNumber: '999999999' }, query: { date_from: '2025-01-01', date_to: '2025-12-31' } };
   const months = (amount: string) => Object.fromEntries(Array.from({ length: 12 }, (_, i) => [String(i + 1), amount]));
   const pages = {
-    'income statement': renderHtml(presentReport('income-statement', [
+    'income statement': async () => renderHtml(await presentReport('income-statement', rowsFromWire('income-statement', [
       { code: '3000', name: 'Salgsinntekt, avgiftspliktig', amount: '-111692.50' },
       { code: '4300', name: 'Innkjøp av varer for videresalg', amount: '45000.00' },
       { code: '6790', name: 'Annen fremmed tjeneste, regnskap, revisjon og rådgivning', amount: '2500.00' },
       { code: '8300', name: 'Betalbar skatt', amount: '1000.00' },
-    ].map((r) => ({ grouping: ns4102(r.code), account_code: r.code, account_name: r.name, period_debit_movements: months(r.amount) })), context)),
-    'balance sheet': renderHtml(presentReport('balance-sheet', [
+    ].map((r) => ({ grouping: ns4102(r.code), account_code: r.code, account_name: r.name, period_debit_movements: months(r.amount) }))), context)),
+    'balance sheet': async () => renderHtml(await presentReport('balance-sheet', rowsFromWire('balance-sheet', [
       { code: '1920', name: 'Bankinnskudd', balance: '30000.00' },
       { code: '2000', name: 'Aksjekapital', balance: '-30000.00' },
-    ].map((r) => ({ grouping: ns4102(r.code), account_code: r.code, account_name: r.name, balance: r.balance })), { ...context, query: { report_date: '2025-12-31' } })),
+    ].map((r) => ({ grouping: ns4102(r.code), account_code: r.code, account_name: r.name, balance: r.balance }))), { ...context, query: { report_date: '2025-12-31' } })),
   };
 
   it.each(Object.keys(pages).flatMap((name) => [1280, 390].map((width) => [name, width] as const)))(
@@ -203,7 +204,7 @@ describe.skipIf(!hasChromium)(`report pages in Chromium${hasChromium ? '' : ` ($
       const browserContext = await browser.newContext({ viewport: { width, height: 900 } });
       try {
         const page = await browserContext.newPage();
-        await page.setContent(pages[name as keyof typeof pages]);
+        await page.setContent(await pages[name as keyof typeof pages]());
         const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
         expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
         // the last header cell (the year's "Sum" or the balance) lies inside the window, scrolled or not
