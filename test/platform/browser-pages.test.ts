@@ -196,6 +196,17 @@ describe.skipIf(!hasChromium)(`report pages in Chromium${hasChromium ? '' : ` ($
       { code: '1920', name: 'Bankinnskudd', balance: '30000.00' },
       { code: '2000', name: 'Aksjekapital', balance: '-30000.00' },
     ].map((r) => ({ grouping: ns4102(r.code), account_code: r.code, account_name: r.name, balance: r.balance }))), { ...context, query: { report_date: '2025-12-31' } })),
+    'general ledger': async () =>
+      renderHtml(await presentReport('general-ledger', rowsFromWire('general-ledger', {
+        meta: { records: 30, per_page: 100, page: 1, pages: 1 },
+        data: Array.from({ length: 30 }, (_, i) => ({
+          grouping: { level_1_code: '1920', level_1_name: 'Bankinnskudd', incoming_balance: '100000.00', outgoing_balance: '1234567.89', movement: '1134567.89' },
+          id: i + 1, line_id: 1, posting_date: '2025-03-14', account_id: 1, account_code: '1920',
+          description: 'Innbetaling fra kunde Nordlys Kaffebrenneri og Kafé AS, faktura 10021 og 10022 samlet', debit: '1234567.89', credit: '0.00',
+          debit_amount: '1234567.89', currency_code: 'NOK', exchange_rate: '1.000000', tax_code: null, tax_base_amount: null, tax_amount: null, reconciled_amount: '0.00',
+          dimensions: [], journal_entry: { id: i + 1, sequence_number: 10000 + i, cancelled: null, is_draft: false, voucher_id: null, description: null, related_object: null },
+        })),
+      }), context)),
   };
 
   it.each(Object.keys(pages).flatMap((name) => [1280, 390].map((width) => [name, width] as const)))(

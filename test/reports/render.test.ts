@@ -373,7 +373,8 @@ describe('renderXlsx: read back with read-excel-file, cells agree with the JSON'
     expect(rows).toHaveLength(generalLedger.data.length);
     rows.forEach((row, i) => {
       const json = generalLedger.data[i];
-      expect(row.slice(0, 6)).toEqual([json.account_code, new Date(`${json.posting_date}T00:00:00Z`), json.journal_entry.sequence_number, json.description, Number(json.debit), Number(json.credit)]);
+      // Konto, Dato, Bilag, Beskrivelse, MVA-kode, Valuta, Debet, Kredit, Saldo
+      expect(row.slice(0, 8)).toEqual([json.account_code, new Date(`${json.posting_date}T00:00:00Z`), json.journal_entry.sequence_number, json.description, json.tax_code, json.currency_code, Number(json.debit), Number(json.credit)]);
     });
   });
 

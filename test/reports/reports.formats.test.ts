@@ -179,7 +179,7 @@ describe.each(targets())('report formats over HTTP (%s)', (target) => {
     expect(lines).toHaveLength(967);
     const bank = page.data[0].grouping;
     const bankLines = lines.filter((r) => r[0] === '1920');
-    expect(bankLines.at(-1)![6]).toBe(Number(bank.outgoing_balance)); // Konto, Dato, Bilag, Beskrivelse, Debet, Kredit, Saldo…
+    expect(bankLines.at(-1)!.at(-1)).toBe(Number(bank.outgoing_balance)); // …, Debet, Kredit, Saldo
 
     const html = await (await get('text/html')).text();
     expect(html.match(/<tr class="d">/g)).toHaveLength(967);

@@ -352,11 +352,12 @@ async function presentLedger(report: 'general-ledger' | 'accounts-payable' | 'ac
     { key: 'voucher', label: 'Bilag', kind: 'integer' },
     ...(withPartner ? [{ key: 'partner', label: 'Partner', kind: 'text' as const }] : []),
     { key: 'description', label: 'Beskrivelse', kind: 'text' },
-    { key: 'debit', label: 'Debet', kind: 'money' },
-    { key: 'credit', label: 'Kredit', kind: 'money' },
-    { key: 'balance', label: 'Saldo', kind: 'money' },
     { key: 'tax_code', label: 'MVA-kode', kind: 'text' },
     { key: 'currency_code', label: 'Valuta', kind: 'text' },
+    { key: 'debit', label: 'Debet', kind: 'money' },
+    { key: 'credit', label: 'Kredit', kind: 'money' },
+    // last, as a ledger reads and so the HTML keeps it in view while the other columns scroll
+    { key: 'balance', label: 'Saldo', kind: 'money' },
   ];
 
   const rows: ReportRow[] = [];
