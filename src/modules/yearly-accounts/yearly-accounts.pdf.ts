@@ -113,7 +113,7 @@ function signatures(doc: Doc): void {
 function table(doc: Doc, t: NoteTable): void {
   const width = doc.page.width - 2 * MARGIN;
   const n = Math.max(t.columns.length, 1);
-  const first = n > 1 ? Math.min(width * 0.4, width - (n - 1) * 70) : width;
+  const first = n > 1 ? Math.min(width * 0.4, width - (n - 1) * 62) : width;
   const rest = n > 1 ? (width - first) / (n - 1) : 0;
   const row = (cells: readonly string[], bold: boolean) => {
     doc.font(bold ? BOLD : REGULAR).fontSize(9);
