@@ -131,7 +131,8 @@ function table(doc: Doc, t: NoteTable): void {
     doc.y = y + h;
   };
   row(t.columns, true);
-  for (const r of t.rows) row(r, false);
+  // a table's total row ('Sum', as the generated fixed-asset note has it) is bold, as in the statements
+  for (const r of t.rows) row(r, /^Sum\b/.test(r[0] ?? ''));
 }
 
 export function renderYearlyAccountPdf(a: YearlyAccountPdf): Promise<Buffer> {

@@ -201,7 +201,8 @@ interface Section {
 
 /**
  * The small-enterprise income statement (resultatregnskap) by NS 4102 account groups. 88-89
- * (årsresultat, overføringer og disponeringer) are the allocations of the result, not part of it.
+ * (årsresultat, overføringer og disponeringer) are the allocations of the result, not part of it:
+ * their lines are in LINE_ITEMS (section 'disponering').
  */
 export const INCOME_SECTIONS: readonly Section[] = [
   { key: 'salgsinntekt', label: 'Salgsinntekt', groups: [[30, 35]], sign: -1 },
