@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { execute, type GraphQLSchema } from 'graphql';
+import { execute, getArgumentValues, getVariableValues, Kind, type FieldNode, type GraphQLSchema } from 'graphql';
 import type { RequestContext } from '../src/shared/context.ts';
 import { InsufficientScopeError, MethodNotAllowedError, NoSuchEndpointError, NotAcceptableError } from '../src/shared/errors.ts';
 import { compileOperation, type CompiledOperation } from './compile.ts';
@@ -76,6 +76,18 @@ export function compiledOperations(schema: GraphQLSchema, table: readonly Operat
 export interface OperationResult {
   status: number;
   body: unknown;
+}
+
+/**
+ * The arguments the operation's single top-level field was called with, as its resolver got them
+ * (variables coerced: dates as Date): what a file rendering passes to the field's service.
+ */
+function fieldArguments(schema: GraphQLSchema, compiled: CompiledOperation, variableValues: Record<string, unknown>): Record<string, unknown> {
+  const coerced = getVariableValues(schema, compiled.operation.variableDefinitions ?? [], variableValues);
+  if (coerced.errors) throw coerced.errors[0];
+  const root = compiled.isMutation ? schema.getMutationType()! : schema.getQueryType()!;
+  const node = compiled.operation.selectionSet.selections.find((s): s is FieldNode => s.kind === Kind.FIELD)!;
+  return getArgumentValues(root.getFields()[node.name.value], node, coerced.coerced);
 }
 
 /**
@@ -211,9 +223,11 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly Operatio
         const form = isFormRequest(req);
         // heavy work (a file rendered, an upload) holds more of its user's share in admission control
         await weigh(req, operationWeight(op, mediaType !== JSON_TYPE));
-        const { status, body } = await runOperation(schema, compiled, ctx, { params: req.params, query, body: bodyless && !form ? undefined : req.body, form });
+        const request = { params: req.params, query, body: bodyless && !form ? undefined : req.body, form };
+        const { status, body } = await runOperation(schema, compiled, ctx, request);
         if (mediaType !== JSON_TYPE) {
-          const rendered = await representations!.files[mediaType]({ ctx, result: body, query: query as Record<string, string | undefined> });
+          const args = fieldArguments(schema, compiled, operationVariables(compiled, request));
+          const rendered = await representations!.files[mediaType]({ ctx, result: body, args, query: query as Record<string, string | undefined> });
           if ('json' in rendered) sendJson(res, rendered.status, rendered.json);
           else await sendFile(ctx, res, rendered);
         } else if (status === 204) res.status(204).end();

@@ -173,8 +173,17 @@ export interface RenderedFile {
   headers?: Readonly<Record<string, string>>;
 }
 
-/** Renders an operation's result in one media type (its query parameters as sent, snake_case). */
-export type Rendering = (args: { ctx: RequestContext; result: unknown; query: Readonly<Record<string, string | undefined>> }) => Promise<RenderedFile | { status: number; json: unknown }>;
+/**
+ * Renders an operation in one media type: from its JSON `result`, or from the service the operation's
+ * field calls, with the `args` that field was called with (after the GraphQL document has checked them
+ * and the caller's access); `query` holds the query parameters as sent, snake_case.
+ */
+export type Rendering = (args: {
+  ctx: RequestContext;
+  result: unknown;
+  args: Readonly<Record<string, unknown>>;
+  query: Readonly<Record<string, string | undefined>>;
+}) => Promise<RenderedFile | { status: number; json: unknown }>;
 
 /**
  * Media types besides JSON, chosen by the Accept header (spec 001 "Reports"): every one is drawn from

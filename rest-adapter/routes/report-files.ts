@@ -1,38 +1,32 @@
 import { HEAVY_WEIGHT, type Rendering, type Representations } from '../operation.ts';
-import { presentReport, type ReportName } from '../../src/modules/reports/reports.presenters.ts';
-import { renderReport, REPORT_MEDIA_TYPES, type ReportMediaType } from '../../src/modules/reports/render/index.ts';
-import { fileServices } from '../../src/modules/files/file-services.ts';
+import type { ReportName } from '../../src/modules/reports/reports.presenters.ts';
+import { REPORT_MEDIA_TYPES, type ReportMediaType } from '../../src/modules/reports/render/index.ts';
+import { reportFile } from '../../src/modules/reports/report-files.ts';
 import { requestSaftZip } from '../../src/modules/reports/saft/saft.job.ts';
 import { writeSaft } from '../../src/modules/reports/saft/saft.service.ts';
 
 // The non-JSON answers of the report routes (spec 001 "Reports": the format by Accept). They are the
-// only entries that call services directly (STYLE: PDF, XLSX and other files), always on the result
-// of the entry's own GraphQL document, which has checked the arguments and the caller's access.
+// only entries that call services directly (STYLE: PDF, XLSX and other files), always after the
+// entry's own GraphQL document has checked the arguments and the caller's access, and with the
+// arguments its field was called with.
 
 /**
  * The Excel, HTML and PDF answers of a report route (spec 001 "Reports": the format by Accept): the
- * route's JSON result, presented once as a ReportTable and drawn in the asked format, so every format
- * shows the JSON's figures. The company line comes from the client account (already access-checked
- * by the operation that produced the result).
+ * report's rows from the service its field calls, with the arguments the route's GraphQL document
+ * checked (reportFile), so a file covers the whole request (every ledger line, not the JSON's page).
  */
 export function reportFiles(report: ReportName, extra: Pick<Representations, 'fileParameters'> = {}): Representations {
   const render =
     (mediaType: ReportMediaType): Rendering =>
-    async ({ ctx, result, query }) => {
-      const account = await ctx.db.clientAccount.findUniqueOrThrow({
-        where: { id: Number(query.client_account_id) },
-        select: { displayName: true, organizationNumber: true },
-      });
-      const table = presentReport(report, result, { company: account, query });
-      return renderReport(table, mediaType, fileServices(ctx).heavy);
-    };
+    ({ ctx, args, query }) =>
+      reportFile(ctx, report, args, query, mediaType);
   return {
     files: Object.fromEntries(Object.values(REPORT_MEDIA_TYPES).map((t) => [t, render(t)])),
     weight: HEAVY_WEIGHT,
     describe: {
-      [REPORT_MEDIA_TYPES.xlsx]: 'The report as an Excel workbook: figures as numbers with number formats, grouped with subtotals.',
-      [REPORT_MEDIA_TYPES.html]: 'The report as a printable HTML page (the balance sheet and income statement with a small SVG chart).',
-      [REPORT_MEDIA_TYPES.pdf]: 'The report as a paginated A4 PDF with the column headers on every page.',
+      [REPORT_MEDIA_TYPES.xlsx]: 'The report as an Excel workbook: figures as numbers with number formats, grouped with subtotals; a ledger with every line of the period (not one page) and a running balance.',
+      [REPORT_MEDIA_TYPES.html]: 'The report as a printable HTML page (the balance sheet and income statement with a small SVG chart); a ledger with every line of the period and a running balance.',
+      [REPORT_MEDIA_TYPES.pdf]: 'The report as a paginated A4 PDF with the column headers on every page; a ledger with every line of the period and a running balance.',
     },
     ...extra,
   };

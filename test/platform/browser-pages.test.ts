@@ -3,6 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { onceTargets, startTestApp, type TestApp } from '../support/harness.ts';
 import { oauthKit, PASSWORD } from '../support/oauth.ts';
+import { groupingOf } from '../../src/modules/reports/grouping.ts';
+import { presentReport } from '../../src/modules/reports/reports.presenters.ts';
+import { renderHtml } from '../../src/modules/reports/render/html.ts';
+import { rowsFromWire } from '../reports/wire-rows.ts';
 
 // Issue 8, defect 7: the pages get a Content-Security-Policy "that GraphiQL and the docs page still
 // work under". Headers alone cannot show that: these tests load the pages in Chromium and fail on any
@@ -164,4 +168,51 @@ describe.skipIf(!hasChromium || pageTargets.length === 0)(`pages in Chromium${ha
       expect(violations).toEqual([]);
     });
   });
+});
+
+// Issue 28, item 3: the HTML reports "readable at 1280 px and on a phone (columns scroll inside the
+// table, the sum column is always visible)". The page is the renderer's output alone (no database).
+describe.skipIf(!hasChromium)(`report pages in Chromium${hasChromium ? '' : ` (${SKIPPED})`}`, { timeout: 120_000 }, () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM });
+  });
+  afterAll(() => browser?.close());
+
+  const ns4102 = (code: string) => {
+    const g = groupingOf(code);
+    return { level_1_code: g.level1Code, level_1_name: g.level1Name, level_2_code: g.level2Code, level_2_name: g.level2Name, level_3_code: g.level3Code, level_3_name: g.level3Name };
+  };
+  const context = { company: { displayName: 'Demo Nordlys Kaffe AS', organizationNumber: '999999999' }, query: { date_from: '2025-01-01', date_to: '2025-12-31' } };
+  const months = (amount: string) => Object.fromEntries(Array.from({ length: 12 }, (_, i) => [String(i + 1), amount]));
+  const pages = {
+    'income statement': async () => renderHtml(await presentReport('income-statement', rowsFromWire('income-statement', [
+      { code: '3000', name: 'Salgsinntekt, avgiftspliktig', amount: '-111692.50' },
+      { code: '4300', name: 'Innkjøp av varer for videresalg', amount: '45000.00' },
+      { code: '6790', name: 'Annen fremmed tjeneste, regnskap, revisjon og rådgivning', amount: '2500.00' },
+      { code: '8300', name: 'Betalbar skatt', amount: '1000.00' },
+    ].map((r) => ({ grouping: ns4102(r.code), account_code: r.code, account_name: r.name, period_debit_movements: months(r.amount) }))), context)),
+    'balance sheet': async () => renderHtml(await presentReport('balance-sheet', rowsFromWire('balance-sheet', [
+      { code: '1920', name: 'Bankinnskudd', balance: '30000.00' },
+      { code: '2000', name: 'Aksjekapital', balance: '-30000.00' },
+    ].map((r) => ({ grouping: ns4102(r.code), account_code: r.code, account_name: r.name, balance: r.balance }))), { ...context, query: { report_date: '2025-12-31' } })),
+  };
+
+  it.each(Object.keys(pages).flatMap((name) => [1280, 390].map((width) => [name, width] as const)))(
+    '%s at %i px: "no horizontal overflow of the page" (the table scrolls in its box), "the sum column is always visible"',
+    async (name, width) => {
+      const browserContext = await browser.newContext({ viewport: { width, height: 900 } });
+      try {
+        const page = await browserContext.newPage();
+        await page.setContent(await pages[name as keyof typeof pages]());
+        const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+        expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+        // the last header cell (the year's "Sum" or the balance) lies inside the window, scrolled or not
+        const box = await page.locator('thead th:last-child').boundingBox();
+        expect(box!.x + box!.width).toBeLessThanOrEqual(innerWidth);
+      } finally {
+        await browserContext.close();
+      }
+    },
+  );
 });

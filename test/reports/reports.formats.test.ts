@@ -10,6 +10,7 @@ import { presentReport, type ReportName } from '../../src/modules/reports/report
 import { formatCell } from '../../src/modules/reports/render/format.ts';
 import type { ReportTable } from '../../src/modules/reports/render/model.ts';
 import { seedReportFixture, type ReportFixture } from './fixture.ts';
+import { rowsFromWire } from './wire-rows.ts';
 
 // spec 001 "Reports": "Output is chosen by the Accept header: application/json (default), Excel,
 // text/html, application/pdf". Over HTTP on the fixture: each file, read back by a reader other than
@@ -45,13 +46,24 @@ describe.each(targets())('report formats over HTTP (%s)', (target) => {
     return { res, bytes: Buffer.from(await res.arrayBuffer()) };
   }
 
-  /** The table the JSON answer presents: what every file must show. */
-  async function expected(report: ReportName, qs: string): Promise<ReportTable> {
-    const { res, bytes } = await fetchAs(report, qs, 'application/json');
-    expect(res.status).toBe(200);
-    const account = await app.seed.prisma.clientAccount.findUniqueOrThrow({ where: { id: f.t.account.id } });
-    const query = Object.fromEntries(new URLSearchParams(`client_account_id=${f.t.account.id}&${qs}`));
-    return presentReport(report, JSON.parse(bytes.toString('utf8')), { company: account, query });
+  /** The JSON answer of a report: a ledger's every page (per_page 1000), the others' one array. */
+  async function jsonOf(report: ReportName, qs: string, tenant = f.t): Promise<unknown> {
+    const get = async (extra: string) => {
+      const res = await fetch(`${app.url}/api/v2/reports/${report}?client_account_id=${tenant.account.id}&${qs}${extra}`, { headers: { authorization: `Bearer ${tenant.user.token}` } });
+      expect(res.status).toBe(200);
+      return res.json();
+    };
+    if (!['general-ledger', 'accounts-payable', 'accounts-receivable'].includes(report)) return get('');
+    const pages = [await get('&per_page=1000&page=1')];
+    while (pages.at(-1).meta.page < pages.at(-1).meta.pages) pages.push(await get(`&per_page=1000&page=${pages.length + 1}`));
+    return pages;
+  }
+
+  /** The table the JSON answer presents (every page of a ledger): what every file must show. */
+  async function expected(report: ReportName, qs: string, tenant = f.t): Promise<ReportTable> {
+    const account = await app.seed.prisma.clientAccount.findUniqueOrThrow({ where: { id: tenant.account.id } });
+    const query = Object.fromEntries(new URLSearchParams(`client_account_id=${tenant.account.id}&${qs}`));
+    return presentReport(report, rowsFromWire(report, await jsonOf(report, qs, tenant)), { company: account, query });
   }
 
   it.each(REPORTS)('%s as Excel: every cell of the workbook equals the JSON’s, figures as numbers', async (report, qs) => {
@@ -143,6 +155,45 @@ describe.each(targets())('report formats over HTTP (%s)', (target) => {
     writeFileSync(pdf, Buffer.from(await (await file('application/pdf')).arrayBuffer()));
     const { stdout } = await promisify(execFile)('pdftotext', ['-layout', '-enc', 'UTF-8', pdf, '-']);
     expect(stdout.replace(/[\s\u00a0]+/g, ' ')).toContain('1 000 000 000 003 584,01');
+  });
+
+  it('"Files cover the whole request": a general ledger of 967 lines has 967 lines in each file format (not the JSON page of 100), with a running balance ending at the outgoing balance and right page numbers', async () => {
+    const big = await app.seed.tenant();
+    // three entries of 400, 400 and 167 lines: debits on the bank, one credit on sales each
+    for (const [date, n] of [['2026-01-15', 400], ['2026-02-15', 400], ['2026-03-15', 167]] as const) {
+      const debits = Array.from({ length: n - 1 }, (_, i) => ({ posting_date: date, account_code: '1920', debit: ((i + 1) / 100).toFixed(2), credit: '0' }));
+      const total = debits.reduce((s, l) => s + Math.round(Number(l.debit) * 100), 0);
+      const posted = await app.http('POST', '/api/v2/journal-entries/', { token: big.user.token, body: { client_account_id: big.account.id, lines: [...debits, { posting_date: date, account_code: '3000', debit: '0', credit: (total / 100).toFixed(2) }] } });
+      expect(posted.status, posted.text).toBe(201);
+    }
+    const get = (accept: string) => fetch(`${app.url}/api/v2/reports/general-ledger?client_account_id=${big.account.id}&${Q1}`, { headers: { authorization: `Bearer ${big.user.token}`, accept } });
+    const page = await (await get('application/json')).json();
+    expect(page.meta).toMatchObject({ records: 967, page: 1, pages: 10 });
+    expect(page.data).toHaveLength(100);
+    const table = await expected('general-ledger', Q1, big);
+    expect(table.rows.filter((r) => r.kind === 'detail')).toHaveLength(967);
+    const DATE_OF_LINE = /^(15\.0[123]\.2026)$/;
+
+    const [sheet] = await readXlsxFile(Buffer.from(await (await get(XLSX)).arrayBuffer()));
+    const lines = sheet.data.filter((r) => r[1] instanceof Date);
+    expect(lines).toHaveLength(967);
+    const bank = page.data[0].grouping;
+    const bankLines = lines.filter((r) => r[0] === '1920');
+    expect(bankLines.at(-1)![6]).toBe(Number(bank.outgoing_balance)); // Konto, Dato, Bilag, Beskrivelse, Debet, Kredit, Saldo…
+
+    const html = await (await get('text/html')).text();
+    expect(html.match(/<tr class="d">/g)).toHaveLength(967);
+
+    const file = join(workdir, 'ledger-967.pdf');
+    writeFileSync(file, Buffer.from(await (await get('application/pdf')).arrayBuffer()));
+    const { stdout } = await promisify(execFile)('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-']);
+    const pdfLines = stdout.split('\n').filter((l) => DATE_OF_LINE.test(l.trim().split(/\s+/)[1] ?? ''));
+    expect(pdfLines).toHaveLength(967);
+    const { stdout: info } = await promisify(execFile)('pdfinfo', [file]);
+    const pages = Number(/Pages:\s+(\d+)/.exec(info)![1]);
+    expect(pages).toBeGreaterThan(10);
+    expect(stdout).toContain(`Side ${pages} av ${pages}`);
+    expect(stdout).not.toContain(`Side ${pages + 1}`);
   });
 
   it('q-values choose among the offered types; nothing offered is 406 in the v2 envelope', async () => {

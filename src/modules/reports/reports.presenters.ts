@@ -3,13 +3,16 @@ import type { Cell, ReportChart, ReportColumn, ReportRow, ReportTable } from './
 import { Decimal, formatDate as isoDate } from '../../shared/scalars.ts';
 import { osloToday } from '../journal-entries/journal-entries.rules.ts';
 import { defaultPeriod } from './reports.rules.ts';
+import type { Grouping } from './grouping.ts';
+import type { BalanceSheetRow, IncomeStatementRow, LedgerFile, LedgerRow, TrialBalanceRow } from './reports.service.ts';
 
 /**
- * A report's JSON answer → the one ReportTable every file format draws (render/). The presenters
- * copy the JSON's figures into cells and never recompute one: the only numbers they make are sums
- * of JSON cells (subtotals, totals, a row's year total, the chart's series). Figures are read as
- * exact decimals (the JSON's decimal strings, or the balance sheet's JSON number by its text), summed
- * exactly and kept as decimal text in the cells, so 1000000000003584.01 keeps its øre.
+ * A report's rows, as its service computes them → the one ReportTable every file format draws
+ * (render/). The presenters copy the service's figures into cells and never recompute one: the only
+ * numbers they make are sums of those figures (subtotals, totals, a row's year total, the running
+ * balance of a ledger, the chart's series), exact decimals kept as decimal text in the cells, so
+ * 1000000000003584.01 keeps its øre. The JSON answer is the same rows under the spec's names, so the
+ * files agree with it cell for cell (after the presentation's sign).
  */
 
 export type ReportName =
@@ -26,71 +29,14 @@ export interface PresentContext {
   query: Record<string, string | undefined>;
 }
 
-// ---- wire shapes (the JSON the routes answer) ----
-
-/** A figure as the JSON shows it: a decimal string, or the balance sheet's number. */
-type Figure = string | number;
-
-interface Grouping {
-  level_1_code: string | null;
-  level_1_name: string | null;
-  level_2_code: string | null;
-  level_2_name: string | null;
-  level_3_code: string | null;
-  level_3_name: string | null;
-}
-
-interface BalanceSheetRow {
-  grouping: Grouping;
-  account_code: string;
-  account_name: string;
-  balance: Figure;
-}
-
-interface IncomeStatementRow {
-  grouping: Grouping;
-  account_code: string;
-  account_name: string;
-  period_debit_movements: Record<string, Figure>;
-  relation_type?: string | null;
-  relation_id?: number | null;
-  relation_name?: string | null;
-}
-
-interface TrialBalanceRow {
-  grouping: Grouping;
-  account_id: number;
-  account_code: string;
-  account_name: string;
-  incoming_balance: Figure;
-  debit: Figure;
-  credit: Figure;
-  outgoing_balance: Figure;
-  relation_type: string | null;
-  relation_id: number | null;
-  relation_name: string | null;
-}
-
-interface LedgerRow {
-  grouping: { level_1_code: string; level_1_name: string; incoming_balance: Figure; outgoing_balance: Figure; movement: Figure };
-  posting_date: string;
-  account_code: string;
-  description: string | null;
-  debit: string;
-  credit: string;
-  currency_code: string | null;
-  tax_code: string | null;
-  dimensions?: { type: string; id: number; name: string | null }[];
-  journal_entry: {
-    sequence_number: number | string | null;
-    description: string | null;
-    related_object?: { business_partner?: { id: number; name: string | null } | null } | null;
-  };
-}
-
-interface LedgerBody {
-  meta: { records: number; per_page: number; page: number; pages: number };
-  data: LedgerRow[];
+/** The rows each report's file is drawn from (the service's own results). */
+export interface ReportRows {
+  'balance-sheet': BalanceSheetRow[];
+  'income-statement': IncomeStatementRow[];
+  'trial-balance': TrialBalanceRow[];
+  'general-ledger': LedgerFile;
+  'accounts-payable': LedgerFile;
+  'accounts-receivable': LedgerFile;
 }
 
 // ---- titles, subtitles, file names ----
@@ -181,22 +127,25 @@ interface GroupNode {
 }
 
 const levelOf = (g: Grouping, level: 1 | 2 | 3): { code: string | null; name: string | null } => ({
-  code: (g?.[`level_${level}_code`] as string | null | undefined) ?? null,
-  name: (g?.[`level_${level}_name`] as string | null | undefined) ?? null,
+  code: g[`level${level}Code`] ?? null,
+  name: g[`level${level}Name`] ?? null,
 });
 
 /**
- * Rows under headings per level_1/level_2/level_3, each group closed by a subtotal, then a grand
- * total. Groups keep the order they first appear in the JSON (the route's account order); a level
- * with neither code nor name gets no heading of its own (its rows sit directly under the level above).
+ * Rows under headings per grouping level (of `levels`), each group closed by a subtotal. Groups keep
+ * the order they first appear in the JSON (the route's account order); a level with neither code nor
+ * name gets no heading of its own (its rows sit directly under the level above), and neither does a
+ * level with its parent's code: NS 4102 levels that cover one account range (20 Egenkapital, 80
+ * Finansinntekter, 82-89) are one group, and a second heading would repeat it with a second "Sum".
  */
-function groupedRows(lines: AccountLine[], sumKeys: string[], totalLabel: string): ReportRow[] {
+function groupedRows(lines: AccountLine[], sumKeys: string[], levels: readonly (1 | 2 | 3)[] = [1, 2, 3], depth0 = 0): { rows: ReportRow[]; sums: Record<string, string> } {
   const root: GroupNode = { code: null, name: null, children: new Map(), lines: [] };
   for (const line of lines) {
     let node = root;
-    for (const level of [1, 2, 3] as const) {
+    for (const level of levels) {
       const { code, name } = levelOf(line.grouping, level);
       if (code === null && name === null) continue;
+      if (code !== null && code === node.code) continue;
       const key = `${code ?? ''}\u0000${name ?? ''}`;
       let child = node.children.get(key);
       if (!child) node.children.set(key, (child = { code, name, children: new Map(), lines: [] }));
@@ -220,10 +169,34 @@ function groupedRows(lines: AccountLine[], sumKeys: string[], totalLabel: string
     }
     return sums;
   };
-  const total = emit(root, 0);
-  rows.push({ kind: 'total', depth: 0, cells: { account_code: null, account_name: totalLabel, ...total.cells() } });
-  return rows;
+  const sums = emit(root, depth0).cells();
+  return { rows, sums };
 }
+
+/** The grouped rows closed by a grand total. */
+function groupedRowsWithTotal(lines: AccountLine[], sumKeys: string[], totalLabel: string): ReportRow[] {
+  const { rows, sums } = groupedRows(lines, sumKeys);
+  return [...rows, { kind: 'total', depth: 0, cells: { account_code: null, account_name: totalLabel, ...sums } }];
+}
+
+/**
+ * The files show the income statement and the balance sheet as NS 4102 presents them, income,
+ * equity and liabilities positive and costs positive, while the JSON keeps the ledger's debit sign
+ * (the spec's shapes and signs). This sentence goes into each file's legend so a reader knows.
+ */
+export const PRESENTATION_SIGN_LEGEND = 'Inntekter, egenkapital og gjeld vises med positivt fortegn; kostnader vises positive.';
+
+/** The NS 4102 two-digit account group of a code (NaN when it has none). */
+const groupNumber = (code: string): number => Number(/^\d\d/.exec(String(code ?? ''))?.[0] ?? NaN);
+
+/** Credit-natured groups the files show with the sign flipped: class 2, revenue (3), financial income (80), extraordinary income (82). */
+const presentedNegated = (code: string): boolean => {
+  const g = groupNumber(code);
+  return (g >= 20 && g <= 39) || g === 80 || g === 82;
+};
+
+/** A JSON figure as the files show it (PRESENTATION_SIGN_LEGEND). */
+export const presentedFigure = (code: string, figure: unknown): string => moneyCell(presentedNegated(code) ? decimalOf(figure).negated() : decimalOf(figure));
 
 const ACCOUNT_COLUMNS: ReportColumn[] = [
   { key: 'account_code', label: 'Konto', kind: 'text' },
@@ -235,19 +208,16 @@ const RELATION_COLUMNS: ReportColumn[] = [
   { key: 'relation_name', label: 'Dimensjon', kind: 'text' },
 ];
 
-const asArray = <T>(body: unknown, report: ReportName): T[] => {
-  if (!Array.isArray(body)) throw new TypeError(`${report}: expected the JSON array the route answers`);
-  return body as T[];
-};
 
 /** The main side of the balance sheet chart a row belongs to, by account class (first digit). */
 const accountClass = (code: string): string => String(code ?? '').trim().charAt(0);
 
-function presentBalanceSheet(body: unknown, context: PresentContext): ReportTable {
-  const data = asArray<BalanceSheetRow>(body, 'balance-sheet');
+function presentBalanceSheet(data: BalanceSheetRow[], context: PresentContext): ReportTable {
   const columns: ReportColumn[] = [...ACCOUNT_COLUMNS, { key: 'balance', label: 'Saldo', kind: 'money' }];
-  const lines = data.map((r) => ({ grouping: r.grouping, cells: { account_code: r.account_code, account_name: r.account_name, balance: moneyCell(r.balance) } }));
-  const rows = groupedRows(lines, ['balance'], 'Sum balanse');
+  const lines = data.map((r) => ({ grouping: r.grouping, cells: { account_code: r.accountCode, account_name: r.accountName, balance: presentedFigure(r.accountCode, r.balance) } }));
+  // No grand total: with equity and liabilities shown positive, "Sum Eiendeler" and "Sum Egenkapital
+  // og gjeld" are the two figures that agree, and a sum of both would mean nothing.
+  const { rows } = groupedRows(lines, ['balance']);
 
   // The chart: assets (class 1) against equity and liabilities (class 2, shown positive), each side
   // split by its level-2 groups (level 1 when a row has no level 2).
@@ -257,59 +227,92 @@ function presentBalanceSheet(body: unknown, context: PresentContext): ReportTabl
   ].map(({ cls, label, sign }) => {
     const parts = new Map<string, Decimal>();
     for (const r of data) {
-      if (accountClass(r.account_code) !== cls) continue;
+      if (accountClass(r.accountCode) !== cls) continue;
       const l2 = levelOf(r.grouping, 2);
       const l1 = levelOf(r.grouping, 1);
       const partLabel = l2.name ?? l2.code ?? l1.name ?? l1.code ?? label;
-      parts.set(partLabel, (parts.get(partLabel) ?? new Decimal(0)).plus(decimalOf(r.balance).times(sign)));
+      parts.set(partLabel, (parts.get(partLabel) ?? new Decimal(0)).plus(r.balance.times(sign)));
     }
     return { label, parts: [...parts].map(([partLabel, sum]) => ({ label: partLabel, value: moneyCell(sum) })) };
   });
   const chart: ReportChart = { kind: 'split', title: 'Eiendeler mot egenkapital og gjeld', sides };
 
-  return { ...frame('balance-sheet', context), columns, rows, chart };
+  return { ...frame('balance-sheet', context), legend: PRESENTATION_SIGN_LEGEND, columns, rows, chart };
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'mai', 'jun', 'jul', 'aug', 'sep', 'okt', 'nov', 'des'];
 const MONTH_KEYS = MONTHS.map((_, i) => `m${i + 1}`);
 
-function presentIncomeStatement(body: unknown, context: PresentContext): ReportTable {
-  const data = asArray<IncomeStatementRow>(body, 'income-statement');
-  const withRelations = !!context.query.group_by_dimension || data.some((r) => r.relation_type != null);
+function presentIncomeStatement(data: IncomeStatementRow[], context: PresentContext): ReportTable {
+  const withRelations = !!context.query.group_by_dimension || data.some((r) => r.relationType != null);
   const columns: ReportColumn[] = [
     ...ACCOUNT_COLUMNS,
     ...(withRelations ? RELATION_COLUMNS : []),
     ...MONTHS.map((label, i) => ({ key: MONTH_KEYS[i], label, kind: 'money' as const })),
     { key: 'total', label: 'Sum', kind: 'money' },
   ];
-  const lines = data.map((r) => {
-    const cells: Record<string, Cell> = { account_code: r.account_code, account_name: r.account_name };
-    if (withRelations) Object.assign(cells, { relation_type: r.relation_type ?? null, relation_name: r.relation_name ?? null });
+  const sumKeys = [...MONTH_KEYS, 'total'];
+  /** A row's cells with its figures as the JSON has them (debit positive) or as the files show them. */
+  const cellsOf = (r: IncomeStatementRow, sign: (figure: unknown) => string): Record<string, Cell> => {
+    const cells: Record<string, Cell> = { account_code: r.accountCode, account_name: r.accountName };
+    if (withRelations) Object.assign(cells, { relation_type: r.relationType, relation_name: r.relationName });
     let total = new Decimal(0);
     MONTH_KEYS.forEach((key, i) => {
-      const v = decimalOf(r.period_debit_movements?.[String(i + 1)]);
-      cells[key] = moneyCell(v);
+      const v = r.months[i];
+      cells[key] = sign(v);
       total = total.plus(v);
     });
-    cells.total = moneyCell(total);
-    return { grouping: r.grouping, cells };
-  });
-  const rows = groupedRows(lines, [...MONTH_KEYS, 'total'], 'Resultat');
+    cells.total = sign(total);
+    return cells;
+  };
 
-  // The monthly result as income positive: −(the month's debit movements over all rows).
+  // The NS 4102 statement: blocks of account groups, each closed by the result it leads to. A result
+  // line is −(the debit movements of every row above it), so income positive; the dispositions (88-89)
+  // come below Årsresultat and are not summed into it, they say where it went.
+  const BLOCKS: { from: number; to: number; levels: readonly (1 | 2 | 3)[]; heading?: string; result: string }[] = [
+    { from: 30, to: 79, levels: [2, 3], result: 'Driftsresultat' },
+    { from: 80, to: 81, levels: [2, 3], result: 'Resultat før skattekostnad' },
+    { from: 82, to: 87, levels: [3], result: 'Årsresultat' },
+    // NS 4102 names group 88 "Årsresultat" and 89 "Overføringer og disponeringer": under one heading
+    // their accounts stand alone, so neither the result's name nor the heading repeats
+    { from: 88, to: 89, levels: [], heading: 'Overføringer og disponeringer', result: 'Sum overføringer og disponeringer' },
+  ];
+  const rows: ReportRow[] = [];
+  const resultSoFar = new Sums(sumKeys);
+  for (const block of BLOCKS) {
+    const inBlock = data.filter((r) => groupNumber(r.accountCode) >= block.from && groupNumber(r.accountCode) <= block.to);
+    const lines = inBlock.map((r) => ({ grouping: r.grouping, cells: cellsOf(r, (v) => presentedFigure(r.accountCode, v)) }));
+    const blockSums = new Sums(sumKeys);
+    for (const r of inBlock) blockSums.add(cellsOf(r, (v) => moneyCell(decimalOf(v).negated())));
+    const isDisposition = block.heading !== undefined;
+    if (!isDisposition) resultSoFar.add(blockSums.cells());
+    // a result line always shows (a year's statement has all three), dispositions only when there are any
+    if (isDisposition && inBlock.length === 0) continue;
+    if (block.heading) rows.push({ kind: 'group', depth: 0, cells: { account_code: null, account_name: block.heading } });
+    rows.push(...groupedRows(lines, sumKeys, block.levels, block.heading ? 1 : 0).rows);
+    // dispositions are shown as debits (the transfer of a profit to equity is positive), so they equal Årsresultat
+    const result = isDisposition ? Object.fromEntries(Object.entries(blockSums.cells()).map(([k, v]) => [k, moneyCell(decimalOf(v).negated())])) : resultSoFar.cells();
+    rows.push({ kind: 'total', depth: 0, cells: { account_code: null, account_name: block.result, ...result } });
+  }
+  // Rows outside NS 4102's result classes (an account code without two digits) keep their own block.
+  const others = data.filter((r) => !BLOCKS.some((b) => groupNumber(r.accountCode) >= b.from && groupNumber(r.accountCode) <= b.to));
+  if (others.length > 0) rows.push(...groupedRowsWithTotal(others.map((r) => ({ grouping: r.grouping, cells: cellsOf(r, moneyCell) })), sumKeys, 'Sum andre kontoer'));
+
+  // The operating result per month (classes 3-7), income positive: the year-end closing entries on
+  // tax (83) and the transfer to equity (88) are not the month's operations.
+  const operating = data.filter((r) => groupNumber(r.accountCode) >= 30 && groupNumber(r.accountCode) <= 79);
   const bars = MONTHS.map((label, i) => {
-    const sum = data.reduce((s, r) => s.plus(decimalOf(r.period_debit_movements?.[String(i + 1)])), new Decimal(0));
+    const sum = operating.reduce((s, r) => s.plus(r.months[i]), new Decimal(0));
     return { label, value: moneyCell(sum.negated()) };
   });
-  const chart: ReportChart = { kind: 'bars', title: 'Resultat per måned', bars };
+  const chart: ReportChart = { kind: 'bars', title: 'Driftsresultat per måned', bars };
 
-  return { ...frame('income-statement', context), columns, rows, chart };
+  return { ...frame('income-statement', context), legend: PRESENTATION_SIGN_LEGEND, columns, rows, chart };
 }
 
-function presentTrialBalance(body: unknown, context: PresentContext): ReportTable {
-  const data = asArray<TrialBalanceRow>(body, 'trial-balance');
+function presentTrialBalance(data: TrialBalanceRow[], context: PresentContext): ReportTable {
   const includeDimensions = context.query.include_dimensions !== 'false';
-  const withRelations = includeDimensions && data.some((r) => r.relation_type != null || r.relation_name != null);
+  const withRelations = includeDimensions && data.some((r) => r.relationType != null || r.relationName != null);
   const columns: ReportColumn[] = [
     ...ACCOUNT_COLUMNS,
     ...(withRelations ? RELATION_COLUMNS : []),
@@ -319,30 +322,29 @@ function presentTrialBalance(body: unknown, context: PresentContext): ReportTabl
     { key: 'outgoing_balance', label: 'Utgående saldo', kind: 'money' },
   ];
   const lines = data.map((r) => {
-    const cells: Record<string, Cell> = { account_code: r.account_code, account_name: r.account_name };
-    if (withRelations) Object.assign(cells, { relation_type: r.relation_type, relation_name: r.relation_name });
-    Object.assign(cells, { incoming_balance: moneyCell(r.incoming_balance), debit: moneyCell(r.debit), credit: moneyCell(r.credit), outgoing_balance: moneyCell(r.outgoing_balance) });
+    const cells: Record<string, Cell> = { account_code: r.accountCode, account_name: r.accountName };
+    if (withRelations) Object.assign(cells, { relation_type: r.relationType, relation_name: r.relationName });
+    Object.assign(cells, { incoming_balance: moneyCell(r.incomingBalance), debit: moneyCell(r.debit), credit: moneyCell(r.credit), outgoing_balance: moneyCell(r.outgoingBalance) });
     return { grouping: r.grouping, cells };
   });
-  const rows = groupedRows(lines, ['incoming_balance', 'debit', 'credit', 'outgoing_balance'], 'Sum');
+  const rows = groupedRowsWithTotal(lines, ['incoming_balance', 'debit', 'credit', 'outgoing_balance'], 'Sum');
   return { ...frame('trial-balance', context), columns, rows };
 }
 
 // ---- general ledger and the two sub-ledgers ----
 
-const money = (s: Figure | null | undefined): string | null => (s === null || s === undefined || s === '' ? null : moneyCell(s));
+const voucherNumber = (n: number | null): Cell => n;
 
-const voucherNumber = (n: number | string | null | undefined): Cell =>
-  n === null || n === undefined || n === '' ? null : typeof n === 'number' ? n : /^\d+$/.test(n) ? Number(n) : n;
+/** The partner of a sub-ledger line: its business-partner dimension, else its document's partner. */
+const partnerOf = (r: LedgerRow): string | null => r.partnerName ?? r.journalEntry.relatedObject?.businessPartner?.name ?? null;
 
-function partnerOf(r: LedgerRow): string | null {
-  const fromDimension = r.dimensions?.find((d) => d.type === 'businesspartner')?.name;
-  return fromDimension ?? r.journal_entry?.related_object?.business_partner?.name ?? null;
-}
-
-function presentLedger(report: 'general-ledger' | 'accounts-payable' | 'accounts-receivable', body: unknown, context: PresentContext): ReportTable {
-  const { meta, data } = (body ?? {}) as LedgerBody;
-  if (!Array.isArray(data)) throw new TypeError(`${report}: expected {meta, data}`);
+/**
+ * Every line of the period (the file reads all of them, batch by batch), one block per account:
+ * "inngående saldo", the lines each with the account's running balance (incoming + the debit −
+ * credit of the lines so far), "utgående saldo" (the service's figure, which the last running
+ * balance equals).
+ */
+async function presentLedger(report: 'general-ledger' | 'accounts-payable' | 'accounts-receivable', ledger: LedgerFile, context: PresentContext): Promise<ReportTable> {
   const withPartner = report !== 'general-ledger';
   const columns: ReportColumn[] = [
     { key: 'account_code', label: 'Konto', kind: 'text' },
@@ -357,53 +359,57 @@ function presentLedger(report: 'general-ledger' | 'accounts-payable' | 'accounts
     { key: 'currency_code', label: 'Valuta', kind: 'text' },
   ];
 
-  // One block per account (grouping.level_1_code), in the order the accounts first appear.
-  const blocks = new Map<string, LedgerRow[]>();
-  for (const r of data) {
-    const key = r.grouping?.level_1_code ?? r.account_code;
-    const block = blocks.get(key);
-    if (block) block.push(r);
-    else blocks.set(key, [r]);
-  }
-
   const rows: ReportRow[] = [];
-  for (const [code, lines] of blocks) {
-    const g = lines[0].grouping;
-    const name = g?.level_1_name ?? '';
-    rows.push({ kind: 'group', depth: 0, cells: { account_code: code, description: `${name} – inngående saldo`.trim(), balance: money(g?.incoming_balance) } });
-    for (const r of lines) {
+  interface Block {
+    code: string;
+    name: string;
+    outgoing: Decimal;
+    running: Decimal;
+  }
+  let open = null as Block | null;
+  const close = (block: Block | null) => {
+    if (block) rows.push({ kind: 'group', depth: 0, cells: { account_code: block.code, description: `${block.name} – utgående saldo`.trim(), balance: moneyCell(block.outgoing) } });
+  };
+  for await (const batch of ledger.batches) {
+    for (const r of batch) {
+      const g = r.grouping;
+      if (open?.code !== g.level1Code) {
+        close(open);
+        open = { code: g.level1Code, name: g.level1Name, outgoing: g.outgoingBalance, running: g.incomingBalance };
+        rows.push({ kind: 'group', depth: 0, cells: { account_code: g.level1Code, description: `${g.level1Name} – inngående saldo`.trim(), balance: moneyCell(g.incomingBalance) } });
+      }
+      open.running = open.running.plus(r.debit).minus(r.credit);
       const cells: Record<string, Cell> = {
-        account_code: r.account_code,
-        posting_date: r.posting_date,
-        voucher: voucherNumber(r.journal_entry?.sequence_number),
-        description: r.description ?? r.journal_entry?.description ?? null,
-        debit: money(r.debit),
-        credit: money(r.credit),
-        balance: null,
-        tax_code: r.tax_code,
-        currency_code: r.currency_code,
+        account_code: r.accountCode,
+        posting_date: isoDate(r.postingDate),
+        voucher: voucherNumber(r.journalEntry.sequenceNumber),
+        description: r.description ?? r.journalEntry.description ?? null,
+        debit: moneyCell(r.debit),
+        credit: moneyCell(r.credit),
+        balance: moneyCell(open.running),
+        tax_code: r.taxCode,
+        currency_code: r.currencyCode,
       };
       if (withPartner) cells.partner = partnerOf(r);
       rows.push({ kind: 'detail', depth: 1, cells });
     }
-    rows.push({ kind: 'group', depth: 0, cells: { account_code: code, description: `${name} – utgående saldo`.trim(), balance: money(g?.outgoing_balance) } });
   }
-
-  const extra = meta && meta.pages > 1 ? `side ${meta.page} av ${meta.pages} (${meta.records} linjer)` : undefined;
-  return { ...frame(report, context, extra), columns, rows };
+  close(open);
+  return { ...frame(report, context, `${ledger.records} ${ledger.records === 1 ? 'linje' : 'linjer'}`), columns, rows };
 }
 
-export function presentReport(report: ReportName, body: unknown, context: PresentContext): ReportTable {
+export function presentReport<R extends ReportName>(report: R, rows: ReportRows[R], context: PresentContext): Promise<ReportTable>;
+export async function presentReport(report: ReportName, rows: ReportRows[ReportName], context: PresentContext): Promise<ReportTable> {
   switch (report) {
     case 'balance-sheet':
-      return presentBalanceSheet(body, context);
+      return presentBalanceSheet(rows as BalanceSheetRow[], context);
     case 'income-statement':
-      return presentIncomeStatement(body, context);
+      return presentIncomeStatement(rows as IncomeStatementRow[], context);
     case 'trial-balance':
-      return presentTrialBalance(body, context);
+      return presentTrialBalance(rows as TrialBalanceRow[], context);
     case 'general-ledger':
     case 'accounts-payable':
     case 'accounts-receivable':
-      return presentLedger(report, body, context);
+      return presentLedger(report, rows as LedgerFile, context);
   }
 }

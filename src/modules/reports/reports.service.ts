@@ -3,6 +3,7 @@ import { Decimal, formatDate, inCurrency } from '../../shared/scalars.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requireAccount } from '../../shared/tenancy.ts';
 import { parse } from '../../shared/validation.ts';
+import { ValidationError } from '../../shared/errors.ts';
 import { pageWindow, type Page } from '../../shared/pagination.ts';
 import { DIMENSION_KIND_NAMES, DIMENSION_KINDS, type DimensionKind } from '../journal-entries/dimensions.ts';
 import { toSnake } from '../../shared/naming.ts';
@@ -322,6 +323,8 @@ export interface LedgerRow {
   taxAmount: string | null;
   reconciledAmount: string;
   dimensions: { type: DimensionKind; id: number }[];
+  /** the name of the line's business-partner dimension (the sub-ledger files' partner column) */
+  partnerName: string | null;
   journalEntry: LedgerEntry;
 }
 
@@ -356,6 +359,7 @@ interface LedgerLineRow {
   document_type: string | null;
   partner_id: number | null;
   partner_name: string | null;
+  dimension_partner_name: string | null;
   [dimension: string]: unknown;
 }
 
@@ -371,14 +375,20 @@ interface LedgerGroupRow {
 
 const DIMENSION_SELECT = PrismaNS.raw(DIMENSION_KIND_NAMES.map((k) => `l.${toSnake(DIMENSION_KINDS[k].column)} AS dim_${k}`).join(', '));
 
+/** The accounts a ledger covers, in row order, with their grouping and how many lines each shows. */
+interface LedgerAccounts {
+  /** in the rows' order (account code, id) */
+  accounts: { accountId: number; lines: number; grouping: LedgerGrouping }[];
+  records: number;
+}
+
 /**
- * One page of posted lines (spec 001 general-ledger row), ordered by account code, posting date,
- * voucher number and line; each row carries its account's grouping: the incoming balance on
+ * The accounts of a ledger (spec 001 general-ledger row's grouping): the incoming balance on
  * date_from (under the scope's dimension, draft and cancellation filters), the movement of every
  * line the filters select (all pages) and the outgoing balance = incoming + movement. An opening
- * balance dated date_from is incoming balance, not rows of the page (opening-balances.ts).
+ * balance dated date_from is incoming balance, not lines (opening-balances.ts).
  */
-async function ledger(ctx: RequestContext, scope: Scope, range: { dateFrom: Date; dateTo: Date }, window: { page: number; perPage: number }): Promise<Page<LedgerRow>> {
+async function ledgerAccounts(ctx: RequestContext, scope: Scope, range: { dateFrom: Date; dateTo: Date }): Promise<LedgerAccounts> {
   await requireAccount(ctx, scope.clientAccountId);
   const where = scopeWhere(scope);
   const [from, to, yearStart] = [formatDate(range.dateFrom), formatDate(range.dateTo), formatDate(startOfYear(range.dateFrom))];
@@ -408,26 +418,40 @@ async function ledger(ctx: RequestContext, scope: Scope, range: { dateFrom: Date
               GROUP BY l.account_id) t
         JOIN accounts a ON a.id = t.account_id
         ORDER BY a.code, a.id`;
-  // the accounts this page's rows come from (rows run by account code): only their lines are sorted
-  const offset = (window.page - 1) * window.perPage;
+  let records = 0;
+  const accounts = groups.map((g) => {
+    records += Number(g.n);
+    const incomingBalance = new Decimal(isBalanceAccount(g.code) ? g.before : g.year);
+    const movement = new Decimal(g.movement);
+    return { accountId: g.account_id, lines: Number(g.n), grouping: { level1Code: g.code, level1Name: g.name, incomingBalance, movement, outgoingBalance: incomingBalance.plus(movement) } };
+  });
+  return { accounts, records };
+}
+
+/**
+ * The lines `offset` to `offset + limit` of a ledger (ordered by account code, posting date, voucher
+ * number and line), each with its account's grouping. Only the accounts those rows come from are
+ * read and sorted.
+ */
+async function ledgerLines(ctx: RequestContext, scope: Scope, range: { dateFrom: Date; dateTo: Date }, of: LedgerAccounts, offset: number, limit: number): Promise<LedgerRow[]> {
+  const where = scopeWhere(scope);
+  const period = movementOf(scope.clientAccountId, formatDate(range.dateFrom), formatDate(range.dateTo));
   const covered: number[] = [];
   let before = 0;
   let skip = 0;
-  for (const g of groups) {
-    const n = Number(g.n);
-    if (before + n > offset && before < offset + window.perPage && n > 0) {
+  for (const a of of.accounts) {
+    if (before + a.lines > offset && before < offset + limit && a.lines > 0) {
       if (!covered.length) skip = offset - before;
-      covered.push(g.account_id);
+      covered.push(a.accountId);
     }
-    before += n;
+    before += a.lines;
   }
-  const lines = !covered.length
-    ? []
-    : await ctx.db.$queryRaw<LedgerLineRow[]>`
+  if (!covered.length) return [];
+  const lines = await ctx.db.$queryRaw<LedgerLineRow[]>`
       SELECT l.id, l.line_id, l.posting_date, l.account_id, a.code, l.description, l.debit::text AS debit, l.credit::text AS credit,
              (l.debit_fc - l.credit_fc)::text AS debit_amount, l.currency_code, l.exchange_rate::text AS exchange_rate,
              tc.code AS tax_code, l.tax_base_amount::text AS tax_base_amount, l.tax_amount::text AS tax_amount,
-             l.reconciled_amount::text AS reconciled_amount, ${DIMENSION_SELECT},
+             l.reconciled_amount::text AS reconciled_amount, ${DIMENSION_SELECT}, dbp.name AS dimension_partner_name,
              e.id AS entry_id, e.sequence_number, e.cancelled, e.is_draft, e.voucher_id, e.description AS entry_description, e.created_by_id,
              d.id AS document_id, d.document_number, d.document_date, d.due_date, d.payment_ref, d.document_type, bp.id AS partner_id, bp.name AS partner_name
       FROM journal_entry_lines l
@@ -436,18 +460,12 @@ async function ledger(ctx: RequestContext, scope: Scope, range: { dateFrom: Date
       LEFT JOIN tax_codes tc ON tc.id = l.tax_code_id
       LEFT JOIN documents d ON e.relation_type = 'document' AND d.id = e.relation_id AND d.client_account_id = e.client_account_id
       LEFT JOIN business_partners bp ON bp.id = d.business_partner_id
+      LEFT JOIN business_partners dbp ON dbp.id = l.business_partner_id
       WHERE ${where} AND ${period} AND l.account_id IN (${join(covered)})
       ORDER BY a.code, a.id, l.posting_date, e.sequence_number NULLS LAST, e.id, l.line_id
-      LIMIT ${window.perPage} OFFSET ${skip}`;
-  const byAccount = new Map<number, LedgerGrouping>();
-  let records = 0;
-  for (const g of groups) {
-    records += Number(g.n);
-    const incoming = new Decimal(isBalanceAccount(g.code) ? g.before : g.year);
-    const movement = new Decimal(g.movement);
-    byAccount.set(g.account_id, { level1Code: g.code, level1Name: g.name, incomingBalance: incoming, movement, outgoingBalance: incoming.plus(movement) });
-  }
-  const nodes = lines.map((l): LedgerRow => ({
+      LIMIT ${limit} OFFSET ${skip}`;
+  const byAccount = new Map(of.accounts.map((a) => [a.accountId, a.grouping]));
+  return lines.map((l): LedgerRow => ({
     grouping: byAccount.get(l.account_id)!,
     id: l.id,
     lineId: l.line_id,
@@ -465,6 +483,7 @@ async function ledger(ctx: RequestContext, scope: Scope, range: { dateFrom: Date
     taxAmount: l.tax_amount,
     reconciledAmount: l.reconciled_amount,
     dimensions: DIMENSION_KIND_NAMES.filter((k) => l[`dim_${k}`] != null).map((k) => ({ type: k, id: Number(l[`dim_${k}`]) })),
+    partnerName: l.dimension_partner_name,
     journalEntry: {
       id: l.entry_id,
       sequenceNumber: l.sequence_number,
@@ -487,7 +506,37 @@ async function ledger(ctx: RequestContext, scope: Scope, range: { dateFrom: Date
             },
     },
   }));
-  return { nodes, meta: { ...window, records } };
+}
+
+/** One page of a ledger (spec 001 general-ledger row). */
+async function ledger(ctx: RequestContext, scope: Scope, range: { dateFrom: Date; dateTo: Date }, window: { page: number; perPage: number }): Promise<Page<LedgerRow>> {
+  const of = await ledgerAccounts(ctx, scope, range);
+  const nodes = await ledgerLines(ctx, scope, range, of, (window.page - 1) * window.perPage, window.perPage);
+  return { nodes, meta: { ...window, records: of.records } };
+}
+
+/** Lines a report file holds at most: a larger ledger is refused (400), the JSON pages still list it. */
+export const LEDGER_FILE_MAX_LINES = 200_000;
+/** Lines read per statement when a file reads a whole ledger. */
+const LEDGER_FILE_BATCH = 5_000;
+
+/** Every line of a ledger, as a report file reads it: its accounts first, then the lines in batches. */
+export interface LedgerFile {
+  records: number;
+  /** the lines in row order, read LEDGER_FILE_BATCH at a time */
+  batches: AsyncIterable<LedgerRow[]>;
+}
+
+function ledgerFile(ctx: RequestContext, scope: Scope, range: { dateFrom: Date; dateTo: Date }, of: LedgerAccounts): LedgerFile {
+  if (of.records > LEDGER_FILE_MAX_LINES) {
+    throw new ValidationError(`the period has ${of.records} ledger lines; a file holds at most ${LEDGER_FILE_MAX_LINES}: narrow the period or the accounts (account_codes), or read the JSON pages`);
+  }
+  return {
+    records: of.records,
+    batches: (async function* () {
+      for (let offset = 0; offset < of.records; offset += LEDGER_FILE_BATCH) yield await ledgerLines(ctx, scope, range, of, offset, LEDGER_FILE_BATCH);
+    })(),
+  };
 }
 
 /** spec 001: GET /reports/general-ledger. */
@@ -496,8 +545,21 @@ export async function generalLedger(ctx: RequestContext, args: unknown): Promise
   return ledger(ctx, a, a, pageWindow(a, LEDGER_PAGE_LIMITS));
 }
 
+/** The general ledger of the whole period (every page), for its files. */
+export async function generalLedgerFile(ctx: RequestContext, args: unknown): Promise<LedgerFile> {
+  const a = parse(reportRules.generalLedger, args);
+  return ledgerFile(ctx, a, a, await ledgerAccounts(ctx, a, a));
+}
+
 /** spec 001: GET /reports/accounts-payable (account 2400) and /reports/accounts-receivable (1500). */
 export async function subLedger(ctx: RequestContext, which: SubLedger, args: unknown): Promise<Page<LedgerRow>> {
   const a = parse(reportRules.subLedger, args);
   return ledger(ctx, { ...a, accountCode: SUB_LEDGER_ACCOUNTS[which] }, a, pageWindow(a, LEDGER_PAGE_LIMITS));
+}
+
+/** A sub-ledger of the whole period (every page), for its files. */
+export async function subLedgerFile(ctx: RequestContext, which: SubLedger, args: unknown): Promise<LedgerFile> {
+  const a = parse(reportRules.subLedger, args);
+  const scope = { ...a, accountCode: SUB_LEDGER_ACCOUNTS[which] };
+  return ledgerFile(ctx, scope, a, await ledgerAccounts(ctx, scope, a));
 }

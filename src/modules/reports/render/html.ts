@@ -5,6 +5,9 @@ import type { ReportChart, ReportTable } from './model.ts';
 /**
  * The HTML page of a report: self-contained (no script, no external resource, the chart is inline
  * SVG), printable (the header row repeats on every printed page through <thead>), every text escaped.
+ * Readable from a phone to a desktop: a wide table scrolls inside its own box (the page never scrolls
+ * sideways), and a last column of figures (the income statement's year "Sum") sticks to the box's
+ * right edge, so the figure an accountant reads first is never scrolled away.
  *
  * CSP: the app's default policy for responses (API_POLICY: default-src 'none') blocks the page's
  * <style>. The page's one <style> is a constant, so it is allowed by hash, exactly like the OAuth
@@ -16,9 +19,14 @@ import type { ReportChart, ReportTable } from './model.ts';
 const STYLE = `@page{size:A4;margin:15mm 12mm}
 *{box-sizing:border-box}
 body{font-family:"Helvetica Neue",Helvetica,Arial,sans-serif;font-size:10pt;color:#111;margin:1.5rem;line-height:1.35}
+@media (max-width:600px){body{margin:.6rem}}
 h1{font-size:16pt;margin:0 0 .2rem}
 .subtitle{margin:0 0 1rem;color:#444}
+.legend{margin:-.7rem 0 1rem;color:#444;font-style:italic}
+.scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;width:100%}
+table.sticky td:last-child,table.sticky th:last-child{position:sticky;right:0;background:#fff;box-shadow:-1px 0 0 #ccc}
+table.sticky tbody tr.d:nth-child(even) td:last-child{background:#f6f6f6}
 thead{display:table-header-group}
 tr{break-inside:avoid;page-break-inside:avoid}
 th,td{padding:.15rem .4rem;vertical-align:top;text-align:left}
@@ -32,7 +40,7 @@ figure{margin:0 0 1rem}
 figcaption{font-weight:bold;margin-bottom:.3rem}
 svg{max-width:100%;height:auto}
 svg text{font-family:inherit;font-size:11px;fill:#333}
-@media print{body{margin:0;font-size:8.5pt}tbody tr.d:nth-child(even){background:none}figure{break-inside:avoid}}`;
+@media print{body{margin:0;font-size:8.5pt}tbody tr.d:nth-child(even),table.sticky tbody tr.d:nth-child(even) td:last-child{background:none}figure{break-inside:avoid}.scroll{overflow:visible}table.sticky td:last-child,table.sticky th:last-child{position:static;box-shadow:none}}`;
 
 /** Printing a wide table (more than six columns, as the PDF does): A4 landscape, in a <style> of its own. */
 const LANDSCAPE_STYLE = '@page{size:A4 landscape}';
@@ -79,15 +87,17 @@ ${table.columns.length > 6 ? `<style>${LANDSCAPE_STYLE}</style>\n` : ''}</head>
 <header>
 <h1>${escapeHtml(table.title)}</h1>
 <p class="subtitle">${escapeHtml(table.subtitle)}</p>
-</header>
+${table.legend ? `<p class="legend">${escapeHtml(table.legend)}</p>\n` : ''}</header>
 <main>
 ${table.chart ? renderChart(table.chart) : ''}
-<table>
+<div class="scroll">
+<table${table.columns.at(-1)?.kind === 'money' ? ' class="sticky"' : ''}>
 <thead><tr>${head}</tr></thead>
 <tbody>
 ${body}
 </tbody>
 </table>
+</div>
 </main>
 </body>
 </html>

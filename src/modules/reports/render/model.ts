@@ -42,6 +42,8 @@ export interface ReportTable {
   title: string;
   /** company, organisation number and period, e.g. 'Demo AS (999 999 999) · 01.01.2025–31.12.2025' */
   subtitle: string;
+  /** a line under the subtitle saying how to read the figures, e.g. the presentation's sign convention */
+  legend?: string;
   /** base of the download's file name, e.g. 'saldobalanse-2025-01-01-2025-12-31' */
   fileName: string;
   columns: ReportColumn[];

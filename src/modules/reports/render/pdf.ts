@@ -5,9 +5,10 @@ import type { ReportRow, ReportTable } from './model.ts';
 /**
  * The PDF of a report: A4 (landscape for more than six columns), Helvetica (its WinAnsi encoding has
  * æøå), the title and subtitle on the first page, the column headers on every page, "Side n av N" at
- * the foot of each. Figures are the HTML page's text (format.ts), right-aligned; text too long for its
- * column ends in an ellipsis. Column widths follow the content; the font shrinks (9 to 6 pt) until the
- * figures fit the page width.
+ * the foot of each. Figures are the HTML page's text (format.ts), right-aligned. Text too long for its
+ * column (an account name) wraps onto further lines of the row, because a cut name is a different
+ * account to the reader; only a single word wider than the column, and a header, end in an ellipsis.
+ * Column widths follow the content; the font shrinks (9 to 6 pt) until the figures fit the page width.
  */
 
 const PRODUCT = 'regnskap-api';
@@ -87,6 +88,26 @@ function fit(doc: Doc, text: string, width: number): string {
   return lo > 0 ? `${text.slice(0, lo).trimEnd()}…` : '';
 }
 
+/**
+ * The lines a text takes in a width, broken between words (the font must be set). A word wider than
+ * the width cannot wrap, so it is cut with an ellipsis (fit).
+ */
+function wrapLines(doc: Doc, text: string, width: number): string[] {
+  if (doc.widthOfString(text) <= width) return [text];
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const candidate = line ? `${line} ${word}` : word;
+    if (doc.widthOfString(candidate) <= width) line = candidate;
+    else {
+      if (line) lines.push(line);
+      line = doc.widthOfString(word) <= width ? word : fit(doc, word, width);
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
 /** One line of text in a cell, left or right aligned, never wrapping (and so never adding a page). */
 function cellText(doc: Doc, text: string, x: number, width: number, y: number, right: boolean, indent = 0): void {
   const inner = width - 2 * PAD - indent;
@@ -125,6 +146,7 @@ export async function renderPdf(table: ReportTable): Promise<Buffer> {
   // First page: title and subtitle.
   doc.font(BOLD).fontSize(14).text(table.title, MARGIN, MARGIN, { width: available });
   doc.font(REGULAR).fontSize(10).text(table.subtitle, MARGIN, doc.y + 2, { width: available });
+  if (table.legend) doc.font('Helvetica-Oblique').fontSize(8).text(table.legend, MARGIN, doc.y + 2, { width: available });
   let y = doc.y + 10;
 
   const drawHeader = () => {
@@ -136,11 +158,26 @@ export async function renderPdf(table: ReportTable): Promise<Buffer> {
   };
   drawHeader();
 
+  const lineHeight = Math.ceil(fontSize * 1.2);
+  const isWrapped = (i: number) => table.columns[i].kind === 'text';
+  /** Each cell's lines (a text column wraps), at the row's font. */
+  const linesOf = (row: ReportRow): string[][] => {
+    doc.font(row.kind === 'detail' ? REGULAR : BOLD).fontSize(fontSize);
+    return table.columns.map((_, i) => {
+      const text = textOf(table, row, i);
+      const inner = Math.max(0, widths[i] - 2 * PAD - (i === labelIndex ? row.depth * INDENT : 0));
+      return text && isWrapped(i) ? wrapLines(doc, text, inner) : [text];
+    });
+  };
+  const heightOf = (lines: string[][]) => rowHeight + (Math.max(1, ...lines.map((l) => l.length)) - 1) * lineHeight;
+
   table.rows.forEach((row, r) => {
     // A heading (a group row the next, deeper row belongs to) never ends a page alone.
     const next = table.rows[r + 1];
     const keepWithNext = row.kind === 'group' && next !== undefined && next.depth > row.depth;
-    if (y + rowHeight * (keepWithNext ? 2 : 1) > bottomLimit) {
+    const lines = linesOf(row);
+    const height = heightOf(lines);
+    if (y + height + (keepWithNext ? rowHeight : 0) > bottomLimit) {
       doc.addPage();
       y = MARGIN;
       drawHeader();
@@ -148,10 +185,12 @@ export async function renderPdf(table: ReportTable): Promise<Buffer> {
     if (row.kind === 'total') doc.moveTo(MARGIN, y - 2).lineTo(MARGIN + tableWidth, y - 2).lineWidth(0.7).stroke();
     doc.font(row.kind === 'detail' ? REGULAR : BOLD).fontSize(fontSize);
     table.columns.forEach((column, i) => {
-      const text = textOf(table, row, i);
-      if (text) cellText(doc, text, xs[i], widths[i], y, isNumeric(column.kind), i === labelIndex ? row.depth * INDENT : 0);
+      const indent = i === labelIndex ? row.depth * INDENT : 0;
+      lines[i].forEach((text, l) => {
+        if (text) cellText(doc, text, xs[i], widths[i], y + l * lineHeight, isNumeric(column.kind), indent);
+      });
     });
-    y += rowHeight;
+    y += height;
   });
 
   // Page numbers, once the number of pages is known.

@@ -11,7 +11,7 @@ export const MONEY_FORMAT = '#,##0.00;[Red]-#,##0.00';
 export const INTEGER_FORMAT = '0';
 export const DATE_FORMAT = 'dd.mm.yyyy';
 
-/** The row of the column headers (1: title, 2: subtitle, 3: empty). */
+/** The row of the column headers (1: title, 2: subtitle, 3: the legend or empty). */
 export const XLSX_HEADER_ROW = 4;
 
 const NUMBER_FORMATS: Partial<Record<CellKind, string>> = { money: MONEY_FORMAT, integer: INTEGER_FORMAT, date: DATE_FORMAT };
@@ -41,6 +41,11 @@ export async function renderXlsx(table: ReportTable): Promise<Buffer> {
   title.value = table.title;
   title.font = { bold: true, size: 14 };
   sheet.getCell(2, 1).value = table.subtitle;
+  if (table.legend) {
+    const legend = sheet.getCell(3, 1);
+    legend.value = table.legend;
+    legend.font = { italic: true };
+  }
 
   const header = sheet.getRow(XLSX_HEADER_ROW);
   table.columns.forEach((column, i) => {
