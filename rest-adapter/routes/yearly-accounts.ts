@@ -48,7 +48,7 @@ const pdf: Representations = {
       return { contentType: 'application/pdf', fileName: r.file_name, body: Buffer.from(r.content_base64, 'base64') };
     },
   },
-  describe: { 'application/pdf': 'The yearly accounts (årsregnskap) as an attachment arsregnskap-{year}-{organization number}.pdf: front page, income statement and balance sheet with the previous year, the notes.' },
+  describe: { 'application/pdf': 'The yearly accounts (årsregnskap) as an attachment arsregnskap-{year}-{organization number}.pdf: front page, income statement down to årsresultat and its allocation, balance sheet by line items (both with the previous year), the notes; org.nr. and dates as Norwegians write them.' },
 };
 
 export const yearlyAccountOperations = defineOperations([
@@ -57,7 +57,8 @@ export const yearlyAccountOperations = defineOperations([
     path: '/yearly-accounts/preview',
     summary:
       'Preview the yearly accounts of a client account (client_account_id and reporting_year required; from_date/to_date default to the calendar year) from the posted ledger: ' +
-      'the small-enterprise income statement and balance sheet with the previous year’s figures (decimal strings), the checks (the balance sheet balances, equity not negative) and the notes a draft would get.',
+      'the small-enterprise income statement down to årsresultat and its allocation (overføringer og disponeringer, 88–89) and the balance sheet by line items (NS 4102 ranges) with the section sums (is_sum), each line with the previous year’s figure (decimal strings), ' +
+      'the checks (the balance sheet balances, equity not negative, the result allocated by a closing entry) and the notes a draft would get.',
     document: /* GraphQL */ `
       query PreviewYearlyAccounts($clientAccountId: Int!, $reportingYear: Int!, $fromDate: Date, $toDate: Date) {
         yearlyAccountPreview(clientAccountId: $clientAccountId, reportingYear: $reportingYear, fromDate: $fromDate, toDate: $toDate) {

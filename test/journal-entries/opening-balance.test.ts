@@ -340,12 +340,13 @@ describe.each(targets())('opening balances (%s)', (target) => {
       expect(note('equity').body.rows).toEqual([
         ['Egenkapital ved årets begynnelse', '85 000,00'],
         ['Årets resultat', '-4 000,00'],
-        ['Disponeringer og andre endringer', '0,00'],
+        ['Avsatt utbytte', '0,00'],
+        ['Andre endringer', '0,00'],
         ['Egenkapital ved årets slutt', '81 000,00'],
       ]);
       expect(note('fixed_assets').body.rows).toEqual([
-        ['Transportmidler, inventar og maskiner', '40 000,00', '10 000,00', '5 000,00', '45 000,00'],
-        ['Sum', '40 000,00', '10 000,00', '5 000,00', '45 000,00'],
+        ['Transportmidler, inventar og maskiner', '40 000,00', '10 000,00', '0,00', '5 000,00', '45 000,00'],
+        ['Sum', '40 000,00', '10 000,00', '0,00', '5 000,00', '45 000,00'],
       ]);
       expect(note('receivables').body.rows[0]).toEqual(['Kundefordringer', '0,00', '5 000,00']);
       const income = Object.fromEntries(res.body.income_statement.map((l: { key: string; amount: string }) => [l.key, l.amount]));

@@ -55,6 +55,12 @@ describe.each(targets())('yearly accounts REST (%s)', (target) => {
       ['resultat_for_skatt', '42500.25', '30000.00'],
       ['skattekostnad', '9000.00', '0.00'],
       ['arsresultat', '33500.25', '30000.00'],
+      // no closing entry in either year: the result stays in 2050, shown as transferred to annen egenkapital
+      ['avsatt_utbytte', '0.00', '0.00'],
+      ['andre_overforinger', '0.00', '0.00'],
+      ['overfort_udekket_tap', '0.00', '0.00'],
+      ['overfort_annen_egenkapital', '33500.25', '30000.00'],
+      ['sum_overforinger', '33500.25', '30000.00'],
     ])('income statement with the previous year: %s is %s (2023: %s)', async (key, amount, previous) => {
       const res = await preview(company);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -62,11 +68,31 @@ describe.each(targets())('yearly accounts REST (%s)', (target) => {
     });
 
     it.each<[string, string, string]>([
+      ['immaterielle_eiendeler', '0.00', '0.00'],
+      ['tomter_bygninger', '0.00', '0.00'],
+      ['maskiner_inventar', '32000.00', '0.00'],
+      ['finansielle_anleggsmidler', '5000.00', '0.00'],
       ['anleggsmidler', '37000.00', '0.00'],
+      ['varer', '0.00', '0.00'],
+      ['kundefordringer', '70000.00', '50000.00'],
+      ['andre_fordringer', '0.00', '0.00'],
+      ['investeringer', '0.00', '0.00'],
+      ['bankinnskudd_kontanter', '85500.25', '10000.00'],
       ['omlopsmidler', '155500.25', '60000.00'],
       ['sum_eiendeler', '192500.25', '60000.00'],
+      ['aksjekapital', '30000.00', '30000.00'],
+      ['overkurs', '0.00', '0.00'],
+      ['annen_innskutt_egenkapital', '0.00', '0.00'],
+      ['annen_egenkapital', '63500.25', '30000.00'],
       ['egenkapital', '93500.25', '60000.00'],
+      ['avsetninger_forpliktelser', '0.00', '0.00'],
+      ['gjeld_kredittinstitusjoner', '60000.00', '0.00'],
+      ['annen_langsiktig_gjeld', '0.00', '0.00'],
       ['langsiktig_gjeld', '60000.00', '0.00'],
+      ['leverandorgjeld', '30000.00', '0.00'],
+      ['betalbar_skatt', '9000.00', '0.00'],
+      ['skyldige_offentlige_avgifter', '0.00', '0.00'],
+      ['annen_kortsiktig_gjeld', '0.00', '0.00'],
       ['kortsiktig_gjeld', '39000.00', '0.00'],
       ['sum_gjeld', '99000.00', '0.00'],
       ['sum_egenkapital_og_gjeld', '192500.25', '60000.00'],
@@ -75,12 +101,31 @@ describe.each(targets())('yearly accounts REST (%s)', (target) => {
       expect(figures(res.body.balance_sheet)[key]).toEqual([amount, previous]);
     });
 
+    it('"the line items of each section sum to its sum line": the balance sheet in order, each section\'s sum (is_sum) after its items, both years', async () => {
+      const res = await preview(company);
+      const lines = res.body.balance_sheet as { key: string; amount: string; previous_amount: string; is_sum: boolean }[];
+      expect(lines.filter((l) => l.is_sum).map((l) => l.key)).toEqual(['anleggsmidler', 'omlopsmidler', 'sum_eiendeler', 'egenkapital', 'langsiktig_gjeld', 'kortsiktig_gjeld', 'sum_gjeld', 'sum_egenkapital_og_gjeld']);
+      let items: typeof lines = [];
+      for (const l of lines) {
+        if (!l.is_sum) {
+          items.push(l);
+          continue;
+        }
+        if (['sum_eiendeler', 'sum_gjeld', 'sum_egenkapital_og_gjeld'].includes(l.key)) continue;
+        for (const which of ['amount', 'previous_amount'] as const) {
+          expect([l.key, which, items.reduce((s, i) => s + Math.round(Number(i[which]) * 100), 0)]).toEqual([l.key, which, Math.round(Number(l[which]) * 100)]);
+        }
+        items = [];
+      }
+    });
+
     it('answers the period (calendar year by default), the checks and the notes that would be generated', async () => {
       const res = await preview(company);
       expect(res.body).toMatchObject({ client_account_id: company.account.id, reporting_year: 2024, from_date: '2024-01-01', to_date: '2024-12-31' });
       expect(res.body.checks).toEqual([
         { key: 'balance_sheet_balances', passed: true, severity: 'error', message: expect.stringContaining('192500.25') },
         { key: 'equity_not_negative', passed: true, severity: 'warning', message: expect.any(String) },
+        { key: 'result_allocated', passed: false, severity: 'warning', message: expect.stringContaining('transferred to annen egenkapital') },
       ]);
       const notes = res.body.notes;
       expect(notes.map((n: any) => [n.note_number, n.key, n.body_type])).toEqual([
@@ -95,17 +140,18 @@ describe.each(targets())('yearly accounts REST (%s)', (target) => {
       const note = (key: string) => notes.find((n: any) => n.key === key);
       expect(note('employees').body).toBe('Selskapet har hatt 1 ansatt i 2024. Samlede lønnskostnader var kr 25 000,00.');
       expect(note('fixed_assets').body).toEqual({
-        columns: ['Eiendelsgruppe', 'Inngående bokført verdi', 'Tilgang', 'Avskrivning og avgang', 'Utgående bokført verdi'],
+        columns: ['Eiendelsgruppe', 'Inngående bokført verdi', 'Tilgang', 'Avgang', 'Avskrivning', 'Utgående bokført verdi'],
         rows: [
-          ['Transportmidler, inventar og maskiner', '0,00', '40 000,00', '8 000,00', '32 000,00'],
-          ['Sum', '0,00', '40 000,00', '8 000,00', '32 000,00'],
+          ['Transportmidler, inventar og maskiner', '0,00', '40 000,00', '0,00', '8 000,00', '32 000,00'],
+          ['Sum', '0,00', '40 000,00', '0,00', '8 000,00', '32 000,00'],
         ],
       });
       expect(note('fixed_assets').footer_text).toContain('Årets avskrivninger i resultatregnskapet: kr 8 000,00');
       expect(note('equity').body.rows).toEqual([
         ['Egenkapital ved årets begynnelse', '60 000,00'],
         ['Årets resultat', '33 500,25'],
-        ['Disponeringer og andre endringer', '0,00'],
+        ['Avsatt utbytte', '0,00'],
+        ['Andre endringer', '0,00'],
         ['Egenkapital ved årets slutt', '93 500,25'],
       ]);
       expect(note('receivables').body).toEqual({
@@ -129,8 +175,8 @@ describe.each(targets())('yearly accounts REST (%s)', (target) => {
       const res = await preview(c);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.notes.find((n: any) => n.key === 'fixed_assets').body.rows).toEqual([
-        ['Transportmidler, inventar og maskiner', '500 000,00', '0,00', '0,00', '500 000,00'],
-        ['Sum', '500 000,00', '0,00', '0,00', '500 000,00'],
+        ['Transportmidler, inventar og maskiner', '500 000,00', '0,00', '0,00', '0,00', '500 000,00'],
+        ['Sum', '500 000,00', '0,00', '0,00', '0,00', '500 000,00'],
       ]);
     });
 
@@ -412,13 +458,22 @@ describe.each(targets())('yearly accounts REST (%s)', (target) => {
         writeFileSync(file, Buffer.from(await res.arrayBuffer()));
         const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
         expect(text).toContain('Årsregnskap 2024');
-        expect(text).toContain(`Organisasjonsnummer ${c.orgNumber}`);
+        const org = c.orgNumber!;
+        expect(text).toContain(`Org.nr. ${org.slice(0, 3)} ${org.slice(3, 6)} ${org.slice(6)}`);
+        expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}/); // Norwegian dates only
+        expect(text).toContain('Regnskapsperiode 01.01.2024 – 31.12.2024');
         expect(text).toMatch(/Resultatregnskap[\s\S]*2024\s+2023/);
         expect(text).toMatch(/Årsresultat\s+33 500,25\s+30 000,00/);
+        expect(text).toMatch(/Overføringer og disponeringer\s+Overført til\/fra annen egenkapital\s+33 500,25\s+30 000,00\s+Sum overføringer og disponeringer\s+33 500,25\s+30 000,00/);
+        expect(text).toMatch(/Balanse[\s\S]*31\.12\.2024\s+31\.12\.2023/);
+        expect(text).toMatch(/Maskiner, inventar, transportmidler o\.l\.\s+32 000,00\s+0,00/);
+        expect(text).toMatch(/Gjeld til kredittinstitusjoner\s+60 000,00\s+0,00/);
+        expect(text).not.toContain('Immaterielle eiendeler'); // zero in both years: left out
         expect(text).toMatch(/Sum eiendeler\s+192 500,25\s+60 000,00/);
         expect(text).toMatch(/Sum egenkapital og gjeld\s+192 500,25\s+60 000,00/);
         expect(text).toContain('Note 1 Regnskapsprinsipper');
-        expect(text).toMatch(/Transportmidler, inventar og maskiner\s+0,00\s+40 000,00\s+8 000,00\s+32 000,00/);
+        expect(text).toMatch(/Transportmidler, inventar og maskiner\s+0,00\s+40 000,00\s+0,00\s+8 000,00\s+32 000,00/);
+        expect(text).toContain('per 31.12.2024 fordringer på aksjonærer');
         expect(text).toContain('Note 6 Lån til aksjonærer');
         expect(text).toMatch(/Side 1 av \d/);
       } finally {
@@ -453,7 +508,21 @@ describe.each(targets())('yearly accounts REST (%s)', (target) => {
       const after = await preview(c);
       expect(figures(after.body.income_statement).arsresultat[0]).toBe('33500.25');
       expect(figures(after.body.balance_sheet).egenkapital[0]).toBe('83500.25');
-      expect(after.body.notes.find((n: any) => n.key === 'equity').body.rows[2]).toEqual(['Disponeringer og andre endringer', '-10 000,00']);
+      expect(after.body.notes.find((n: any) => n.key === 'equity').body.rows).toEqual([
+        ['Egenkapital ved årets begynnelse', '60 000,00'],
+        ['Årets resultat', '33 500,25'],
+        ['Avsatt utbytte', '-10 000,00'],
+        ['Andre endringer', '0,00'],
+        ['Egenkapital ved årets slutt', '83 500,25'],
+      ]);
+      // "the allocation sums to årsresultat": dividends and the transfer, as booked; the check passes
+      expect(figures(after.body.income_statement)).toMatchObject({
+        avsatt_utbytte: ['10000.00', '0.00'],
+        overfort_annen_egenkapital: ['23500.25', '30000.00'],
+        sum_overforinger: ['33500.25', '30000.00'],
+      });
+      expect(figures(after.body.balance_sheet)).toMatchObject({ annen_egenkapital: ['53500.25', '30000.00'], annen_kortsiktig_gjeld: ['10000.00', '0.00'] });
+      expect(after.body.checks.find((k: any) => k.key === 'result_allocated')).toMatchObject({ passed: true });
     });
 
     it('spec 002 "lines (required, at least 2 balanced, each account_code, debit, credit)": an amount a journal line takes is taken (10^13 and more too)', async () => {
@@ -504,7 +573,7 @@ describe.each(targets())('yearly accounts REST (%s)', (target) => {
           yearlyAccountNotes(id: $id) { noteNumber key bodyType }
         }`, { a: c.account.id, id: res.data.createYearlyAccountDraft.id });
       expect(read.errors).toBeUndefined();
-      expect(read.data.yearlyAccountPreview.incomeStatement.at(-1)).toEqual({ key: 'arsresultat', amount: '33500.25', previousAmount: '30000.00' });
+      expect(read.data.yearlyAccountPreview.incomeStatement.find((l: any) => l.key === 'arsresultat')).toEqual({ key: 'arsresultat', amount: '33500.25', previousAmount: '30000.00' });
       expect(read.data.yearlyAccountNotes[0]).toEqual({ noteNumber: 1, key: 'accounting_principles', bodyType: 'text' });
     });
 

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { orderByNames, pageArgs, type PageLimits } from '../../shared/pagination.ts';
-import { Decimal } from '../../shared/scalars.ts';
+import { Decimal, formatDate } from '../../shared/scalars.ts';
+import { formatDate as isoToNorwegian } from '../reports/render/format.ts';
 import { decimal, id, required } from '../../shared/validation.ts';
 
 /**
  * Yearly accounts (spec 002 "Yearly account submission", "Yearly accounts"): the statuses and their
  * transitions, the inputs of every operation, the note shape and the small-enterprise figures
- * (regnskapsloven § 3-2, small enterprises: sums per section) computed from ledger balances.
+ * (regnskapsloven § 3-2, small enterprises: the line items of LINE_ITEMS and the section sums)
+ * computed from ledger balances.
  */
 export const YEARLY_ACCOUNT_STATUSES = ['DRAFT', 'SUBMITTED', 'APPROVED', 'REJECTED', 'CANCELLED'] as const;
 export type YearlyAccountStatus = (typeof YEARLY_ACCOUNT_STATUSES)[number];
@@ -199,7 +201,8 @@ interface Section {
 
 /**
  * The small-enterprise income statement (resultatregnskap) by NS 4102 account groups. 88-89
- * (årsresultat, overføringer og disponeringer) are the allocations of the result, not part of it.
+ * (årsresultat, overføringer og disponeringer) are the allocations of the result, not part of it:
+ * their lines are in LINE_ITEMS (section 'disponering').
  */
 export const INCOME_SECTIONS: readonly Section[] = [
   { key: 'salgsinntekt', label: 'Salgsinntekt', groups: [[30, 35]], sign: -1 },
@@ -220,6 +223,56 @@ export const BALANCE_SECTIONS: readonly Section[] = [
   { key: 'egenkapital', label: 'Sum egenkapital', groups: [[20, 20]], sign: -1 },
   { key: 'langsiktig_gjeld', label: 'Sum langsiktig gjeld', groups: [[21, 22]], sign: -1 },
   { key: 'kortsiktig_gjeld', label: 'Sum kortsiktig gjeld', groups: [[23, 29]], sign: -1 },
+];
+
+/** A line item of the statements: the account ranges (first four digits, both ends included) it sums. */
+export interface LineItem {
+  key: string;
+  label: string;
+  /** the section (BALANCE_SECTIONS) a balance-sheet item belongs to; 'disponering' for the allocations */
+  section: string;
+  ranges: readonly [string, string][];
+}
+
+/**
+ * THE MAPPING of the chart (NS 4102) to the line items of the yearly accounts, in the order they are
+ * shown (regnskapsloven § 6-1 and § 6-2 as small enterprises may aggregate them). Every account 1000–
+ * 2999 is in exactly one balance-sheet item, and each item lies inside its section's groups, so the
+ * items sum to the section totals (yearly-accounts.rules.test.ts checks both). 88–89 are the
+ * allocation of the year's result (overføringer og disponeringer), debit-positive: a closed year's
+ * allocations sum to its årsresultat.
+ */
+export const LINE_ITEMS: readonly LineItem[] = [
+  // Anleggsmidler (10–13)
+  { key: 'immaterielle_eiendeler', label: 'Immaterielle eiendeler', section: 'anleggsmidler', ranges: [['1000', '1099']] },
+  { key: 'tomter_bygninger', label: 'Tomter, bygninger og annen fast eiendom', section: 'anleggsmidler', ranges: [['1100', '1199']] },
+  { key: 'maskiner_inventar', label: 'Maskiner, inventar, transportmidler o.l.', section: 'anleggsmidler', ranges: [['1200', '1299']] },
+  { key: 'finansielle_anleggsmidler', label: 'Finansielle anleggsmidler', section: 'anleggsmidler', ranges: [['1300', '1399']] },
+  // Omløpsmidler (14–19); kundefordringer as in the receivables note (1500–1549)
+  { key: 'varer', label: 'Varer', section: 'omlopsmidler', ranges: [['1400', '1499']] },
+  { key: 'kundefordringer', label: 'Kundefordringer', section: 'omlopsmidler', ranges: [['1500', '1549']] },
+  { key: 'andre_fordringer', label: 'Andre fordringer', section: 'omlopsmidler', ranges: [['1550', '1799']] },
+  { key: 'investeringer', label: 'Investeringer', section: 'omlopsmidler', ranges: [['1800', '1899']] },
+  { key: 'bankinnskudd_kontanter', label: 'Bankinnskudd, kontanter o.l.', section: 'omlopsmidler', ranges: [['1900', '1999']] },
+  // Egenkapital (20): innskutt 2000–2049, opptjent 2050–2099 (with the result not yet closed into it)
+  { key: 'aksjekapital', label: 'Aksjekapital', section: 'egenkapital', ranges: [['2000', '2019']] },
+  { key: 'overkurs', label: 'Overkurs', section: 'egenkapital', ranges: [['2020', '2029']] },
+  { key: 'annen_innskutt_egenkapital', label: 'Annen innskutt egenkapital', section: 'egenkapital', ranges: [['2030', '2049']] },
+  { key: 'annen_egenkapital', label: 'Annen egenkapital', section: 'egenkapital', ranges: [['2050', '2099']] },
+  // Langsiktig gjeld (21–22)
+  { key: 'avsetninger_forpliktelser', label: 'Avsetninger for forpliktelser', section: 'langsiktig_gjeld', ranges: [['2100', '2199']] },
+  { key: 'gjeld_kredittinstitusjoner', label: 'Gjeld til kredittinstitusjoner', section: 'langsiktig_gjeld', ranges: [['2220', '2249']] },
+  { key: 'annen_langsiktig_gjeld', label: 'Øvrig langsiktig gjeld', section: 'langsiktig_gjeld', ranges: [['2200', '2219'], ['2250', '2299']] },
+  // Kortsiktig gjeld (23–29)
+  { key: 'leverandorgjeld', label: 'Leverandørgjeld', section: 'kortsiktig_gjeld', ranges: [['2400', '2499']] },
+  { key: 'betalbar_skatt', label: 'Betalbar skatt', section: 'kortsiktig_gjeld', ranges: [['2500', '2599']] },
+  { key: 'skyldige_offentlige_avgifter', label: 'Skyldige offentlige avgifter', section: 'kortsiktig_gjeld', ranges: [['2600', '2799']] },
+  { key: 'annen_kortsiktig_gjeld', label: 'Annen kortsiktig gjeld', section: 'kortsiktig_gjeld', ranges: [['2300', '2399'], ['2800', '2999']] },
+  // Overføringer og disponeringer (88–89)
+  { key: 'avsatt_utbytte', label: 'Avsatt til utbytte', section: 'disponering', ranges: [['8920', '8929']] },
+  { key: 'andre_overforinger', label: 'Andre overføringer (fond, konsernbidrag)', section: 'disponering', ranges: [['8900', '8919'], ['8930', '8959']] },
+  { key: 'overfort_udekket_tap', label: 'Overført til/fra udekket tap', section: 'disponering', ranges: [['8990', '8999']] },
+  { key: 'overfort_annen_egenkapital', label: 'Overført til/fra annen egenkapital', section: 'disponering', ranges: [['8800', '8899'], ['8960', '8989']] },
 ];
 
 /** An account's figure: code and amount (debit − credit). */
@@ -250,6 +303,29 @@ export function rangeSum(balances: readonly Balance[], from: string, to: string)
   return sum;
 }
 
+/**
+ * Whether an account code is in a line item's ranges: its first four digits (a shorter code padded
+ * with zeros, '19' as 1900, as sectionSum reads its first two digits).
+ */
+export function inRanges(code: string, ranges: readonly [string, string][]): boolean {
+  if (!/^\d\d/.test(code)) return false;
+  const head = /^\d+/.exec(code)![0].slice(0, 4).padEnd(4, '0');
+  return ranges.some(([from, to]) => head >= from && head <= to);
+}
+
+/** The sum of (debit − credit) of the accounts in a line item, times the sign. */
+export function itemSum(balances: readonly Balance[], item: LineItem, sign: 1 | -1 = 1): Decimal {
+  let sum = new Decimal(0);
+  for (const b of balances) if (inRanges(b.code, item.ranges)) sum = sum.plus(b.amount);
+  return sign === 1 ? sum : sum.negated();
+}
+
+export const lineItem = (key: string): LineItem => {
+  const found = LINE_ITEMS.find((i) => i.key === key);
+  if (!found) throw new Error(`no line item ${key}`);
+  return found;
+};
+
 function sections(current: readonly Balance[], previous: readonly Balance[]): Record<string, [Decimal, Decimal]> {
   const out: Record<string, [Decimal, Decimal]> = {};
   for (const s of [...INCOME_SECTIONS, ...BALANCE_SECTIONS]) out[s.key] = [sectionSum(current, s.groups, s.sign), sectionSum(previous, s.groups, s.sign)];
@@ -261,7 +337,12 @@ const both = (f: (i: 0 | 1) => Decimal): [Decimal, Decimal] => [f(0), f(1)];
 
 /**
  * The income statement of a period and the previous one, from the result accounts' movements
- * (debit − credit per account): income positive, costs positive, results signed.
+ * (debit − credit per account): income positive, costs positive, results signed; then the
+ * allocation of the result (overføringer og disponeringer, 88–89, debit-positive). A result not (or
+ * not fully) allocated by a closing entry stays in 2050 in the balance sheet (the reports count the
+ * unclosed result there), so the rest is shown as transferred to annen egenkapital, as the balance
+ * sheet counts it: the allocations always sum to årsresultat (a check warns when the books have not
+ * allocated it).
  */
 export function incomeStatementLines(current: readonly Balance[], previous: readonly Balance[]): FigureLine[] {
   const s = sections(current, previous);
@@ -272,6 +353,11 @@ export function incomeStatementLines(current: readonly Balance[], previous: read
   const result = both((i) => beforeTax[i].minus(s.skattekostnad[i]));
   const by = (key: string) => INCOME_SECTIONS.find((x) => x.key === key)!;
   const plain = (key: string) => line(key, by(key).label, s[key]);
+  const allocation = (key: string): [Decimal, Decimal] => [itemSum(current, lineItem(key)), itemSum(previous, lineItem(key))];
+  const booked = bookedAllocations(current, previous);
+  const [dividends, other, loss, toEquity] = ['avsatt_utbytte', 'andre_overforinger', 'overfort_udekket_tap', 'overfort_annen_egenkapital'].map(allocation);
+  // the unallocated rest (the unclosed result, in 2050 in the balance sheet) counts as transferred to annen egenkapital
+  const equity = both((i) => toEquity[i].plus(result[i].minus(booked[i])));
   return [
     plain('salgsinntekt'),
     plain('annen_driftsinntekt'),
@@ -287,27 +373,41 @@ export function incomeStatementLines(current: readonly Balance[], previous: read
     line('resultat_for_skatt', 'Resultat før skattekostnad', beforeTax, true),
     plain('skattekostnad'),
     line('arsresultat', 'Årsresultat', result, true),
+    line('avsatt_utbytte', lineItem('avsatt_utbytte').label, dividends),
+    line('andre_overforinger', lineItem('andre_overforinger').label, other),
+    line('overfort_udekket_tap', lineItem('overfort_udekket_tap').label, loss),
+    line('overfort_annen_egenkapital', lineItem('overfort_annen_egenkapital').label, equity),
+    line('sum_overforinger', 'Sum overføringer og disponeringer', both((i) => dividends[i].plus(other[i]).plus(loss[i]).plus(equity[i])), true),
   ];
+}
+
+/** The year's result allocated by entries on 88–89 (debit-positive), this year and the previous. */
+export function bookedAllocations(current: readonly Balance[], previous: readonly Balance[]): [Decimal, Decimal] {
+  return [sectionSum(current, [[88, 89]]), sectionSum(previous, [[88, 89]])];
 }
 
 /**
  * The balance sheet at the period's end and the previous year's end, from the balance-sheet rows
- * (debit − credit per account, the unclosed result included in 20 Egenkapital).
+ * (debit − credit per account, the unclosed result included in 2050 annen egenkapital): the line
+ * items of LINE_ITEMS, each section's sum after its items.
  */
 export function balanceSheetLines(current: readonly Balance[], previous: readonly Balance[]): FigureLine[] {
   const s = sections(current, previous);
   const assets = both((i) => s.anleggsmidler[i].plus(s.omlopsmidler[i]));
   const debt = both((i) => s.langsiktig_gjeld[i].plus(s.kortsiktig_gjeld[i]));
   const equityAndDebt = both((i) => s.egenkapital[i].plus(debt[i]));
-  const by = (key: string) => BALANCE_SECTIONS.find((x) => x.key === key)!;
-  const plain = (key: string) => line(key, by(key).label, s[key]);
+  const section = (key: string): FigureLine[] => {
+    const sec = BALANCE_SECTIONS.find((x) => x.key === key)!;
+    const items = LINE_ITEMS.filter((i) => i.section === key).map((i) => line(i.key, i.label, [itemSum(current, i, sec.sign), itemSum(previous, i, sec.sign)]));
+    return [...items, line(key, sec.label, s[key], true)];
+  };
   return [
-    plain('anleggsmidler'),
-    plain('omlopsmidler'),
+    ...section('anleggsmidler'),
+    ...section('omlopsmidler'),
     line('sum_eiendeler', 'Sum eiendeler', assets, true),
-    plain('egenkapital'),
-    plain('langsiktig_gjeld'),
-    plain('kortsiktig_gjeld'),
+    ...section('egenkapital'),
+    ...section('langsiktig_gjeld'),
+    ...section('kortsiktig_gjeld'),
     line('sum_gjeld', 'Sum gjeld', debt, true),
     line('sum_egenkapital_og_gjeld', 'Sum egenkapital og gjeld', equityAndDebt, true),
   ];
@@ -324,3 +424,6 @@ export function nok(d: Decimal): string {
   const [int, dec] = d.abs().toFixed(2).split('.');
   return `${d.isNegative() && !d.isZero() ? '-' : ''}${int.replace(/\B(?=(\d{3})+(?!\d))/g, ' ')},${dec}`;
 }
+
+/** A date as a Norwegian reader writes it, 31.12.2024 (the reports' formatter: one place for it). */
+export const norwegianDate = (d: Date): string => isoToNorwegian(formatDate(d));

@@ -12,16 +12,19 @@ import { listedAccounts, requireAccount, requireOwned } from '../../shared/tenan
 import { parse, type Args } from '../../shared/validation.ts';
 import { createJournalEntry } from '../journal-entries/journal-entries.service.ts';
 import { balanceSheet, trialBalance } from '../reports/reports.service.ts';
+import { movementOf } from '../reports/opening-balances.ts';
 import { renderYearlyAccountPdf, yearlyAccountFileName } from './yearly-accounts.pdf.ts';
 import {
   allocationDescription,
   balanceSheetLines,
+  bookedAllocations,
   CAN_CANCEL,
   CAN_SUBMIT,
   DEFAULT_YEARLY_ACCOUNT_ORDER,
   figure,
   incomeStatementLines,
   nok,
+  norwegianDate,
   OPEN_STATUSES,
   rangeSum,
   sectionSum,
@@ -85,6 +88,29 @@ interface Ledger {
   opening: Balance[];
   /** balance accounts over the period: incoming, debit, credit, outgoing */
   movements: { code: string; name: string; incoming: Decimal; debit: Decimal; credit: Decimal; outgoing: Decimal }[];
+  /** fixed-asset accounts (10–12): their debits and credits in the period's depreciation entries (those with a line on 60) */
+  depreciation: Map<string, { debit: Decimal; credit: Decimal }>;
+}
+
+/**
+ * The period's lines on the fixed-asset accounts (10–12) of entries that also post on 60
+ * (avskrivning): depreciation, apart from the additions and disposals. Posted entries, cancelled
+ * ones with their reversals (they net out), as the trial balance counts them; an opening balance
+ * dated from_date is incoming, never movement.
+ */
+async function depreciationLines(ctx: RequestContext, clientAccountId: number, fromDate: Date, toDate: Date): Promise<Map<string, { debit: Decimal; credit: Decimal }>> {
+  const rows = await ctx.db.$queryRaw<{ code: string; debit: string; credit: string }[]>`
+    SELECT a.code, SUM(l.debit)::text AS debit, SUM(l.credit)::text AS credit
+    FROM journal_entry_lines l JOIN accounts a ON a.id = l.account_id
+    WHERE l.client_account_id = ${clientAccountId}
+      AND a.code ~ '^1[0-2]'
+      AND ${movementOf(clientAccountId, formatDate(fromDate), formatDate(toDate))}
+      AND l.journal_entry_id NOT IN (SELECT d.id FROM journal_entries d WHERE d.client_account_id = ${clientAccountId} AND d.is_draft)
+      AND l.journal_entry_id IN (
+        SELECT x.journal_entry_id FROM journal_entry_lines x JOIN accounts xa ON xa.id = x.account_id
+        WHERE x.client_account_id = ${clientAccountId} AND xa.code LIKE '60%')
+    GROUP BY a.code`;
+  return new Map(rows.map((r) => [r.code, { debit: new Decimal(r.debit), credit: new Decimal(r.credit) }]));
 }
 
 /**
@@ -94,12 +120,13 @@ interface Ledger {
  * the fixed assets' incoming book value, never as the year's additions or its movement.
  */
 async function readLedger(ctx: RequestContext, clientAccountId: number, fromDate: Date, toDate: Date): Promise<Ledger> {
-  const [current, previous, end, start] = await Promise.all([
+  const [current, previous, end, start, depreciation] = await Promise.all([
     // keepBalances: a fixed asset without movement in the year still has its book value in the note
     trialBalance(ctx, { clientAccountId, dateFrom: fromDate, dateTo: toDate }, { keepBalances: true }),
     trialBalance(ctx, { clientAccountId, dateFrom: yearBefore(fromDate), dateTo: yearBefore(toDate) }, { keepBalances: true }),
     balanceSheet(ctx, { clientAccountId, reportDate: toDate }),
     balanceSheet(ctx, { clientAccountId, reportDate: dayBefore(fromDate) }),
+    depreciationLines(ctx, clientAccountId, fromDate, toDate),
   ]);
   const isResult = (code: string) => !/^[12]/.test(code);
   return {
@@ -110,6 +137,7 @@ async function readLedger(ctx: RequestContext, clientAccountId: number, fromDate
     movements: current
       .filter((r) => !isResult(r.accountCode))
       .map((r) => ({ code: r.accountCode, name: r.accountName, incoming: r.incomingBalance, debit: r.debit, credit: r.credit, outgoing: r.outgoingBalance })),
+    depreciation,
   };
 }
 
@@ -148,32 +176,39 @@ async function generateNotes(ctx: RequestContext, clientAccountId: number, year:
   });
 
   const rows: string[][] = [];
-  const total = { incoming: new Decimal(0), debit: new Decimal(0), credit: new Decimal(0), outgoing: new Decimal(0) };
+  const zero = () => ({ incoming: new Decimal(0), additions: new Decimal(0), disposals: new Decimal(0), depreciation: new Decimal(0), outgoing: new Decimal(0) });
+  const total = zero();
   for (const [group, name] of FIXED_ASSET_GROUPS) {
     const of = ledger.movements.filter((m) => m.code.startsWith(group));
     if (!of.length) continue;
-    const sum = (f: (m: (typeof of)[number]) => Decimal) => of.reduce((s, m) => s.plus(f(m)), new Decimal(0));
-    const [incoming, debit, credit, outgoing] = [sum((m) => m.incoming), sum((m) => m.debit), sum((m) => m.credit), sum((m) => m.outgoing)];
-    total.incoming = total.incoming.plus(incoming);
-    total.debit = total.debit.plus(debit);
-    total.credit = total.credit.plus(credit);
-    total.outgoing = total.outgoing.plus(outgoing);
-    rows.push([name, nok(incoming), nok(debit), nok(credit), nok(outgoing)]);
+    const g = zero();
+    for (const m of of) {
+      const dep = ledger.depreciation.get(m.code) ?? { debit: new Decimal(0), credit: new Decimal(0) };
+      g.incoming = g.incoming.plus(m.incoming);
+      g.additions = g.additions.plus(m.debit.minus(dep.debit));
+      g.disposals = g.disposals.plus(m.credit.minus(dep.credit));
+      g.depreciation = g.depreciation.plus(dep.credit.minus(dep.debit));
+      g.outgoing = g.outgoing.plus(m.outgoing);
+    }
+    for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] = total[k].plus(g[k]);
+    rows.push([name, nok(g.incoming), nok(g.additions), nok(g.disposals), nok(g.depreciation), nok(g.outgoing)]);
   }
-  if (rows.length) rows.push(['Sum', nok(total.incoming), nok(total.debit), nok(total.credit), nok(total.outgoing)]);
+  if (rows.length) rows.push(['Sum', nok(total.incoming), nok(total.additions), nok(total.disposals), nok(total.depreciation), nok(total.outgoing)]);
   const registered = await ctx.db.asset.count({ where: { clientAccountId, isActive: true } });
   notes.push({
     key: 'fixed_assets',
     title: 'Varige driftsmidler og immaterielle eiendeler',
     bodyType: 'table',
-    body: { columns: ['Eiendelsgruppe', 'Inngående bokført verdi', 'Tilgang', 'Avskrivning og avgang', 'Utgående bokført verdi'], rows },
+    body: { columns: ['Eiendelsgruppe', 'Inngående bokført verdi', 'Tilgang', 'Avgang', 'Avskrivning', 'Utgående bokført verdi'], rows },
     footerText: `Årets avskrivninger i resultatregnskapet: kr ${nok(figure(income, 'avskrivning').amount)}. Eiendeler i anleggsregisteret: ${registered}.`,
   });
 
   const opening = sectionSum(ledger.opening, [[20, 20]], -1);
   const result = figure(income, 'arsresultat').amount;
   const closing = figure(balance, 'egenkapital').amount;
-  const allocations = closing.minus(opening).minus(result);
+  // dividends leave equity for 2800 (debt); the rest (capital raised, other transfers) is other changes
+  const dividends = figure(income, 'avsatt_utbytte').amount;
+  const other = closing.minus(opening).minus(result).plus(dividends);
   notes.push({
     key: 'equity',
     title: 'Egenkapital',
@@ -183,7 +218,8 @@ async function generateNotes(ctx: RequestContext, clientAccountId: number, year:
       rows: [
         ['Egenkapital ved årets begynnelse', nok(opening)],
         ['Årets resultat', nok(result)],
-        ['Disponeringer og andre endringer', nok(allocations)],
+        ['Avsatt utbytte', nok(dividends.negated())],
+        ['Andre endringer', nok(other)],
         ['Egenkapital ved årets slutt', nok(closing)],
       ],
     },
@@ -211,7 +247,7 @@ async function generateNotes(ctx: RequestContext, clientAccountId: number, year:
       key: 'loans_to_shareholders',
       title: 'Lån til aksjonærer',
       bodyType: 'text',
-      body: `Selskapet har per ${formatDate(toDate)} fordringer på aksjonærer på til sammen kr ${nok(loans)} (aksjeloven §§ 8-7 til 8-10).`,
+      body: `Selskapet har per ${norwegianDate(toDate)} fordringer på aksjonærer på til sammen kr ${nok(loans)} (aksjeloven §§ 8-7 til 8-10).`,
     });
   }
   if (closing.isNegative() && !closing.isZero()) {
@@ -220,7 +256,7 @@ async function generateNotes(ctx: RequestContext, clientAccountId: number, year:
       title: 'Fortsatt drift',
       bodyType: 'text',
       body:
-        `Selskapets egenkapital er negativ med kr ${nok(closing.negated())} per ${formatDate(toDate)}. ` +
+        `Selskapets egenkapital er negativ med kr ${nok(closing.negated())} per ${norwegianDate(toDate)}. ` +
         'Styret har vurdert selskapets situasjon etter aksjeloven §§ 3-4 og 3-5, og årsregnskapet er avlagt under forutsetning om fortsatt drift.',
     });
   }
@@ -237,6 +273,8 @@ export async function computeYear(ctx: RequestContext, clientAccountId: number, 
   const assets = figure(balance, 'sum_eiendeler').amount;
   const equityAndDebt = figure(balance, 'sum_egenkapital_og_gjeld').amount;
   const equity = figure(balance, 'egenkapital').amount;
+  const result = figure(incomeStatement, 'arsresultat').amount;
+  const [booked] = bookedAllocations(ledger.result, ledger.previousResult);
   const checks: Check[] = [
     {
       key: 'balance_sheet_balances',
@@ -251,6 +289,14 @@ export async function computeYear(ctx: RequestContext, clientAccountId: number, 
       passed: !equity.isNegative() || equity.isZero(),
       severity: 'warning',
       message: equity.isNegative() && !equity.isZero() ? `Equity is negative (${equity.toFixed(2)}): a going-concern note is required` : 'Equity is not negative',
+    },
+    {
+      key: 'result_allocated',
+      passed: result.equals(booked),
+      severity: 'warning',
+      message: result.equals(booked)
+        ? `Årsresultat ${result.toFixed(2)} is allocated by the entries on 88–89`
+        : `Årsresultat ${result.toFixed(2)} is allocated by ${booked.toFixed(2)} on 88–89: the rest (${result.minus(booked).toFixed(2)}) is shown as transferred to annen egenkapital, where the balance sheet counts it; post the closing entry (POST /yearly-accounts/annual-allocations)`,
     },
   ];
   return {
