@@ -95,7 +95,7 @@ export const publicField = { skipTypeScopes: true, extensions: { publicField: tr
  * (a document's preview PDF, the tax authority's pre-filled data or validation). It is a mutation
  * because its REST entry is a POST, and spec 000 says "A token without write cannot perform POST,
  * PUT, PATCH or DELETE": it needs `write` on every entry point. The chat assistant's preview lists
- * no change for it and does not run it again to write (src/modules/assistant/preview-execution.ts).
+ * no change for it and does not run it again to write (src/assistant/preview-execution.ts).
  */
 export const storesNothing = { extensions: { storesNothing: true } } as const;
 

@@ -21,6 +21,7 @@ import './modules/item-collections/item-collections.types.ts';
 import './modules/journal-entries/journal-entries.types.ts';
 import './modules/reconciliations/reconciliations.types.ts';
 import './modules/bank-transactions/bank-transactions.types.ts';
+import './modules/reconciliations/bank-payments.types.ts';
 import './modules/reconciliations/matcher.types.ts';
 import './modules/reports/reports.types.ts';
 import './modules/reports/saft/saft.types.ts';
@@ -35,7 +36,8 @@ import './modules/worker-tasks/worker-tasks.types.ts';
 import './modules/notification-settings/notification-settings.types.ts';
 import './modules/bank-integrations/bank-integrations.types.ts';
 import './modules/yearly-accounts/yearly-accounts.types.ts';
-import './modules/assistant/assistant.types.ts';
+import './modules/chat/chat-tools.types.ts';
+import { registerAssistant } from './assistant/chat-listener.ts';
 import './modules/portal-integrations/portal-integrations.types.ts';
 import './modules/tax-returns/tax-returns.types.ts';
 import './modules/payroll-garnishments/payroll-garnishments.types.ts';
@@ -43,6 +45,8 @@ import './modules/payroll-contracts/payroll-contracts.types.ts';
 import './modules/equity/equity.types.ts';
 
 export const schema = builder.toSchema();
+// published chat messages set off code actions, approvals and the assistant, which run on this schema
+registerAssistant(schema);
 boundEnumCoercion(schema);
 
 /** The SDL committed as schema.graphql: sorted, so diffs show real changes only. */

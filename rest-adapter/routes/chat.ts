@@ -88,7 +88,7 @@ const THREAD_WITH = { allowed: ['participants', 'participants.user'] } as const;
 const MESSAGE_WITH = { allowed: ['from_user'] } as const;
 const PARTICIPANT_WITH = { allowed: ['user'] } as const;
 
-/** What a published message sets off (src/modules/assistant/chat-listener.ts). */
+/** What a published message sets off (src/assistant/chat-listener.ts). */
 const SETS_OFF =
   'Before this answers, a ```codeaction block (a GraphQL operation) is run in preview and written when it has no errors and nothing needs approval (deletes, postings, finalized documents, mail), ' +
   'an ```approvecodeaction block writes the thread’s last code action, and approves_message_id writes the approved preview’s tool calls: each result is a new message of the thread (from_user_id null). ' +

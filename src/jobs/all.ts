@@ -10,7 +10,7 @@ import '../modules/vouchers/pipeline/pipeline.job.ts';
 import '../modules/documents/documents.job.ts';
 import '../modules/invitations/invitations.job.ts';
 import '../modules/notification-settings/summaries.job.ts';
-import '../modules/assistant/assistant.job.ts';
+import '../assistant/assistant.job.ts';
 import '../modules/tax-returns/refresh.job.ts';
 import '../modules/payroll-garnishments/fetch.job.ts';
 import '../modules/payroll-contracts/payroll-contracts.jobs.ts';

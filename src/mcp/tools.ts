@@ -17,7 +17,7 @@ import { isDestructive, operationPaths, operationWeight, restPath, withDefaults,
  * (ListItems → list_items), with an input schema derived from its variables (path and query
  * parameters and the body's fields flat at the top level, snake_case as on REST, plus `with`), and
  * two that run GraphQL documents, `graphql_query` (read-only) and `graphql_mutation`. POST /mcp
- * serves them (src/mcp/mcp.ts) and the chat assistant calls them (src/modules/assistant/):
+ * serves them (src/mcp/mcp.ts) and the chat assistant calls them (src/assistant/):
  * one definition, so the model in a chat sees the same names, schemas and descriptions as an MCP host.
  */
 
@@ -150,7 +150,7 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
 
 /**
  * Whether a call of the tool may change stored records: a write tool not marked `storesNothing`. The
- * chat assistant runs such calls again to write a preview (src/modules/assistant/).
+ * chat assistant runs such calls again to write a preview (src/assistant/).
  */
 export const mayStore = (entry: Pick<ToolEntry, 'readOnly' | 'storesNothing'> | undefined): boolean => !!entry && !entry.readOnly && !entry.storesNothing;
 

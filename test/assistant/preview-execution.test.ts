@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 import { schema } from '../../src/schema.ts';
-import { runInMode } from '../../src/modules/assistant/preview-execution.ts';
+import { runInMode } from '../../src/assistant/preview-execution.ts';
 import { toolbox } from '../../src/mcp/tools.ts';
 
-// The approval rule of src/modules/assistant/preview-execution.ts, checked at the service: a PREVIEW is
+// The approval rule of src/assistant/preview-execution.ts, checked at the service: a PREVIEW is
 // rolled back (counted), a failing step leaves the transaction usable, and each reason is reported.
 describe.each(targets())('preview execution (%s)', (target) => {
   let app: TestApp;

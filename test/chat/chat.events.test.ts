@@ -71,7 +71,7 @@ describe.each(targets())('chat message listeners (%s)', (target) => {
     const heard = listen();
     const res = await post(thread.id, { message: 'Bokfør dette:\n```codeaction\nbook()\n```' });
     expect(res.status).toBe(201);
-    // the code action's result (src/modules/assistant/, a listener too) is published as well, from_user_id null
+    // the code action's result (src/assistant/, a listener too) is published as well, from_user_id null
     expect(heard.filter((x) => x.message.fromUserId === null)).toHaveLength(1);
     const mine = heard.filter((x) => x.message.id === res.body.id);
     expect(mine).toHaveLength(1);
@@ -133,7 +133,7 @@ describe.each(targets())('chat message listeners (%s)', (target) => {
     const call = { id: 'c1', type: 'function' as const, function: { name: 'create_journal_entry', arguments: '{"amount":"100.00"}' } };
     const heard = listen(async (ctx, th, message) => {
       if (message.fromUserId === null) return; // its own answers
-      // the shapes of src/modules/assistant/shapes.ts
+      // the shapes of src/modules/chat/tool-shapes.ts
       await postMessage(ctx, th.id, {
         fromUserId: null,
         message: 'Forhåndsvisning:',

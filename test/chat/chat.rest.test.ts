@@ -46,7 +46,7 @@ describe.each(targets())('chat REST (%s)', (target) => {
     postMessage(app.seed.system, threadId, {
       fromUserId: null,
       message: 'Jeg kan bokføre dette.',
-      // the published shapes (src/modules/assistant/tool-calls.ts); approving it re-runs the read and writes nothing
+      // the published shapes (src/assistant/tool-calls.ts); approving it re-runs the read and writes nothing
       toolCalls: [{ id: 'call_1', type: 'function', function: { name: 'list_projects', arguments: JSON.stringify({ client_account_id: t.account.id }) } }],
       toolResults: [{ tool_call_id: 'call_1', name: 'list_projects', is_error: false, content: '{}' }],
       previews: [{ tool_call_id: 'call_1', type: 'JournalEntry', id: null, operation: 'createJournalEntry', need_approval: true, reasons: ['final'] }],

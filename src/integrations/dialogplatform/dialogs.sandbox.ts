@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DIALOGS_SCOPE } from '../govportal/portal.ts';
 import { systemUserOfToken } from '../govportal/portal.sandbox.ts';
-import { defineSandbox, sandboxError } from '../sandbox/server.ts';
+import { defineSandbox, sandboxError } from '../sandbox/define.ts';
 import { partyUrn, type Dialog } from './dialogs.ts';
 
 /**

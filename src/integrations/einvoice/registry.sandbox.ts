@@ -1,4 +1,4 @@
-import { defineSandbox, sandboxError } from '../sandbox/server.ts';
+import { defineSandbox, sandboxError } from '../sandbox/define.ts';
 import type { Receiver } from './registry.ts';
 
 /**

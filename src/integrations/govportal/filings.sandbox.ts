@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import PDFDocument from 'pdfkit';
 import type { Request, Response } from 'express';
-import { defineSandbox, sandboxError } from '../sandbox/server.ts';
+import { defineSandbox, sandboxError } from '../sandbox/define.ts';
 import { FILING_KINDS, type Filing, type FilingKind, type Finding } from './filings.ts';
 import { FILINGS_READ_SCOPE } from './portal.ts';
 import { systemUserOfToken } from './portal.sandbox.ts';

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { isValidOrganizationNumber } from '../../shared/norwegian-ids.ts';
 import { loginTokenPerson, personName } from '../idprovider/login.sandbox.ts';
 import { escapeHtml, sandboxPage } from '../sandbox/html.ts';
-import { defineSandbox, sandboxError } from '../sandbox/server.ts';
+import { defineSandbox, sandboxError } from '../sandbox/define.ts';
 import { SYSTEM_USER_STATUSES, rightSchema, type PortalSystemUser } from './portal.ts';
 
 /**

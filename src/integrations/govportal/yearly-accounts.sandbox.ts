@@ -1,4 +1,4 @@
-import { defineSandbox, sandboxError } from '../sandbox/server.ts';
+import { defineSandbox, sandboxError } from '../sandbox/define.ts';
 import { defineFilingRules } from './filings.sandbox.ts';
 import type { Finding } from './filings.ts';
 

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { isValidNationalIdNumber } from '../../shared/norwegian-ids.ts';
 import { escapeHtml, sandboxPage } from '../sandbox/html.ts';
-import { defineSandbox, sandboxError } from '../sandbox/server.ts';
+import { defineSandbox, sandboxError } from '../sandbox/define.ts';
 
 /**
  * The national login, simulated (see ./login.ts for the API). The login page offers a few test

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import { defineSandbox, sandboxError, type SandboxEnv } from '../sandbox/server.ts';
+import { defineSandbox, sandboxError, type SandboxEnv } from '../sandbox/define.ts';
 import type { Onboarding } from './onboarding.ts';
 
 /**

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { sandboxError, setupsOf, type SandboxEnv } from './define.ts';
 import type { IntegrationsConfig } from '../../config.ts';
 import { INTEGRATION_SERVICES, type IntegrationService } from '../services.ts';
 
@@ -11,32 +12,11 @@ import { INTEGRATION_SERVICES, type IntegrationService } from '../services.ts';
  * that needs it and keeps its state in memory: deterministic data derived from what it is asked
  * (organisation numbers, years), and what it has been sent since it started.
  *
- * Each service's simulator is registered with defineSandbox from its own file (imported by ./all.ts)
+ * Each service's simulator is registered with defineSandbox (./define.ts) from its own file (imported by ./all.ts)
  * and mounted at /<service>. Routes under /<service>/sandbox/... are the sandbox's own controls (a
  * tax assessment decided, an earlier filing placed): they exist in no real service, and tests and the
  * walkthrough in the README use them.
  */
-export interface SandboxEnv {
-  /** the service's public base (what a browser is sent to), e.g. http://127.0.0.1:41234/idprovider */
-  publicBase(req: Request): string;
-}
-
-type SandboxSetup = (router: Router, env: SandboxEnv) => void;
-
-const setups = new Map<IntegrationService, SandboxSetup[]>();
-
-/** Registers (part of) a service's simulator; several files may add routes to one service. */
-export function defineSandbox(service: IntegrationService, setup: SandboxSetup): void {
-  const list = setups.get(service) ?? [];
-  list.push(setup);
-  setups.set(service, list);
-}
-
-/** A JSON error as the simulated services answer them. */
-export function sandboxError(res: Response, status: number, message: string, extra: Record<string, unknown> = {}): void {
-  res.status(status).json({ error: message, status, ...extra });
-}
-
 export interface RunningSandbox {
   /** the address the connectors call */
   url: string;
@@ -69,7 +49,7 @@ async function start(config: Pick<IntegrationsConfig, 'sandboxPort' | 'sandboxHo
   for (const service of INTEGRATION_SERVICES) {
     const router = express.Router();
     const env: SandboxEnv = { publicBase: () => `${publicUrl}/${service}` };
-    for (const setup of setups.get(service) ?? []) setup(router, env);
+    for (const setup of setupsOf(service)) setup(router, env);
     app.use(`/${service}`, router);
   }
   app.use((req, res) => sandboxError(res, 404, `The sandbox has no ${req.method} ${req.path}`));

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isValidNationalIdNumber, isValidOrganizationNumber } from '../../shared/norwegian-ids.ts';
-import { defineSandbox, sandboxError } from '../sandbox/server.ts';
+import { defineSandbox, sandboxError } from '../sandbox/define.ts';
 
 /**
  * The tax authority's reports of an employment's end, simulated (see ./employments.ts). Every report

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PROPERTY_SEARCH_SCOPE } from '../govportal/portal.ts';
 import { systemUserOfToken } from '../govportal/portal.sandbox.ts';
-import { defineSandbox, sandboxError } from '../sandbox/server.ts';
+import { defineSandbox, sandboxError } from '../sandbox/define.ts';
 
 /**
  * The tax authority's property search, simulated (see ./property.ts). Needs a live system-user token

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isValidNationalIdNumber, isValidOrganizationNumber } from '../../shared/norwegian-ids.ts';
-import { defineSandbox, sandboxError } from '../sandbox/server.ts';
+import { defineSandbox, sandboxError } from '../sandbox/define.ts';
 import type { TaxCardAnswer } from './tax-cards.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import { defineSandbox, sandboxError } from '../sandbox/server.ts';
+import { defineSandbox, sandboxError } from '../sandbox/define.ts';
 import { checkFiling, defineFilingRules } from '../govportal/filings.sandbox.ts';
 import type { Finding } from '../govportal/filings.ts';
 import { naeringsspesifikasjonSchema, type NaeringsspesifikasjonData } from './tax-returns.ts';

@@ -3,7 +3,7 @@ import type { Prisma } from '../../db/database.ts';
 import { parseScopes, type TokenVerifier } from '../../http/authentication.ts';
 import { verifyPassword } from '../../shared/passwords.ts';
 import { systemContext, type Actor } from '../../shared/context.ts';
-import { SessionCache } from './session-cache.ts';
+import { SessionCache } from '../../http/session-cache.ts';
 import { findUserByEmail } from '../users/users.service.ts';
 
 /**
@@ -40,7 +40,7 @@ export async function login(prisma: Prisma, email: string, password: string, ttl
 
 /**
  * Session tokens become actors here: looked up by their SHA-256, then kept in this process for
- * `cacheSeconds` (SESSION_CACHE_SECONDS; 0: every request looks the session up), see session-cache.ts.
+ * `cacheSeconds` (SESSION_CACHE_SECONDS; 0: every request looks the session up), see src/http/session-cache.ts.
  */
 export function sessionTokenVerifier({ cacheSeconds }: { cacheSeconds: number }): TokenVerifier {
   const cache = new SessionCache(cacheSeconds * 1000);

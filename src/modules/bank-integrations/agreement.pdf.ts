@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import { formatBankAccountNumber } from '../bank-accounts/bank-accounts.rules.ts';
-import { formatDate, formatOrganizationNumber } from '../reports/render/format.ts';
+import { formatDate, formatOrganizationNumber } from '../../shared/norwegian-format.ts';
 import type { Bank } from './banks.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { actionItemShape, toolCallShape, toolPreviewShape, toolResultShape } from '../assistant/shapes.ts';
+import { actionItemShape, toolCallShape, toolPreviewShape, toolResultShape } from './tool-shapes.ts';
 import { orderByNames, pageArgs, type PageLimits } from '../../shared/pagination.ts';
 import { relationPairIssue, relationType } from '../../shared/record-relations.ts';
 import { evenWithIssues, filterText, flag, id, optionalText } from '../../shared/validation.ts';
@@ -54,7 +54,7 @@ const messageBody = z
   }, evenWithIssues);
 
 /** Columns only trusted in-process callers write (postMessage): the assistant's tool calls and the legacy code actions. */
-/** The columns in the shapes the assistant publishes (src/modules/assistant/shapes.ts): the GraphQL types read them so. */
+/** The columns in the shapes the assistant publishes (src/modules/chat/tool-shapes.ts): the GraphQL types read them so. */
 export const trustedMessageFields = z.object({
   /** default: the caller; null for a message of the assistant */
   fromUserId: id.nullish(),

@@ -18,9 +18,9 @@ import {
 } from './chat.service.ts';
 import { HIDDEN_CONTENT } from './code-blocks.ts';
 import { hideCodeBlockContents } from './code-blocks.ts';
-import { ChatActionItemRef, ChatToolCallRef, ChatToolPreviewRef, ChatToolResultRef } from '../assistant/assistant.types.ts';
-import type { ActionItem, ToolCall, ToolPreview, ToolResult } from '../assistant/shapes.ts';
-import { ASSUMED_CHANGES, MAX_TOOL_CALLS } from '../assistant/tool-calls.ts';
+import { ChatActionItemRef, ChatToolCallRef, ChatToolPreviewRef, ChatToolResultRef } from './chat-tools.types.ts';
+import type { ActionItem, ToolCall, ToolPreview, ToolResult } from './tool-shapes.ts';
+import { ASSUMED_CHANGES, MAX_TOOL_CALLS } from './tool-shapes.ts';
 
 /** Chat (spec 002 "Chat thread, message, participant"). Business rules: chat.service.ts. */
 export const ChatToolModeEnum = builder.enumType('ChatToolMode', {

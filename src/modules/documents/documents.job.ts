@@ -1,7 +1,7 @@
 import { defineJob } from '../../jobs/jobs.ts';
 import { jobMessageId } from '../../mail/mail.job.ts';
 import { systemContext } from '../../shared/context.ts';
-import { formatDate } from '../reports/render/format.ts';
+import { formatDate } from '../../shared/norwegian-format.ts';
 import { formatAmount, renderDocumentPdf } from './documents.pdf.ts';
 import { loadInvoiceModel } from './documents.model.ts';
 

@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import type { Decimal } from '@prisma/client/runtime/client';
-import { formatDate, formatOrganizationNumber, THOUSANDS_SEPARATOR } from '../reports/render/format.ts';
+import { formatDate, formatOrganizationNumber, THOUSANDS_SEPARATOR } from '../../shared/norwegian-format.ts';
 import { isCreditNote, type InvoiceModel } from './documents.model.ts';
 
 /**

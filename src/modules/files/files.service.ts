@@ -4,7 +4,9 @@ import { enqueue } from '../../jobs/jobs.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ContentTooLargeError, ValidationError } from '../../shared/errors.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { voucherPipelineJob } from '../vouchers/pipeline/pipeline.job.ts';
+import { VOUCHER_PIPELINE } from '../../jobs/names.ts';
+
+type VoucherPipelineData = NonNullable<(typeof VOUCHER_PIPELINE)['data']>;
 import { FileProblem, HeavyWorkError } from '../../workers/heavy-work.ts';
 import type { FileFacts } from './file-content.ts';
 import { fileServices } from './file-services.ts';
@@ -153,7 +155,7 @@ export async function createFileVoucher(ctx: RequestContext, v: NewFileVoucher):
     },
     select: { id: true },
   });
-  if (process) await enqueue(ctx.db, voucherPipelineJob, { voucherId: voucher.id });
+  if (process) await enqueue(ctx.db, VOUCHER_PIPELINE.name, { voucherId: voucher.id } satisfies VoucherPipelineData);
   return { voucherId: voucher.id, fileId: file.id };
 }
 

@@ -4,7 +4,7 @@ import { pageArgs } from '../../shared/pagination.ts';
 import { currencyCode, decimal, evenWithIssues, flag, id, immutable, optionalText, required } from '../../shared/validation.ts';
 import { formatDate } from '../../shared/scalars.ts';
 import { DIMENSION_KIND_NAMES } from './dimensions.ts';
-import { isBalanceAccount } from '../reports/grouping.ts';
+import { isBalanceAccount } from '../ledger-accounts/account-classes.ts';
 
 /** An amount in the accounting currency: at most 2 decimals, never negative (spec 001 "Journal entries"). */
 const amount = decimal({ precision: 18, scale: 2 }).refine((d) => !d.isNegative(), 'must not be negative (use the other side)');

@@ -11,7 +11,7 @@ import { formatDate } from '../../shared/scalars.ts';
 import { minorUnitsOf } from '../../reference-data/index.ts';
 import { cancelJournalEntryInTx, createJournalEntryInTx } from '../journal-entries/journal-entries.service.ts';
 import { DIMENSION_KINDS, type DimensionKind } from '../journal-entries/dimensions.ts';
-import { bookPaymentInTx } from '../bank-transactions/bank-payments.service.ts';
+import { bookPaymentInTx } from './bank-payments.service.ts';
 import { PAYMENT_RELATION_TYPE } from '../bank-transactions/bank-transactions.rules.ts';
 import {
   balanceOf,

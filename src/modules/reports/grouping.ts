@@ -144,15 +144,6 @@ export function groupingOf(accountCode: string): Grouping {
 }
 
 /**
- * Balance-sheet accounts (classes 1 and 2) carry their balance over years; result accounts start each
- * year at zero. The pattern is also bound into SQL (`a.code ~ ${BALANCE_ACCOUNT_PATTERN}`), so the
- * reports and the SAF-T file draw the line in one place.
- */
-export const BALANCE_ACCOUNT_PATTERN = '^[12]';
-const BALANCE_ACCOUNT = new RegExp(BALANCE_ACCOUNT_PATTERN);
-export const isBalanceAccount = (accountCode: string): boolean => BALANCE_ACCOUNT.test(accountCode);
-
-/**
  * Where the result of the result accounts that no closing entry moved into equity is shown: a row of
  * the balance sheet (so its rows net to zero) and part of this account's opening balance in SAF-T.
  */

@@ -1,4 +1,4 @@
-import { decimalOf, formatDate, formatOrganizationNumber, moneyCell } from './render/format.ts';
+import { decimalOf, formatDate, formatOrganizationNumber, moneyCell } from '../../shared/norwegian-format.ts';
 import type { Cell, ReportChart, ReportColumn, ReportRow, ReportTable } from './render/model.ts';
 import { Decimal, formatDate as isoDate } from '../../shared/scalars.ts';
 import { osloToday } from '../journal-entries/journal-entries.rules.ts';

@@ -8,7 +8,8 @@ import { pageWindow, type Page } from '../../shared/pagination.ts';
 import { DIMENSION_KIND_NAMES, DIMENSION_KINDS, type DimensionKind } from '../journal-entries/dimensions.ts';
 import { toSnake } from '../../shared/naming.ts';
 import { containsPattern } from '../../shared/text-search.ts';
-import { BALANCE_ACCOUNT_PATTERN, groupingOf, isBalanceAccount, UNCLOSED_RESULT, type Grouping } from './grouping.ts';
+import { groupingOf, UNCLOSED_RESULT, type Grouping } from './grouping.ts';
+import { BALANCE_ACCOUNT_PATTERN, isBalanceAccount } from '../ledger-accounts/account-classes.ts';
 import { balanceAt, incomingOf, movementOf } from './opening-balances.ts';
 import {
   LEDGER_PAGE_LIMITS,

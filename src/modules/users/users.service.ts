@@ -2,7 +2,7 @@ import { inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ConflictError, NotFoundError } from '../../shared/errors.ts';
 import { hashPassword, verifyPassword } from '../../shared/passwords.ts';
 import { validate, type Args } from '../../shared/validation.ts';
-import { forgetCachedSessions } from '../auth/session-cache.ts';
+import { forgetCachedSessions } from '../../http/session-cache.ts';
 import { normalizeEmail, userRules as rules } from './users.rules.ts';
 
 /** A user as others see it: no password hash. */

@@ -1,5 +1,5 @@
 import PDFDocument from 'pdfkit';
-import { formatMoney, formatOrganizationNumber } from '../reports/render/format.ts';
+import { formatMoney, formatOrganizationNumber } from '../../shared/norwegian-format.ts';
 import { norwegianDate, type FigureLine, type Note, type NoteTable } from './yearly-accounts.rules.ts';
 
 /**

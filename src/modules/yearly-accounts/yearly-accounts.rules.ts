@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { orderByNames, pageArgs, type PageLimits } from '../../shared/pagination.ts';
 import { Decimal, formatDate } from '../../shared/scalars.ts';
-import { formatDate as isoToNorwegian } from '../reports/render/format.ts';
+import { formatDate as isoToNorwegian } from '../../shared/norwegian-format.ts';
 import { decimal, id, required } from '../../shared/validation.ts';
 
 /**

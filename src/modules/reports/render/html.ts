@@ -1,5 +1,6 @@
 import { hashSource, oauthPagePolicy, serializePolicy } from '../../../http/security-headers.ts';
-import { decimalOf, formatCell, formatMoney, isNumeric } from './format.ts';
+import { formatCell, isNumeric } from './format.ts';
+import { decimalOf, formatMoney } from '../../../shared/norwegian-format.ts';
 import type { ReportChart, ReportTable } from './model.ts';
 
 /**

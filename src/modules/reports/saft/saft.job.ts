@@ -11,7 +11,7 @@ import { AppError, ValidationError } from '../../../shared/errors.ts';
 import { formatDate, parseDateString } from '../../../shared/scalars.ts';
 import { eligibleAccountIds } from '../../../shared/tenancy.ts';
 import type { Args } from '../../../shared/validation.ts';
-import { formatDate as norwegianDate } from '../render/format.ts';
+import { formatDate as norwegianDate } from '../../../shared/norwegian-format.ts';
 import { saftRules } from './saft.rules.ts';
 import { checkSaftRequest, saftFileNameOf, writeSaft, type SaftSummary } from './saft.service.ts';
 

@@ -1,9 +1,8 @@
 import { defineJob } from '../../../jobs/jobs.ts';
+import { VOUCHER_PIPELINE } from '../../../jobs/names.ts';
 import { failVoucherPipeline, runVoucherPipeline } from './pipeline.service.ts';
 
-export interface VoucherPipelineJobData {
-  voucherId: number;
-}
+export type VoucherPipelineJobData = NonNullable<(typeof VOUCHER_PIPELINE)['data']>;
 
 /**
  * `vouchers.process`: the pipeline of an uploaded voucher (pipeline.service.ts), enqueued by
@@ -16,7 +15,7 @@ export interface VoucherPipelineJobData {
  * workflow_error "the process stopped while running this job" instead of being run again.
  */
 export const voucherPipelineJob = defineJob<VoucherPipelineJobData>(
-  'vouchers.process',
+  VOUCHER_PIPELINE.name,
   (data, ctx) => runVoucherPipeline(ctx, data.voucherId, { lastAttempt: ctx.job.retryCount >= ctx.job.retryLimit }),
   {
     retryLimit: 3,

@@ -1,11 +1,11 @@
 import { getOperationAST, parse, type GraphQLSchema } from 'graphql';
-import type { ChatMessage, ChatThread } from '../../generated/prisma/client.ts';
-import type { RequestContext } from '../../shared/context.ts';
-import { toolbox, toolErrorBody } from '../../mcp/tools.ts';
-import { codeBlocksOfKind } from '../chat/code-blocks.ts';
-import { postMessage } from '../chat/chat.service.ts';
+import type { ChatMessage, ChatThread } from '../generated/prisma/client.ts';
+import type { RequestContext } from '../shared/context.ts';
+import { toolbox, toolErrorBody } from '../mcp/tools.ts';
+import { codeBlocksOfKind } from '../modules/chat/code-blocks.ts';
+import { postMessage } from '../modules/chat/chat.service.ts';
 import { runInMode, type Change, type Execution } from './preview-execution.ts';
-import type { ActionItem } from './shapes.ts';
+import type { ActionItem } from '../modules/chat/tool-shapes.ts';
 
 /**
  * Code actions (spec 002 "Chat": code blocks in message text). A ```codeaction block holds one

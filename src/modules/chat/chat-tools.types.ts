@@ -1,11 +1,9 @@
 import { builder } from '../../builder.ts';
-import { APPROVAL_REASONS, type ActionItem, type ApprovalReason, type ToolCall, type ToolPreview, type ToolResult } from './shapes.ts';
-// published chat messages set off code actions, approvals and the assistant (registered once, with the schema)
-import './chat-listener.ts';
+import { APPROVAL_REASONS, type ActionItem, type ApprovalReason, type ToolCall, type ToolPreview, type ToolResult } from './tool-shapes.ts';
 
 /**
  * The element shapes of a chat message's tool_calls, tool_results, previews and action_items
- * (shapes.ts) as GraphQL types. The messages store them as JSON with snake_case keys.
+ * (tool-shapes.ts) as GraphQL types. The messages store them as JSON with snake_case keys.
  */
 
 export const ChatApprovalReasonEnum = builder.enumType('ChatApprovalReason', {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AssistantConfig } from '../../config.ts';
+import type { AssistantConfig } from '../config.ts';
 import type { ToolCall } from './tool-calls.ts';
 
 /**

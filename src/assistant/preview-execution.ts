@@ -1,11 +1,11 @@
 import { defaultFieldResolver, getNamedType, isObjectType, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
-import type { Db } from '../../db/database.ts';
-import { getDatamodel } from '../../generated/pothos-types.ts';
-import { observeEnqueues, type JobDefinition } from '../../jobs/jobs.ts';
-import { createRequestContext, inTransaction, isTransaction, type RequestContext } from '../../shared/context.ts';
-import { isStoresNothing } from '../../builder.ts';
-import { destructiveMutationField } from '../../mcp/tools.ts';
-import type { ApprovalReason } from './shapes.ts';
+import type { Db } from '../db/database.ts';
+import { getDatamodel } from '../generated/pothos-types.ts';
+import { observeEnqueues, type JobDefinition } from '../jobs/jobs.ts';
+import { createRequestContext, inTransaction, isTransaction, type RequestContext } from '../shared/context.ts';
+import { isStoresNothing } from '../builder.ts';
+import { destructiveMutationField } from '../mcp/tools.ts';
+import type { ApprovalReason } from '../modules/chat/tool-shapes.ts';
 
 /**
  * Preview execution: runs GraphQL operations and tool calls (code actions, the chat assistant's tool
@@ -39,7 +39,7 @@ import type { ApprovalReason } from './shapes.ts';
 export type ExecutionMode = 'PREVIEW' | 'WRITE';
 
 /** Why a change needs approval (see the module comment). */
-export type { ApprovalReason } from './shapes.ts';
+export type { ApprovalReason } from '../modules/chat/tool-shapes.ts';
 
 /** One change an execution made or would make: a preview object. */
 export interface Change {

@@ -1,6 +1,7 @@
-import { defineJob, enqueue } from '../../jobs/jobs.ts';
-import type { ChatMessage, ChatThread } from '../../generated/prisma/client.ts';
-import { createRequestContext, type RequestContext, type Scope } from '../../shared/context.ts';
+import { defineJob, enqueue } from '../jobs/jobs.ts';
+import { assistantSchema } from './schema-registry.ts';
+import type { ChatMessage, ChatThread } from '../generated/prisma/client.ts';
+import { createRequestContext, type RequestContext, type Scope } from '../shared/context.ts';
 
 export interface AssistantReplyJobData {
   threadId: number;
@@ -20,7 +21,8 @@ export const assistantReplyJob = defineJob<AssistantReplyJobData>(
   'chat.assistant-reply',
   async (data, { prisma, config, logger, service, job, signal }) => {
     // loaded when a reply is due, not with the job list (the admin CLI loads every job definition)
-    const [{ schema }, { replyToMessage }] = await Promise.all([import('../../schema.ts'), import('./assistant.service.ts')]);
+    const { replyToMessage } = await import('./assistant.service.ts');
+    const schema = assistantSchema();
     const ctx = createRequestContext({
       db: prisma,
       actor: { userId: data.userId, scopes: new Set(data.scopes), clientId: null, tokenKind: 'delegated', sessionId: null },

@@ -1,14 +1,14 @@
 import type { GraphQLSchema } from 'graphql';
-import { getDatamodel } from '../../generated/pothos-types.ts';
-import { InsufficientScopeError, ValidationError } from '../../shared/errors.ts';
-import { toCamel } from '../../shared/naming.ts';
-import { jsonText } from '../../shared/json-text.ts';
-import type { Toolbox, ToolEntry } from '../../mcp/tools.ts';
-import { mayStore, toolErrorBody } from '../../mcp/tools.ts';
+import { getDatamodel } from '../generated/pothos-types.ts';
+import { InsufficientScopeError, ValidationError } from '../shared/errors.ts';
+import { toCamel } from '../shared/naming.ts';
+import { jsonText } from '../shared/json-text.ts';
+import type { Toolbox, ToolEntry } from '../mcp/tools.ts';
+import { mayStore, toolErrorBody } from '../mcp/tools.ts';
 import { datamodel, type Change, type Execution } from './preview-execution.ts';
-import type { ToolCall, ToolPreview, ToolResult } from './shapes.ts';
+import type { ToolCall, ToolPreview, ToolResult } from '../modules/chat/tool-shapes.ts';
 
-export type { ToolCall, ToolPreview, ToolResult } from './shapes.ts';
+export type { ToolCall, ToolPreview, ToolResult } from '../modules/chat/tool-shapes.ts';
 
 /**
  * The element shapes of a tool-calling chat message's tool_calls, tool_results and previews (spec
@@ -16,10 +16,6 @@ export type { ToolCall, ToolPreview, ToolResult } from './shapes.ts';
  * reads them at once, and how a list of tool calls runs in an execution.
  */
 
-/** Most tool calls one reply makes (all rounds together): the assistant stops there. */
-export const MAX_TOOL_CALLS = 20;
-/** The changes a message's previews or action items are assumed to list, for the cost of a query that selects them. */
-export const ASSUMED_CHANGES = 40;
 
 export const toPreview = (toolCallId: string, change: Change, mode: 'PREVIEW' | 'WRITE'): ToolPreview => ({
   tool_call_id: toolCallId,

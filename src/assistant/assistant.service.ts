@@ -1,13 +1,14 @@
 import type { GraphQLSchema } from 'graphql';
-import type { AssistantConfig } from '../../config.ts';
-import type { ChatMessage, ChatThread } from '../../generated/prisma/client.ts';
-import type { RequestContext } from '../../shared/context.ts';
-import { boundedMessage } from '../../shared/errors.ts';
-import { mayStore, toolbox, type ToolEntry } from '../../mcp/tools.ts';
-import { postMessage } from '../chat/chat.service.ts';
+import type { AssistantConfig } from '../config.ts';
+import type { ChatMessage, ChatThread } from '../generated/prisma/client.ts';
+import type { RequestContext } from '../shared/context.ts';
+import { boundedMessage } from '../shared/errors.ts';
+import { mayStore, toolbox, type ToolEntry } from '../mcp/tools.ts';
+import { postMessage } from '../modules/chat/chat.service.ts';
 import { completeChat, ModelError, type ModelMessage, type ModelTool } from './model-client.ts';
 import { runInMode, type Change } from './preview-execution.ts';
-import { IdRemap, MAX_TOOL_CALLS, referenceTypes, rerunCalls, runToolCall, toolsFor, toPreview, type CallOutcome, type ToolCall, type ToolPreview, type ToolResult } from './tool-calls.ts';
+import { MAX_TOOL_CALLS } from '../modules/chat/tool-shapes.ts';
+import { IdRemap, referenceTypes, rerunCalls, runToolCall, toolsFor, toPreview, type CallOutcome, type ToolCall, type ToolPreview, type ToolResult } from './tool-calls.ts';
 
 /**
  * The tool-calling assistant of a chat thread (spec 002 "Chat": tool-calling messages).

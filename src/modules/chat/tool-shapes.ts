@@ -8,7 +8,12 @@ import { z } from 'zod';
  * use it without loading the assistant.
  */
 
-/** Why a change needs approval (src/modules/assistant/preview-execution.ts). */
+/** Most tool calls one assistant reply makes (all rounds together): the assistant stops there. */
+export const MAX_TOOL_CALLS = 20;
+/** The changes a message's previews or action items are assumed to list, for the cost of a query that selects them. */
+export const ASSUMED_CHANGES = 40;
+
+/** Why a change needs approval (src/assistant/preview-execution.ts). */
 export const APPROVAL_REASONS = ['destructive', 'final', 'external'] as const;
 export type ApprovalReason = (typeof APPROVAL_REASONS)[number];
 

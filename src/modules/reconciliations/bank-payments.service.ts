@@ -6,9 +6,9 @@ import { formatDate } from '../../shared/scalars.ts';
 import { parse, type Args } from '../../shared/validation.ts';
 import type { journalEntryRules } from '../journal-entries/journal-entries.rules.ts';
 import { createJournalEntryInTx } from '../journal-entries/journal-entries.service.ts';
-import { bankTransactionRules as rules, PAYMENT_RELATION_TYPE, remainingAmount } from './bank-transactions.rules.ts';
-import { getBankTransaction } from './bank-transactions.service.ts';
-import { reconcileInTx, type ReconcileLine } from '../reconciliations/reconciliations.service.ts';
+import { bankTransactionRules as rules, PAYMENT_RELATION_TYPE, remainingAmount } from '../bank-transactions/bank-transactions.rules.ts';
+import { getBankTransaction } from '../bank-transactions/bank-transactions.service.ts';
+import { reconcileInTx, type ReconcileLine } from './reconciliations.service.ts';
 
 /**
  * Booking a payment: one journal entry (relation_type 'bank_transaction', relation_id the

@@ -1,4 +1,4 @@
-import type { Actor } from '../../shared/context.ts';
+import type { Actor } from '../shared/context.ts';
 
 /**
  * Verified session tokens, kept in this process for a few seconds (SESSION_CACHE_SECONDS, default

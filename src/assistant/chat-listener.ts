@@ -1,6 +1,8 @@
-import { isSystem } from '../../shared/tenancy.ts';
-import { onMessagePublished } from '../chat/message-events.ts';
-import { codeBlocksOfKind } from '../chat/code-blocks.ts';
+import type { GraphQLSchema } from 'graphql';
+import { assistantSchema, useSchema } from './schema-registry.ts';
+import { isSystem } from '../shared/tenancy.ts';
+import { onMessagePublished, type MessageListener } from '../modules/chat/message-events.ts';
+import { codeBlocksOfKind } from '../modules/chat/code-blocks.ts';
 import { approveCodeAction, runCodeAction } from './code-actions.ts';
 import { mentionsAssistant, writeApproved } from './assistant.service.ts';
 import { askAssistant } from './assistant.job.ts';
@@ -16,11 +18,20 @@ import { askAssistant } from './assistant.job.ts';
  * Code actions and approvals run before the poster's response is sent, so the result message is there
  * when the POST answers. Messages of the assistant and the system (from_user_id null) set off nothing.
  */
-onMessagePublished(async (ctx, thread, message) => {
+/**
+ * Starts the assistant on `schema` (src/schema.ts calls it once, having built the schema; the
+ * assistant imports no schema itself, so the schema's modules never import the assistant).
+ */
+export function registerAssistant(schema: GraphQLSchema): void {
+  if (!useSchema(schema)) return;
+  onMessagePublished(onPublished);
+}
+
+const onPublished: MessageListener = async (ctx, thread, message) => {
   if (message.fromUserId === null) return;
-  const { schema } = await import('../../schema.ts');
+  const schema = assistantSchema();
   if (codeBlocksOfKind(message.message, 'approvecodeaction').length) await approveCodeAction(ctx, schema, thread, message);
   else if (codeBlocksOfKind(message.message, 'codeaction').length) await runCodeAction(ctx, schema, thread, message);
   if (message.approvesMessageId !== null) await writeApproved(ctx, schema, thread, message);
   if (mentionsAssistant(message.message)) await askAssistant(ctx, thread, message);
-});
+};
