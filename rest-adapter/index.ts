@@ -7,7 +7,7 @@ import { operationPaths, operationWeight, type Operation, type RenderedFile, typ
 import { operationVariables, type OperationRequest } from './variables.ts';
 import { isFormRequest } from './multipart.ts';
 import { jsonText, withJsonNumbers } from '../src/shared/json-text.ts';
-import { weigh } from '../src/shared/admission.ts';
+import { weigh } from '../src/http/admission.ts';
 import { fileOperations } from './routes/files.ts';
 import { itemOperations } from './routes/items.ts';
 import { unitOperations } from './routes/units.ts';

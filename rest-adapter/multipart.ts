@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import multer from 'multer';
 import { ContentTooLargeError, ValidationError } from '../src/shared/errors.ts';
-import { keepRawBody } from '../src/shared/idempotency.ts';
+import { keepRawBody } from '../src/http/idempotency.ts';
 import { operationPaths, type MultipartOptions, type Operation } from './operation.ts';
 
 /** Marks a request whose body came from a form: its text fields are parsed like query parameters. */

@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
-import type { ErrorShape } from '../src/shared/error-renderer.ts';
+import type { ErrorShape } from '../src/http/error-renderer.ts';
 import type { RequestContext } from '../src/shared/context.ts';
-import { methodNeedsWrite } from '../src/shared/authentication.ts';
+import { methodNeedsWrite } from '../src/http/authentication.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -112,7 +112,7 @@ export interface Operation {
    */
   destructive?: boolean;
   /**
-   * Slots of its user's share in admission control (src/shared/admission.ts) a request of this
+   * Slots of its user's share in admission control (src/http/admission.ts) a request of this
    * operation holds while it runs, for work known to be heavy whatever it answers (an upload,
    * a PDF rendered by its resolver); default 1. A file answer's weight is `representations.weight`.
    */

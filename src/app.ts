@@ -10,20 +10,20 @@ import { createRestRouter, errorShapeRouter, operations } from '../rest-adapter/
 import { PUBLIC_PREFIX } from '../rest-adapter/operation.ts';
 import { multipartBodies } from '../rest-adapter/multipart.ts';
 import { fileUrlRoutes } from './modules/files/file-serving.route.ts';
-import { docsRoutes } from '../rest-adapter/docs-route.ts';
-import { ANONYMOUS, Authenticator } from './shared/authentication.ts';
+import { docsRoutes } from './openapi/docs-route.ts';
+import { ANONYMOUS, Authenticator } from './http/authentication.ts';
 import { createRequestContext, type Actor, type RequestContext } from './shared/context.ts';
 import { ReferenceCache } from './shared/reference-cache.ts';
 import { boundValidationErrors, graphqlErrorCodes, guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
 import { queryLimitsPlugin } from './shared/query-limits.ts';
-import { guardGraphqlHttp, guardPath, guardQuery, jsonBody } from './shared/input-guard.ts';
+import { guardGraphqlHttp, guardPath, guardQuery, jsonBody } from './http/input-guard.ts';
 import { camt053Body } from './modules/bank-transactions/camt053-body.ts';
-import { errorShapeOf, sendError } from './shared/error-renderer.ts';
-import { admissionControl, requestKeys, type Admission } from './shared/admission.ts';
-import { bodyTimeout, timedOut } from './shared/body-timeout.ts';
+import { errorShapeOf, sendError } from './http/error-renderer.ts';
+import { admissionControl, requestKeys, type Admission } from './http/admission.ts';
+import { bodyTimeout, timedOut } from './http/body-timeout.ts';
 import { bearerChallenge, MethodNotAllowedError, NoSuchEndpointError, UnauthenticatedError } from './shared/errors.ts';
-import type { createMcpHandler } from '../rest-adapter/mcp.ts';
-import { mcpBody, mcpOriginGuard } from '../rest-adapter/mcp-http.ts';
+import type { createMcpHandler } from './mcp/mcp.ts';
+import { mcpBody, mcpOriginGuard } from './mcp/mcp-http.ts';
 import { PACKAGE_VERSION } from './version.ts';
 import { sessionTokenVerifier } from './modules/auth/sessions.service.ts';
 import { loadOauthKeys } from './modules/oauth/keys.ts';
@@ -31,12 +31,12 @@ import { apiResourceIdentifiers, createOauthProvider, mcpResourceIdentifiers, no
 import { jwtTokenVerifier } from './modules/oauth/jwt-verifier.ts';
 import { userTokenIssuer } from './modules/oauth/user-tokens.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
-import { createApiRateLimiter, createAttemptLimiter, createRateLimiters, OAUTH_RATE_LIMITS, PASSWORD_CHECK_LIMIT, type RateLimitRules } from './shared/rate-limit.ts';
+import { createApiRateLimiter, createAttemptLimiter, createRateLimiters, OAUTH_RATE_LIMITS, PASSWORD_CHECK_LIMIT, type RateLimitRules } from './http/rate-limit.ts';
 import { graphiqlDefaultQuery, graphiqlPage } from './graphiql.ts';
-import { securityHeaders } from './shared/security-headers.ts';
+import { securityHeaders } from './http/security-headers.ts';
 import { createFileServices } from './modules/files/file-services.ts';
 import { createIntegrations } from './integrations/integrations.ts';
-import { bufferGraphqlBody, idempotency, isGraphqlMutation, isWriteMethod, keepRawBody } from './shared/idempotency.ts';
+import { bufferGraphqlBody, idempotency, isGraphqlMutation, isWriteMethod, keepRawBody } from './http/idempotency.ts';
 import { portalCallbackRoutes } from './modules/portal-integrations/portal-integrations.callback.ts';
 
 export interface AppDeps {
@@ -233,7 +233,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   let mcpLoading: Promise<unknown> | undefined;
   const loadMcp = (_req: Request, _res: Response, next: NextFunction) => {
     if (mcp) return next();
-    mcpLoading ??= import('../rest-adapter/mcp.ts').then((m) => {
+    mcpLoading ??= import('./mcp/mcp.ts').then((m) => {
       mcp = m.createMcpHandler(schema, { name: 'accounting-api', version: PACKAGE_VERSION }, { queryLimits: config.graphqlLimits, heavyCost: config.graphqlHeavyCost });
     });
     mcpLoading.then(() => next(), next);

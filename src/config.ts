@@ -48,7 +48,7 @@ const schema = z.object({
   TRUST_PROXY: z.string().default('false'),
   /**
    * Slots of work at once (a request holds one, heavy work several); the rest queue, users served in
-   * turn (src/shared/admission.ts). Default: 4 on the embedded database (one connection), 16 on
+   * turn (src/http/admission.ts). Default: 4 on the embedded database (one connection), 16 on
    * PostgreSQL. 0 turns the gate off.
    */
   REQUEST_CONCURRENCY: z.coerce.number().int().min(0).max(10_000).optional(),
@@ -85,7 +85,7 @@ const schema = z.object({
   REQUEST_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   /**
    * A /graphql query whose cost (GRAPHQL_MAX_COST's measure) is beyond this holds cost ÷ this slots
-   * (rounded up) of its user's share while it runs, at most the whole share (src/shared/admission.ts)
+   * (rounded up) of its user's share while it runs, at most the whole share (src/http/admission.ts)
    */
   GRAPHQL_HEAVY_COST: z.coerce.number().int().positive().default(10_000),
   /** Requests per user (per address for /graphql without a token) to /api/v2, /graphql and /mcp together per window; 0 or off: no limit */

@@ -2,7 +2,7 @@ import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { DEMO_LOGIN } from './admin/seed-demo.ts';
 import { GRAPHIQL_CLIENT_ID } from './modules/oauth/provider.ts';
 import { graphiqlSignInScript, type SignInConfig } from './graphiql-signin.ts';
-import { graphiqlPolicy, hashSource, serializePolicy } from './shared/security-headers.ts';
+import { graphiqlPolicy, hashSource, serializePolicy } from './http/security-headers.ts';
 
 /** What a person sees first in GraphiQL: how to get a token, and a query to run with it. */
 export const graphiqlDefaultQuery = (baseUrl: string): string => `# Click "Sign in" (top right) to run queries as yourself, or get a token from a terminal (below).

@@ -7,8 +7,8 @@ import { ensureReferenceData } from './db/reference-data.ts';
 import { createLogger, type Logger } from './shared/logger.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import type { Mailer } from './mail/mailer.ts';
-import { answerClientErrors } from './shared/client-errors.ts';
-import { applyServerTimeouts, serverOptions } from './shared/body-timeout.ts';
+import { answerClientErrors } from './http/client-errors.ts';
+import { applyServerTimeouts, serverOptions } from './http/body-timeout.ts';
 import { INTEGRATION_SERVICES } from './integrations/services.ts';
 
 /**

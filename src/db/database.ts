@@ -68,7 +68,7 @@ function awaitingScripts(factory: PrismaPGlite): SqlMigrationAwareDriverAdapterF
  * PGlite runs each query on this thread, and its promise chain never waits on I/O, so a busy server
  * would stay in microtasks from one query to the next and the event loop would not get to read new
  * requests or fire timers: requests pile up unseen in the kernel and admission control
- * (src/shared/admission.ts) cannot answer them. Every query first yields one turn of the event loop
+ * (src/http/admission.ts) cannot answer them. Every query first yields one turn of the event loop
  * (setImmediate), so between two queries the server reads its sockets and runs its timers.
  * Patched once on the adapter's query class, which its transactions share.
  */

@@ -1,8 +1,8 @@
 import type { SqlDriverAdapter } from '@prisma/driver-adapter-utils';
-import { currentKey } from '../shared/admission.ts';
+import { currentKey } from '../http/admission.ts';
 
 /**
- * Database queries in fair turns. Admission control (src/shared/admission.ts) bounds how many
+ * Database queries in fair turns. Admission control (src/http/admission.ts) bounds how many
  * requests of a user run at once, but one GraphQL request of 99 aliases sends some 300 queries at
  * once, and the database takes them first come, first served: PGlite's one connection and the pg
  * pool's queue are FIFO, so another user's query waited behind all of them and its request took as

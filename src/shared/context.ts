@@ -10,7 +10,7 @@ import type { Integrations } from '../integrations/integrations.ts';
 
 export type Scope = 'read' | 'write';
 
-/** Who is calling: resolved from the bearer token by src/shared/authentication.ts, or the system itself. */
+/** Who is calling: resolved from the bearer token by src/http/authentication.ts, or the system itself. */
 export interface Actor {
   /** the user; for the system (admin CLI, jobs, seeds) the user it acts for, or 0 (audit columns stay null) */
   userId: number;
@@ -38,7 +38,7 @@ export interface AttemptLimiter {
 
 /**
  * Limits that services apply themselves, where no middleware sees the operation: the password check
- * of changePassword (src/shared/rate-limit.ts, createAttemptLimiter). The app gives request contexts
+ * of changePassword (src/http/rate-limit.ts, createAttemptLimiter). The app gives request contexts
  * its limiters; system contexts and contexts built without them have none.
  */
 export interface ServiceLimits {

@@ -73,7 +73,7 @@ export class ValidationError extends AppError {
 }
 
 export class UnauthenticatedError extends AppError {
-  /** `challenge`: the WWW-Authenticate value (src/shared/error-renderer.ts builds it) */
+  /** `challenge`: the WWW-Authenticate value (src/http/error-renderer.ts builds it) */
   constructor(message = 'Authentication required', challenge?: string) {
     super(message, 401, 'common.unauthenticated');
     if (challenge) this.headers = { 'WWW-Authenticate': challenge };
@@ -156,7 +156,7 @@ export class RateLimitedError extends AppError {
   }
 }
 
-/** 503: the server is at capacity (src/shared/admission.ts); the client should come back after Retry-After. */
+/** 503: the server is at capacity (src/http/admission.ts); the client should come back after Retry-After. */
 export class ServiceUnavailableError extends AppError {
   constructor(message: string, retryAfterSeconds: number) {
     super(message, 503, 'common.unavailable');
@@ -164,7 +164,7 @@ export class ServiceUnavailableError extends AppError {
   }
 }
 
-/** 408: the request's body did not arrive in time (src/shared/body-timeout.ts); the connection is closed after it. */
+/** 408: the request's body did not arrive in time (src/http/body-timeout.ts); the connection is closed after it. */
 export class RequestTimeoutError extends AppError {
   constructor(message: string) {
     super(message, 408, 'common.request_timeout');

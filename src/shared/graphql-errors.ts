@@ -1,7 +1,7 @@
 import { getOperationAST, GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from './context.ts';
-import { guardDocument, guardInput } from './input-guard.ts';
+import { guardDocument, guardInput } from '../http/input-guard.ts';
 import type { Logger } from 'pino';
 import { AppError, boundedIssues, boundedMessage, ConflictError, NotFoundError, ServiceUnavailableError, UnauthenticatedError, ValidationError } from './errors.ts';
 
@@ -125,7 +125,7 @@ function anonymousAllowed(schema: GraphQLSchema, document: DocumentNode, operati
 }
 
 /**
- * The edge guard (src/shared/input-guard.ts) for what yoga parses itself: a NUL or too-deep nesting
+ * The edge guard (src/http/input-guard.ts) for what yoga parses itself: a NUL or too-deep nesting
  * in the document, variables or extensions is a 400 naming where, before anything executes.
  */
 export const guardGraphqlInput: Plugin<RequestContext> = {

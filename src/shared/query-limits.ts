@@ -35,7 +35,7 @@ import {
 import type { Request } from 'express';
 import type { Plugin } from 'graphql-yoga';
 import { QueryTooComplexError, ServiceUnavailableError, type QueryLimitName } from './errors.ts';
-import { weigh } from './admission.ts';
+import { weigh } from '../http/admission.ts';
 import type { PageLimits } from './pagination.ts';
 
 /**
@@ -353,7 +353,7 @@ export function checkQuery(schema: GraphQLSchema, document: DocumentNode, limits
 }
 
 /**
- * The slots of its user's share in admission control (src/shared/admission.ts) a query of this
+ * The slots of its user's share in admission control (src/http/admission.ts) a query of this
  * cost holds while it runs: one up to `heavyCost` (GRAPHQL_HEAVY_COST), then one per `heavyCost`
  * begun (the gate caps it at the share). 0 turns weighing off.
  */
@@ -376,7 +376,7 @@ export async function weighQuery(req: Request, weight: number): Promise<void> {
  * Brackets (`{`, `[`, `(`) nested deeper than this are refused before the document is parsed:
  * graphql-js' parser recurses once per level and overflows the stack near 2,000 levels, whatever
  * the token limit allows. No query needs half of it (15 levels of fields, JSON values nested up to
- * 32 in src/shared/input-guard.ts).
+ * 32 in src/http/input-guard.ts).
  */
 export const MAX_NESTING = 64;
 

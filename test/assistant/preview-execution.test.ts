@@ -3,7 +3,7 @@ import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 import { schema } from '../../src/schema.ts';
 import { runInMode } from '../../src/modules/assistant/preview-execution.ts';
-import { toolbox } from '../../rest-adapter/tools.ts';
+import { toolbox } from '../../src/mcp/tools.ts';
 
 // The approval rule of src/modules/assistant/preview-execution.ts, checked at the service: a PREVIEW is
 // rolled back (counted), a failing step leaves the transaction usable, and each reason is reported.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../rest-adapter/openapi.ts';
+import { buildOpenApiDocument } from '../../src/openapi/openapi.ts';
 import { SERVABLE_TYPES } from '../../src/modules/files/files.rules.ts';
 import { schema } from '../../src/schema.ts';
 

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Prisma } from '../../src/db/database.ts';
-import { idempotency, isWriteMethod, keepRawBody } from '../../src/shared/idempotency.ts';
+import { idempotency, isWriteMethod, keepRawBody } from '../../src/http/idempotency.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { openTestDatabase, targets } from '../support/harness.ts';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { compiledOperations } from '../../rest-adapter/index.ts';
-import { requestBodySchema } from '../../rest-adapter/json-schema.ts';
-import { buildOpenApiDocument, openApiKey, type OpenApiParameter } from '../../rest-adapter/openapi.ts';
+import { requestBodySchema } from '../../src/openapi/json-schema.ts';
+import { buildOpenApiDocument, openApiKey, type OpenApiParameter } from '../../src/openapi/openapi.ts';
 import { operationPaths, withDefaults, withParameter } from '../../rest-adapter/operation.ts';
 import { schema } from '../../src/schema.ts';
 import { PACKAGE_VERSION } from '../../src/version.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 import { inTransaction, systemContext } from '../../src/shared/context.ts';
-import { toWireError } from '../../src/shared/error-renderer.ts';
+import { toWireError } from '../../src/http/error-renderer.ts';
 import { pino } from 'pino';
 
 // Hardening: "Statuses that change under concurrency … A unique or foreign-key violation must map to

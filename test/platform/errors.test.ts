@@ -257,7 +257,7 @@ describe('an operation with the v2 envelope gets it for the errors before it run
   it('401 from the bearer middleware and malformed JSON answer {error: {code, message, request_id}}', async () => {
     const express = (await import('express')).default;
     const { errorShapeRouter } = await import('../../rest-adapter/index.ts');
-    const { errorShapeOf, sendError } = await import('../../src/shared/error-renderer.ts');
+    const { errorShapeOf, sendError } = await import('../../src/http/error-renderer.ts');
     const { UnauthenticatedError } = await import('../../src/shared/errors.ts');
     const app = express();
     const table = [{ method: 'GET' as const, path: '/reports/x', document: '', summary: '', errorShape: 'envelope' as const }];

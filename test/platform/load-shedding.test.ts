@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { admissionControl, weigh, type Admission, type AdmissionOptions } from '../../src/shared/admission.ts';
+import { admissionControl, weigh, type Admission, type AdmissionOptions } from '../../src/http/admission.ts';
 import type { ServiceUnavailableError } from '../../src/shared/errors.ts';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { API_RATE_LIMIT, PASSWORD_CHECK_LIMIT, type RateLimitRules } from '../../src/shared/rate-limit.ts';
+import { API_RATE_LIMIT, PASSWORD_CHECK_LIMIT, type RateLimitRules } from '../../src/http/rate-limit.ts';
 import { startTestApp, targets, type HttpResult, type TestApp } from '../support/harness.ts';
 import { oauthKit, PASSWORD } from '../support/oauth.ts';
 

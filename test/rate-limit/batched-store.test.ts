@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Options } from 'express-rate-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { BatchedRateLimitStore, PrismaRateLimitStore, type RateLimitRule } from '../../src/shared/rate-limit.ts';
+import { BatchedRateLimitStore, PrismaRateLimitStore, type RateLimitRule } from '../../src/http/rate-limit.ts';
 import { openTestDatabase, targets } from '../support/harness.ts';
 
 // Issue 9: the API limit counted in the database on every request was the largest cost of a minimal

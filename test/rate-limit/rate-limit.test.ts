@@ -5,7 +5,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database, type Prisma } from '../../src/db/database.ts';
 import type { Options } from 'express-rate-limit';
-import { createRateLimiters, OAUTH_RATE_LIMITS, PrismaRateLimitStore, pruneRateLimitCounters, type RateLimitName, type RateLimitRule } from '../../src/shared/rate-limit.ts';
+import { createRateLimiters, OAUTH_RATE_LIMITS, PrismaRateLimitStore, pruneRateLimitCounters, type RateLimitName, type RateLimitRule } from '../../src/http/rate-limit.ts';
 import { openTestDatabase, targets } from '../support/harness.ts';
 
 // Issue "Rate limiting": per client address, POST token 60/min, POST revoke 60/min, GET authorize

@@ -15,7 +15,7 @@ import { REPORT_MEDIA_TYPES, renderReport } from '../../src/modules/reports/rend
 import type { Cell, ReportTable } from '../../src/modules/reports/render/model.ts';
 import { renderPdf } from '../../src/modules/reports/render/pdf.ts';
 import { MONEY_FORMAT, renderXlsx, XLSX_HEADER_ROW } from '../../src/modules/reports/render/xlsx.ts';
-import { hashSource } from '../../src/shared/security-headers.ts';
+import { hashSource } from '../../src/http/security-headers.ts';
 import { Decimal } from '../../src/shared/scalars.ts';
 import { DEFAULT_FILE_LIMITS } from '../../src/modules/files/file-limits.ts';
 import { heavyWork } from '../../src/workers/heavy-work.ts';

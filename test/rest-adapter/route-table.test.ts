@@ -4,8 +4,8 @@ import { compiledOperations, operations } from '../../rest-adapter/index.ts';
 import { compileOperation } from '../../rest-adapter/compile.ts';
 import { operationVariables } from '../../rest-adapter/variables.ts';
 import { operationPaths, restPath, type Operation } from '../../rest-adapter/operation.ts';
-import { buildOpenApiDocument, openApiKey } from '../../rest-adapter/openapi.ts';
-import { toolbox } from '../../rest-adapter/tools.ts';
+import { buildOpenApiDocument, openApiKey } from '../../src/openapi/openapi.ts';
+import { toolbox } from '../../src/mcp/tools.ts';
 import { ValidationError } from '../../src/shared/errors.ts';
 import { schema } from '../../src/schema.ts';
 

@@ -6,18 +6,18 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { inject } from 'vitest';
 import { createApp } from '../../src/app.ts';
-import type { Admission } from '../../src/shared/admission.ts';
+import type { Admission } from '../../src/http/admission.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { startJobs, type JobRunner, type JobRunnerOptions } from '../../src/jobs/runner.ts';
 import { createLogger, type Logger } from '../../src/shared/logger.ts';
-import { answerClientErrors } from '../../src/shared/client-errors.ts';
-import { applyServerTimeouts, serverOptions } from '../../src/shared/body-timeout.ts';
-import { API_RATE_LIMIT, OAUTH_RATE_LIMITS, PASSWORD_CHECK_LIMIT, type RateLimitRules } from '../../src/shared/rate-limit.ts';
+import { answerClientErrors } from '../../src/http/client-errors.ts';
+import { applyServerTimeouts, serverOptions } from '../../src/http/body-timeout.ts';
+import { API_RATE_LIMIT, OAUTH_RATE_LIMITS, PASSWORD_CHECK_LIMIT, type RateLimitRules } from '../../src/http/rate-limit.ts';
 import { createSeed, type Seed } from './seed.ts';
 import { schema } from '../../src/schema.ts';
-import { buildOpenApiDocument } from '../../rest-adapter/openapi.ts';
-import { DOCS_PATH } from '../../rest-adapter/docs-route.ts';
+import { buildOpenApiDocument } from '../../src/openapi/openapi.ts';
+import { DOCS_PATH } from '../../src/openapi/docs-route.ts';
 import { createResponseValidator, type ReceivedResponse } from './openapi-validator.ts';
 
 export type Target = 'pglite' | 'postgres';

@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { OpenApiDocument, OpenApiOperation, OpenApiResponse } from '../../rest-adapter/openapi.ts';
-import type { JsonSchema } from '../../rest-adapter/json-schema.ts';
+import type { OpenApiDocument, OpenApiOperation, OpenApiResponse } from '../../src/openapi/openapi.ts';
+import type { JsonSchema } from '../../src/openapi/json-schema.ts';
 
 // ajv-formats is CommonJS with `exports.default`: under Node's ESM interop the default import is the module object
 const addFormats = (addFormatsModule.default ?? addFormatsModule) as typeof addFormatsModule.default;

@@ -3,7 +3,7 @@ import type { AssistantConfig } from '../../config.ts';
 import type { ChatMessage, ChatThread } from '../../generated/prisma/client.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { boundedMessage } from '../../shared/errors.ts';
-import { mayStore, toolbox, type ToolEntry } from '../../../rest-adapter/tools.ts';
+import { mayStore, toolbox, type ToolEntry } from '../../mcp/tools.ts';
 import { postMessage } from '../chat/chat.service.ts';
 import { completeChat, ModelError, type ModelMessage, type ModelTool } from './model-client.ts';
 import { runInMode, type Change } from './preview-execution.ts';

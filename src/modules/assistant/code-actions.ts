@@ -1,7 +1,7 @@
 import { getOperationAST, parse, type GraphQLSchema } from 'graphql';
 import type { ChatMessage, ChatThread } from '../../generated/prisma/client.ts';
 import type { RequestContext } from '../../shared/context.ts';
-import { toolbox, toolErrorBody } from '../../../rest-adapter/tools.ts';
+import { toolbox, toolErrorBody } from '../../mcp/tools.ts';
 import { codeBlocksOfKind } from '../chat/code-blocks.ts';
 import { postMessage } from '../chat/chat.service.ts';
 import { runInMode, type Change, type Execution } from './preview-execution.ts';

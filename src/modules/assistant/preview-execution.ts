@@ -4,7 +4,7 @@ import { getDatamodel } from '../../generated/pothos-types.ts';
 import { observeEnqueues, type JobDefinition } from '../../jobs/jobs.ts';
 import { createRequestContext, inTransaction, isTransaction, type RequestContext } from '../../shared/context.ts';
 import { isStoresNothing } from '../../builder.ts';
-import { destructiveMutationField } from '../../../rest-adapter/tools.ts';
+import { destructiveMutationField } from '../../mcp/tools.ts';
 import type { ApprovalReason } from './shapes.ts';
 
 /**

@@ -3,8 +3,8 @@ import { getDatamodel } from '../../generated/pothos-types.ts';
 import { InsufficientScopeError, ValidationError } from '../../shared/errors.ts';
 import { toCamel } from '../../shared/naming.ts';
 import { jsonText } from '../../shared/json-text.ts';
-import type { Toolbox, ToolEntry } from '../../../rest-adapter/tools.ts';
-import { mayStore, toolErrorBody } from '../../../rest-adapter/tools.ts';
+import type { Toolbox, ToolEntry } from '../../mcp/tools.ts';
+import { mayStore, toolErrorBody } from '../../mcp/tools.ts';
 import { datamodel, type Change, type Execution } from './preview-execution.ts';
 import type { ToolCall, ToolPreview, ToolResult } from './shapes.ts';
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Prisma } from '../../db/database.ts';
-import { parseScopes, type TokenVerifier } from '../../shared/authentication.ts';
+import { parseScopes, type TokenVerifier } from '../../http/authentication.ts';
 import { verifyPassword } from '../../shared/passwords.ts';
 import { systemContext, type Actor } from '../../shared/context.ts';
 import { SessionCache } from './session-cache.ts';

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { keepRawBody } from '../../shared/idempotency.ts';
+import { keepRawBody } from '../../http/idempotency.ts';
 
 /** The content types a camt.053 file is sent with as a raw body. */
 const XML = /^(application|text)\/(camt\+)?xml\b/i;

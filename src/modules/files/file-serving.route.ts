@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { Prisma } from '../../db/database.ts';
 import { AppError, ForbiddenError, NotFoundError, UnprocessableError } from '../../shared/errors.ts';
 import { FileProblem, HeavyWorkError } from '../../workers/heavy-work.ts';
-import { FILE_POLICY, serializePolicy } from '../../shared/security-headers.ts';
+import { FILE_POLICY, serializePolicy } from '../../http/security-headers.ts';
 import type { FileServices } from './file-services.ts';
 import { FILE_VARIANTS, type FileVariant } from './file-urls.ts';
 import { isImage, PDF } from './files.rules.ts';

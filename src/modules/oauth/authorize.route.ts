@@ -4,7 +4,7 @@ import type { Prisma } from '../../db/database.ts';
 import { csrfToken, csrfValid, escapeHtml, many, oauthError, page, redirectToClient, REPEATED, single } from './http.ts';
 import { normalizeResource, resourceIdentifiers, type HandoffRequest, type OauthProvider } from './provider.ts';
 import { normalizeScope, scopeWithin } from './scopes.ts';
-import { redirectTargetSource } from '../../shared/security-headers.ts';
+import { redirectTargetSource } from '../../http/security-headers.ts';
 
 /** Where the authorize endpoint sends a browser that is not signed in. */
 export const LOGIN_PAGE = '/public/v2/oauth/login';

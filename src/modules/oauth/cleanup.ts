@@ -1,7 +1,7 @@
 import type { Prisma } from '../../db/database.ts';
 import { defineJob } from '../../jobs/jobs.ts';
-import { pruneRateLimitCounters } from '../../shared/rate-limit.ts';
-import { pruneIdempotencyKeys } from '../../shared/idempotency.ts';
+import { pruneRateLimitCounters } from '../../http/rate-limit.ts';
+import { pruneIdempotencyKeys } from '../../http/idempotency.ts';
 import { pruneOauthObjects } from './adapter.ts';
 
 /**

@@ -1,8 +1,8 @@
-import { jsonBody } from '../../shared/input-guard.ts';
+import { jsonBody } from '../../http/input-guard.ts';
 import { bearerChallenge } from '../../shared/errors.ts';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Prisma } from '../../db/database.ts';
-import type { Authenticator } from '../../shared/authentication.ts';
+import type { Authenticator } from '../../http/authentication.ts';
 import { oauthError } from './http.ts';
 import type { OauthProvider } from './provider.ts';
 import { ClientMetadataError, deleteClient, listClients, registerClient, TOKEN_ENDPOINT_AUTH_METHODS, type ClientInput, type TokenEndpointAuthMethod } from './clients.service.ts';

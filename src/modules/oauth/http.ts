@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { hashSource, oauthPagePolicy, serializePolicy } from '../../shared/security-headers.ts';
+import { hashSource, oauthPagePolicy, serializePolicy } from '../../http/security-headers.ts';
 
 /** Helpers of the OAuth endpoints: their error shape, redirects back to the client, cookies, CSRF, HTML. */
 

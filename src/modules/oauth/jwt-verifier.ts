@@ -1,5 +1,5 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { parseScopes, type TokenVerifier } from '../../shared/authentication.ts';
+import { parseScopes, type TokenVerifier } from '../../http/authentication.ts';
 import type { Actor } from '../../shared/context.ts';
 import { publicJwks, type OauthKeys } from './keys.ts';
 import { normalizeResource, resourceIdentifiers } from './provider.ts';

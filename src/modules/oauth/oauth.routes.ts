@@ -1,9 +1,9 @@
-import { formBody, jsonBody } from '../../shared/input-guard.ts';
+import { formBody, jsonBody } from '../../http/input-guard.ts';
 import express, { type Router } from 'express';
 import type { Config } from '../../config.ts';
 import type { Prisma } from '../../db/database.ts';
-import type { Authenticator } from '../../shared/authentication.ts';
-import type { RateLimitName } from '../../shared/rate-limit.ts';
+import type { Authenticator } from '../../http/authentication.ts';
+import type { RateLimitName } from '../../http/rate-limit.ts';
 import type { RequestHandler } from 'express';
 import { loginRoute } from '../auth/login.route.ts';
 import { authorizeRoute } from './authorize.route.ts';

@@ -1,4 +1,4 @@
-import { hashSource, oauthPagePolicy, serializePolicy } from '../../../shared/security-headers.ts';
+import { hashSource, oauthPagePolicy, serializePolicy } from '../../../http/security-headers.ts';
 import { decimalOf, formatCell, formatMoney, isNumeric } from './format.ts';
 import type { ReportChart, ReportTable } from './model.ts';
 

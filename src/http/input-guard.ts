@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { AppError, NoSuchEndpointError, ValidationError } from './errors.ts';
+import { AppError, NoSuchEndpointError, ValidationError } from '../shared/errors.ts';
 
 /**
  * Input no entry point may pass on, refused at the edge with a 400 naming the field, once for every
@@ -144,11 +144,11 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 /**
  * The path of every request, before any route: percent-encoding that decodes to no UTF-8 text (`%`,
  * `%ZZ`, `%C0%80`, a lone surrogate `%ED%A0%80`) or to a control character (`%00`, `%0A`, `%7F`)
- * is a 400 in the path's error shape (src/shared/error-renderer.ts). No path of this service
+ * is a 400 in the path's error shape (src/http/error-renderer.ts). No path of this service
  * contains either, and a path parameter holding a NUL was a 500 where it reached the database
  * (`DELETE /v2/oauth/clients/%00`): one check here covers every entry point, today's and future
  * ones. The message never repeats the path. (A raw control character never gets this far: Node's
- * HTTP parser refuses the request line, src/shared/client-errors.ts.)
+ * HTTP parser refuses the request line, src/http/client-errors.ts.)
  */
 export function guardPath(req: Request, _res: Response, next: NextFunction): void {
   const raw = req.originalUrl;

@@ -1,12 +1,12 @@
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
-import { asOrigin } from '../src/config.ts';
-import { ForbiddenError, JsonRpcRequestError } from '../src/shared/errors.ts';
-import { jsonBody } from '../src/shared/input-guard.ts';
+import { asOrigin } from '../config.ts';
+import { ForbiddenError, JsonRpcRequestError } from '../shared/errors.ts';
+import { jsonBody } from '../http/input-guard.ts';
 
 /**
- * The HTTP side of POST /mcp that runs before the MCP SDK is loaded (rest-adapter/mcp.ts): the Origin
+ * The HTTP side of POST /mcp that runs before the MCP SDK is loaded (src/mcp/mcp.ts): the Origin
  * check and the body's parsing. Their errors are JSON-RPC error responses (the renderer's `jsonrpc`
- * shape, src/shared/error-renderer.ts).
+ * shape, src/http/error-renderer.ts).
  */
 
 /**

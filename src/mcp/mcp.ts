@@ -3,13 +3,13 @@ import type { GraphQLSchema } from 'graphql';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, JSONRPCMessageSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestContext } from '../src/shared/context.ts';
-import { boundedMessage, InsufficientScopeError, JsonRpcRequestError } from '../src/shared/errors.ts';
-import { toSnake } from '../src/shared/naming.ts';
-import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../src/shared/query-limits.ts';
+import type { RequestContext } from '../shared/context.ts';
+import { boundedMessage, InsufficientScopeError, JsonRpcRequestError } from '../shared/errors.ts';
+import { toSnake } from '../shared/naming.ts';
+import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../shared/query-limits.ts';
 import { toolbox, toolErrorBody, type ToolEntry } from './tools.ts';
-import { jsonText } from '../src/shared/json-text.ts';
-import { weigh } from '../src/shared/admission.ts';
+import { jsonText } from '../shared/json-text.ts';
+import { weigh } from '../http/admission.ts';
 
 /**
  * POST /mcp: the Model Context Protocol tool endpoint (Streamable HTTP, stateless, JSON responses).
@@ -40,7 +40,7 @@ const rpcError = (code: ErrorCode, message: string) => Object.assign(new Error(b
 export function createMcpHandler(schema: GraphQLSchema, info: { name: string; version: string }, options: { queryLimits?: QueryLimits; heavyCost?: number } = {}) {
   const { tools, byName, modules } = toolbox(schema, options.queryLimits ?? DEFAULT_QUERY_LIMITS);
 
-  /** A call of a tool that writes: the Idempotency-Key applies to it (src/shared/idempotency.ts). */
+  /** A call of a tool that writes: the Idempotency-Key applies to it (src/http/idempotency.ts). */
   const isWriteCall = (req: Request): boolean => {
     const msg = req.body as { method?: unknown; params?: { name?: unknown } } | null | undefined;
     return msg?.method === 'tools/call' && byName.get(String(msg.params?.name))?.readOnly === false;

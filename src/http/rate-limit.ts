@@ -1,8 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit, type ClientRateLimitInfo, type Logger as RateLimitLogger, type Options, type Store } from 'express-rate-limit';
 import type { Prisma } from '../db/database.ts';
-import type { AttemptLimiter, RequestContext } from './context.ts';
-import { RateLimitedError } from './errors.ts';
+import type { AttemptLimiter, RequestContext } from '../shared/context.ts';
+import { RateLimitedError } from '../shared/errors.ts';
 
 /**
  * Rate limits, counted in the database (rate_limit_counters) so that every server process on the

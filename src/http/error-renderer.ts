@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
-import { AppError, boundedIssues, boundedMessage, type FieldIssue } from './errors.ts';
-import { fromPrismaError, graphqlErrorCode } from './graphql-errors.ts';
-import { toSnake } from './naming.ts';
+import { AppError, boundedIssues, boundedMessage, type FieldIssue } from '../shared/errors.ts';
+import { fromPrismaError, graphqlErrorCode } from '../shared/graphql-errors.ts';
+import { toSnake } from '../shared/naming.ts';
 
 /**
  * The one renderer of every non-2xx answer of every entry point. An error (an AppError from a

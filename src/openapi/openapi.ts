@@ -1,14 +1,14 @@
 import { STATUS_CODES } from 'node:http';
 import { getNamedType, getNullableType, isListType, Kind, type GraphQLInputObjectType, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
-import { PACKAGE_VERSION } from '../src/version.ts';
-import { toSnake } from '../src/shared/naming.ts';
-import type { CompiledOperation } from './compile.ts';
-import { compiledOperations, operations } from './index.ts';
+import { PACKAGE_VERSION } from '../version.ts';
+import { toSnake } from '../shared/naming.ts';
+import type { CompiledOperation } from '../../rest-adapter/compile.ts';
+import { compiledOperations, operations } from '../../rest-adapter/index.ts';
 import { parameterSchema, requestBodySchema, responseSchema, SchemaComponents, type JsonSchema } from './json-schema.ts';
-import { operationPaths, restPath, withDefaults, withParameter, type MultipartOptions, type Operation } from './operation.ts';
-import { FILE_URL_PATH } from '../src/modules/files/file-serving.route.ts';
-import { FILE_VARIANTS } from '../src/modules/files/file-urls.ts';
-import { SERVABLE_TYPES } from '../src/modules/files/files.rules.ts';
+import { operationPaths, restPath, withDefaults, withParameter, type MultipartOptions, type Operation } from '../../rest-adapter/operation.ts';
+import { FILE_URL_PATH } from '../modules/files/file-serving.route.ts';
+import { FILE_VARIANTS } from '../modules/files/file-urls.ts';
+import { SERVABLE_TYPES } from '../modules/files/files.rules.ts';
 
 /**
  * The OpenAPI 3.1 description of /api/v2, derived from the operation table: one path item per entry,

@@ -1,23 +1,23 @@
 import { execute, getNamedType, getNullableType, getOperationAST, GraphQLError, isListType, isObjectType, Kind, validate, type GraphQLSchema } from 'graphql';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestContext } from '../src/shared/context.ts';
-import { errorBody, toWireError } from '../src/shared/error-renderer.ts';
-import { boundedMessage, ValidationError } from '../src/shared/errors.ts';
-import { guardDocument } from '../src/shared/input-guard.ts';
-import { isStoresNothing } from '../src/builder.ts';
-import { checkQuery, DEFAULT_QUERY_LIMITS, parseQuery, queryWeight, type QueryLimits } from '../src/shared/query-limits.ts';
-import type { CompiledOperation } from './compile.ts';
-import { compiledOperations, runOperation } from './index.ts';
-import { inputSchema, type JsonSchema } from './json-schema.ts';
-import type { OperationRequest } from './variables.ts';
-import { isDestructive, operationPaths, operationWeight, restPath, withDefaults, withParameter } from './operation.ts';
+import type { RequestContext } from '../shared/context.ts';
+import { errorBody, toWireError } from '../http/error-renderer.ts';
+import { boundedMessage, ValidationError } from '../shared/errors.ts';
+import { guardDocument } from '../http/input-guard.ts';
+import { isStoresNothing } from '../builder.ts';
+import { checkQuery, DEFAULT_QUERY_LIMITS, parseQuery, queryWeight, type QueryLimits } from '../shared/query-limits.ts';
+import type { CompiledOperation } from '../../rest-adapter/compile.ts';
+import { compiledOperations, runOperation } from '../../rest-adapter/index.ts';
+import { inputSchema, type JsonSchema } from '../openapi/json-schema.ts';
+import type { OperationRequest } from '../../rest-adapter/variables.ts';
+import { isDestructive, operationPaths, operationWeight, restPath, withDefaults, withParameter } from '../../rest-adapter/operation.ts';
 
 /**
  * The tools of the operation table: one per operation, named after its GraphQL operation
  * (ListItems → list_items), with an input schema derived from its variables (path and query
  * parameters and the body's fields flat at the top level, snake_case as on REST, plus `with`), and
  * two that run GraphQL documents, `graphql_query` (read-only) and `graphql_mutation`. POST /mcp
- * serves them (rest-adapter/mcp.ts) and the chat assistant calls them (src/modules/assistant/):
+ * serves them (src/mcp/mcp.ts) and the chat assistant calls them (src/modules/assistant/):
  * one definition, so the model in a chat sees the same names, schemas and descriptions as an MCP host.
  */
 
@@ -47,7 +47,7 @@ export interface ToolEntry {
 
 /**
  * A call through an HTTP entry point (POST /mcp) holds its weight in admission control as the REST
- * route and /graphql do (src/shared/admission.ts): an operation's `operationWeight`, a GraphQL
+ * route and /graphql do (src/http/admission.ts): an operation's `operationWeight`, a GraphQL
  * document's `queryWeight`. The chat assistant's calls (in a job, no request) are not weighed.
  */
 export interface ToolAdmission {

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config.ts';
-import { RequestTimeoutError } from './errors.ts';
+import { RequestTimeoutError } from '../shared/errors.ts';
 
 const TIMED_OUT = Symbol('body-timeout.timed-out');
 type Timed = Request & { [TIMED_OUT]?: boolean };
@@ -48,7 +48,7 @@ export const serverOptions = { connectionsCheckingInterval: CONNECTIONS_CHECKING
 /**
  * Node's own timeouts, for what the app never sees: the headers must arrive within
  * REQUEST_BODY_TIMEOUT_MS of the request's first byte (a slowloris sending a header line now and
- * then is answered 408 in the path's shape, src/shared/client-errors.ts), and the whole request
+ * then is answered 408 in the path's shape, src/http/client-errors.ts), and the whole request
  * within the headers' time, the longest wait for admission and the body's time together (after
  * that Node cuts it, whatever the app does; the app's own 408 comes first).
  */

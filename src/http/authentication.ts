@@ -1,5 +1,5 @@
 import type { Prisma } from '../db/database.ts';
-import type { Actor } from './context.ts';
+import type { Actor } from '../shared/context.ts';
 
 /**
  * Bearer tokens become actors here. Each kind of token has a verifier; the session tokens of

@@ -4,8 +4,8 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { getOperationAST, OperationTypeNode, parse } from 'graphql';
 import type { Prisma } from '../db/database.ts';
 import { methodNeedsWrite } from './authentication.ts';
-import type { RequestContext } from './context.ts';
-import { ConflictError, UnprocessableError, ValidationError } from './errors.ts';
+import type { RequestContext } from '../shared/context.ts';
+import { ConflictError, UnprocessableError, ValidationError } from '../shared/errors.ts';
 
 /**
  * Idempotency keys on writes (Stripe's idempotent requests; the IETF httpapi Idempotency-Key draft).

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Actor } from './context.ts';
-import { ServiceUnavailableError } from './errors.ts';
+import type { Actor } from '../shared/context.ts';
+import { ServiceUnavailableError } from '../shared/errors.ts';
 
 /**
  * Admission control: at most `concurrency` slots of work at once; the requests that cannot start

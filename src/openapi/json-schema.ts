@@ -19,8 +19,8 @@ import {
   type GraphQLOutputType,
   type SelectionSetNode,
 } from 'graphql';
-import { toSnake } from '../src/shared/naming.ts';
-import type { CompiledOperation } from './compile.ts';
+import { toSnake } from '../shared/naming.ts';
+import type { CompiledOperation } from '../../rest-adapter/compile.ts';
 
 /**
  * JSON Schema (2020-12, as OpenAPI 3.1 uses it) of the wire shapes, derived from the GraphQL types:

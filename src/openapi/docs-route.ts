@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import { AppError } from '../src/shared/errors.ts';
-import { docsSecurityPolicy } from '../src/shared/security-headers.ts';
+import { AppError } from '../shared/errors.ts';
+import { docsSecurityPolicy } from '../http/security-headers.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 
 /**
