@@ -34,9 +34,11 @@ function formError(err: unknown, options: MultipartOptions): Error {
  * read for a request without a valid token) and before the JSON parser and the Idempotency-Key
  * middleware: the key's fingerprint covers the fields and the SHA-256 of the file.
  */
-export function multipartBodies(table: readonly Operation[]): Router {
+export function operationBodies(table: readonly Operation[]): Router {
   const router = express.Router();
   for (const op of table) {
+    // a body of the operation's own kind (bodyParser) is read on its route only
+    if (op.bodyParser) router[op.method.toLowerCase() as 'post'](operationPaths(op), op.bodyParser);
     const options = op.multipart;
     if (!options) continue;
     // defParamCharset (multer 2): file names without a charset are UTF-8, as browsers send them (@types/multer lacks it)

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import type { RequestHandler } from 'express';
 import type { ErrorShape } from '../src/http/error-renderer.ts';
 import type { RequestContext } from '../src/shared/context.ts';
 import { methodNeedsWrite } from '../src/http/authentication.ts';
@@ -99,6 +100,12 @@ export interface Operation {
   representations?: Representations;
   /** the operation also takes a multipart/form-data body with one file (uploads: POST /files) */
   multipart?: MultipartOptions;
+  /**
+   * A body parser of the operation's own (a body other than JSON, e.g. a camt.053 file as XML), run
+   * on its route only, before the JSON parser (rest-adapter/multipart.ts, operationBodies); it leaves
+   * a request it does not take to the next parser.
+   */
+  bodyParser?: RequestHandler;
   /**
    * A public resource (spec 000: "public (unauthenticated) resources at {base_url}/public/v2/..."):
    * served under /public/v2 instead of /api/v2 (`path` is relative to it), without a token, and its

@@ -8,7 +8,7 @@ import type { Logger } from './shared/logger.ts';
 import { schema } from './schema.ts';
 import { createRestRouter, errorShapeRouter, operations } from '../rest-adapter/index.ts';
 import { PUBLIC_PREFIX } from '../rest-adapter/operation.ts';
-import { multipartBodies } from '../rest-adapter/multipart.ts';
+import { operationBodies } from '../rest-adapter/multipart.ts';
 import { fileUrlRoutes } from './modules/files/file-serving.route.ts';
 import { docsRoutes } from './openapi/docs-route.ts';
 import { ANONYMOUS, Authenticator } from './http/authentication.ts';
@@ -17,7 +17,6 @@ import { ReferenceCache } from './shared/reference-cache.ts';
 import { boundValidationErrors, graphqlErrorCodes, guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
 import { queryLimitsPlugin } from './shared/query-limits.ts';
 import { guardGraphqlHttp, guardPath, guardQuery, jsonBody } from './http/input-guard.ts';
-import { camt053Body } from './modules/bank-transactions/camt053-body.ts';
 import { errorShapeOf, sendError } from './http/error-renderer.ts';
 import { admissionControl, requestKeys, type Admission } from './http/admission.ts';
 import { bodyTimeout, timedOut } from './http/body-timeout.ts';
@@ -211,13 +210,13 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     }
   };
 
-  // JSON bodies whatever the content type (legacy clients often omit it); uploads are multipart (multipartBodies).
+  // JSON bodies whatever the content type (legacy clients often omit it); uploads are multipart and a few operations read a body of their own (a camt.053 file): operationBodies, on their routes only.
   // The bytes are kept for the Idempotency-Key fingerprint.
   const json = jsonBody({ limit: '1mb', type: (req) => !String(req.headers['content-type'] ?? '').startsWith('multipart/'), verify: keepRawBody });
   app.use('/api/v2', docsRoutes(schema, { baseUrl: config.baseUrl })); // public: openapi.json and the docs page
   // public too: a presigned file URL's signature is its authorisation
   app.use('/api/v2', fileUrlRoutes({ prisma: db.prisma, files }));
-  app.use('/api/v2', bearer('api'), apiLimit, camt053Body, multipartBodies(operations), json, idempotency({ prisma: db.prisma, isWrite: isWriteMethod }), createRestRouter(schema));
+  app.use('/api/v2', bearer('api'), apiLimit, operationBodies(operations), json, idempotency({ prisma: db.prisma, isWrite: isWriteMethod }), createRestRouter(schema));
   // The public operations (spec 000: "public (unauthenticated) resources at {base_url}/public/v2/..."):
   // no token, an anonymous caller; the OAuth paths under /public/v2/oauth are answered above.
   const anonymous = (req: Request, _res: Response, next: NextFunction) => {

@@ -1,4 +1,5 @@
 import { defineOperations, withVariable } from '../operation.ts';
+import { camt053Body } from '../../src/modules/bank-transactions/camt053-body.ts';
 
 // spec 001, "Bank transaction" and "Bank transactions": GET/POST /bank-transactions, GET
 // /bank-transactions/{id}, GET/POST /bank-transactions/{id}/statements; and POST /bank-statements,
@@ -234,5 +235,6 @@ export const bankTransactionOperations = defineOperations([
     status: 201,
     with: { allowed: RELATIONS },
     tenantParameter: 'client_account_id',
+    bodyParser: camt053Body,
   },
 ]);

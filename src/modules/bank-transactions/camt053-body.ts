@@ -13,11 +13,11 @@ const text = express.text({ type: () => true, limit: CAMT053_BODY_LIMIT, verify:
  * `POST /api/v2/bank-statements` with `Content-Type: application/xml` (or text/xml): the camt.053
  * file as the body, `client_account_id` (and optionally `bank_account_id`) in the query. It is turned
  * into the JSON body the operation takes (`{client_account_id, bank_account_id, camt053}`), so the
- * import has one code path whatever way the file comes. Mounted before the JSON parser, which then
- * leaves the parsed body alone.
+ * import has one code path whatever way the file comes. The operation's `bodyParser`: run on that
+ * route only, before the JSON parser, which then leaves the parsed body alone.
  */
 export function camt053Body(req: Request, res: Response, next: NextFunction): void {
-  if (req.method !== 'POST' || req.path !== '/bank-statements' || !XML.test(String(req.headers['content-type'] ?? ''))) return next();
+  if (!XML.test(String(req.headers['content-type'] ?? ''))) return next();
   text(req, res, (err?: unknown) => {
     if (err) return next(err);
     const query = req.query as Record<string, unknown>;
