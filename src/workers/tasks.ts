@@ -4,7 +4,7 @@ import type { ReportTable } from '../modules/reports/render/model.ts';
 import { renderPdf } from '../modules/reports/render/pdf.ts';
 import { renderXlsx } from '../modules/reports/render/xlsx.ts';
 import { pdfText } from '../modules/vouchers/pipeline/pipeline.read.ts';
-import { combine, cut, type PdfPart } from '../modules/vouchers/voucher-pdf.ts';
+import { combine, cut, type PdfPart } from '../modules/vouchers/voucher-pages.ts';
 
 /**
  * The heavy-work tasks by name (src/workers/heavy-work.ts runs them in the worker pool): each takes

@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createIntegrations } from '../../src/integrations/integrations.ts';
 import { sandboxTaxCard } from '../../src/integrations/taxauthority/tax-cards.sandbox.ts';
 import { enqueue } from '../../src/jobs/jobs.ts';
-import { fetchTaxCardJob, reportEmploymentEndJob } from '../../src/modules/payroll-contracts/payroll-contracts.jobs.ts';
+import { fetchTaxCardJob, reportEmploymentEndJob } from '../../src/modules/payroll-contracts/payroll-contracts.job.ts';
 import { currentTaxYear } from '../../src/modules/payroll-contracts/payroll-tax-cards.service.ts';
 import { startFaultyUpstream, type FaultyUpstream } from '../support/faulty-upstream.ts';
 import { eventually, startTestApp, targets, type TestApp } from '../support/harness.ts';

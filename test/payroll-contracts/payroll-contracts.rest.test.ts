@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentTaxYear } from '../../src/modules/payroll-contracts/payroll-tax-cards.service.ts';
-import { fetchTaxCardJob, reportEmploymentEndJob } from '../../src/modules/payroll-contracts/payroll-contracts.jobs.ts';
+import { fetchTaxCardJob, reportEmploymentEndJob } from '../../src/modules/payroll-contracts/payroll-contracts.job.ts';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 import { osloTodayText } from '../equity/fixtures.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { fetchGarnishmentsJob } from '../../src/modules/payroll-garnishments/fetch.job.ts';
+import { fetchGarnishmentsJob } from '../../src/modules/payroll-garnishments/payroll-garnishments.job.ts';
 import { derivedOrder, SANDBOX_CREDITORS } from '../../src/integrations/taxauthority/garnishments.sandbox.ts';
 import { eventually, startTestApp, targets, type TestApp } from '../support/harness.ts';
 import { startFaultyUpstream, type FaultMode, type FaultyUpstream } from '../support/faulty-upstream.ts';

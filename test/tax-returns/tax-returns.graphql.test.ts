@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { readFileSync } from 'node:fs';
-import { NAERINGSSPESIFIKASJON_CODES } from '../../src/modules/tax-returns/reference/naeringsspesifikasjon.ts';
+import { NAERINGSSPESIFIKASJON_CODES } from '../../src/modules/tax-returns/reference/naeringsspesifikasjon-codes.ts';
 import { errorCode, startTestApp, targets, type TestApp } from '../support/harness.ts';
 import { filingTenant, postCleanLedger, postFixtureLedger } from './fixtures.ts';
 

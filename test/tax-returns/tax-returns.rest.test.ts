@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIntegrations } from '../../src/integrations/integrations.ts';
 import { loadConfig } from '../../src/config.ts';
 import { enqueue } from '../../src/jobs/jobs.ts';
-import { taxReturnRefreshJob } from '../../src/modules/tax-returns/refresh.job.ts';
+import { taxReturnRefreshJob } from '../../src/modules/tax-returns/tax-returns.job.ts';
 import { eventually, startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 import { filingTenant, postCleanLedger, postFixtureLedger, postUnmappedLedger } from './fixtures.ts';

@@ -3,7 +3,7 @@ import { jobMessageId } from '../../mail/mail.job.ts';
 import { systemContext } from '../../shared/context.ts';
 import { formatDate } from '../../shared/norwegian-format.ts';
 import { formatAmount, renderDocumentPdf } from './documents.pdf.ts';
-import { loadInvoiceModel } from './documents.model.ts';
+import { loadInvoiceModel } from './documents.pdf-model.ts';
 
 export interface SendDocumentJobData {
   documentId: number;

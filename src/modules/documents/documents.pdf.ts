@@ -1,7 +1,7 @@
 import PDFDocument from 'pdfkit';
 import type { Decimal } from '@prisma/client/runtime/client';
 import { formatDate, formatOrganizationNumber, THOUSANDS_SEPARATOR } from '../../shared/norwegian-format.ts';
-import { isCreditNote, type InvoiceModel } from './documents.model.ts';
+import { isCreditNote, type InvoiceModel } from './documents.pdf-model.ts';
 
 /**
  * A document's PDF as a Norwegian invoice: the seller at the top left, the title ("Faktura",

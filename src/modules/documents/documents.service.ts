@@ -35,7 +35,7 @@ import {
 } from './documents.rules.ts';
 import { sendDocumentJob } from './documents.job.ts';
 import { renderDocumentPdf } from './documents.pdf.ts';
-import { loadInvoiceModel, type InvoiceModel } from './documents.model.ts';
+import { loadInvoiceModel, type InvoiceModel } from './documents.pdf-model.ts';
 
 type Query = { include?: PrismaNS.DocumentInclude; select?: PrismaNS.DocumentSelect };
 

@@ -5,7 +5,7 @@ import { findPage, pageWindow, type PageLimits } from '../../shared/pagination.t
 import type { Reference } from '../../shared/references.ts';
 import { lockClientAccount, requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { parse, validate, type Args, type Issues } from '../../shared/validation.ts';
-import { fetchTaxCardJob, reportEmploymentEndJob } from './payroll-contracts.jobs.ts';
+import { fetchTaxCardJob, reportEmploymentEndJob } from './payroll-contracts.job.ts';
 import { contractIssues, payrollContractRules as rules } from './payroll-contracts.rules.ts';
 import { currentTaxYear } from './payroll-tax-cards.service.ts';
 import { markEmployee } from '../business-partners/business-partners.service.ts';

@@ -13,7 +13,7 @@ import { z } from 'zod';
 
 /**
  * Tax cards (skattekort) and reports of an employment's end: what the payroll contract operations set
- * off through the tax authority's connector, run as jobs (payroll-contracts.jobs.ts).
+ * off through the tax authority's connector, run as jobs (payroll-contracts.job.ts).
  */
 
 /** The current tax year: the calendar year of today in Norway. */

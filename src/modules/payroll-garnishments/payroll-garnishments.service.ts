@@ -6,7 +6,7 @@ import { parse, type Args } from '../../shared/validation.ts';
 import { Decimal } from '../../shared/scalars.ts';
 import { isValidBankAccountNumber, isValidOrganizationNumber } from '../../shared/norwegian-ids.ts';
 import { enqueue } from '../../jobs/jobs.ts';
-import { fetchGarnishmentsJob } from './fetch.job.ts';
+import { fetchGarnishmentsJob } from './payroll-garnishments.job.ts';
 import { UpstreamError } from '../../integrations/connector.ts';
 import { integrationsOf, upstreamFailed } from '../../integrations/integrations.ts';
 import { searchGarnishments, type GarnishmentOrder } from '../../integrations/taxauthority/garnishments.ts';

@@ -2,7 +2,7 @@ import { Decimal } from '../../shared/scalars.ts';
 import { isBalanceAccount } from '../ledger-accounts/account-classes.ts';
 import { UNCLOSED_RESULT } from '../reports/grouping.ts';
 import { naeringsspesifikasjonSchema, type NaeringsspesifikasjonData } from '../../integrations/taxauthority/tax-returns.ts';
-import { NAERINGSSPESIFIKASJON_CODES, type NaeringsspesifikasjonCode } from './reference/naeringsspesifikasjon.ts';
+import { NAERINGSSPESIFIKASJON_CODES, type NaeringsspesifikasjonCode } from './reference/naeringsspesifikasjon-codes.ts';
 
 /**
  * The næringsspesifikasjon (the business specification of the company tax return) computed from the

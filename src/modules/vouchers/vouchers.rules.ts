@@ -1,17 +1,11 @@
 import { z } from 'zod';
 import { pageArgs, parseOrder, type PageLimits } from '../../shared/pagination.ts';
 import { filterText, id, optionalText, required } from '../../shared/validation.ts';
+import { DOCUMENT_TYPES } from '../documents/documents.rules.ts';
 
 /** Voucher status values (spec 001): PENDING, DRAFT, ARCHIVED, BOOKED, DELETED. */
 export const VOUCHER_STATUSES = ['PENDING', 'DRAFT', 'ARCHIVED', 'BOOKED', 'DELETED'] as const;
 
-/** Document types (spec 001 "Document types"): receivables, payables, settlement, payroll. */
-export const DOCUMENT_TYPES = [
-  'ARINV', 'ARCRN', 'ARCIN', 'ARPIN', 'ARDEB',
-  'APINV', 'APCRN', 'RECPT', 'APCIN', 'APPIN', 'APDEB',
-  'PAYSR', 'SALSM', 'VATST', 'VATRP',
-  'PRRUN', 'PRPAY', 'PRTAX',
-] as const;
 
 /** What happens to the sources of a merge or split (spec 001): NONE (default), ARCHIVE, DELETE. */
 export const SOURCE_ACTIONS = ['NONE', 'ARCHIVE', 'DELETE'] as const;

@@ -8,7 +8,7 @@ import { containsPattern } from '../../shared/text-search.ts';
 import { parse, validate, type Args } from '../../shared/validation.ts';
 import { createStoredFile, readStoredFile } from '../files/files.service.ts';
 import { derivedDocumentsSql } from '../documents/documents.service.ts';
-import { isPdfable, PDF, type PdfPart } from './voucher-pdf.ts';
+import { isPdfable, PDF, type PdfPart } from './voucher-pages.ts';
 import { FileProblem, HeavyWorkError } from '../../workers/heavy-work.ts';
 import { fileServices } from '../files/file-services.ts';
 import {
