@@ -199,7 +199,9 @@ describe.each(targets())('background jobs (%s)', (target: Target) => {
   async function doom(fates: Fate[]) {
     const marker = uniq();
     scripts[marker] = { fates, started: runSignal() };
-    const id = (await enqueue(db.prisma, doomed, { marker }, { expireInSeconds: 1 }))!;
+    // 3 s, not 1: on a loaded machine a living run can take longer than a second to reach the point
+    // where the test kills its process, and pg-boss would then expire it as dead itself, one retry early
+    const id = (await enqueue(db.prisma, doomed, { marker }, { expireInSeconds: 3 }))!;
     const { runs, restarts } = await runThroughRestarts({
       db,
       start: () => start(db, { queues: [doomed.name], pollingIntervalSeconds: 0.1 }),
