@@ -219,6 +219,25 @@ export interface Representations {
  * no token at all (spec 000: "Endpoints marked public in this specification require no token"); its
  * MCP tool still needs write.
  */
+/**
+ * An operation that answers a PDF itself, no JSON, while its GraphQL field carries the file base64
+ * (`{file_name, content_base64}`): the bytes decoded and sent as an attachment. `describe` says what
+ * the PDF is, for the OpenAPI document.
+ */
+export function base64Pdf(describe: string): Representations {
+  return {
+    json: false,
+    weight: HEAVY_WEIGHT,
+    files: {
+      'application/pdf': async ({ result }) => {
+        const r = result as { file_name: string; content_base64: string };
+        return { contentType: 'application/pdf', fileName: r.file_name, body: Buffer.from(r.content_base64, 'base64') };
+      },
+    },
+    describe: { 'application/pdf': describe },
+  };
+}
+
 export const needsWrite = (op: Pick<Operation, 'method'>): boolean => methodNeedsWrite(op.method);
 
 /** Whether an operation is destructive (its MCP tool's destructiveHint): as the entry says, else every DELETE. */

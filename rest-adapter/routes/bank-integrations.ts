@@ -1,4 +1,4 @@
-import { defineOperations, HEAVY_WEIGHT, type Representations } from '../operation.ts';
+import { base64Pdf, defineOperations } from '../operation.ts';
 
 // spec 002 "Integration records" (Bank) and the banks, einvoice and providerb rows of "Integrations";
 // every error as {error, status}
@@ -10,17 +10,7 @@ const BANK_STATUS_FIELDS = /* GraphQL */ `
   onboarding_information: onboardingInformation`;
 
 /** GET …/pdf-forms/{form_type} answers the PDF itself; the GraphQL field carries it base64. */
-const pdfForm: Representations = {
-  json: false,
-  weight: HEAVY_WEIGHT,
-  files: {
-    'application/pdf': async ({ result }) => {
-      const r = result as { file_name: string; content_base64: string };
-      return { contentType: 'application/pdf', fileName: r.file_name, body: Buffer.from(r.content_base64, 'base64') };
-    },
-  },
-  describe: { 'application/pdf': "The form as a PDF, filled with the company's data (name, organization number, its accounts at the bank, the date) and signature fields." },
-};
+const pdfForm = base64Pdf("The form as a PDF, filled with the company's data (name, organization number, its accounts at the bank, the date) and signature fields.");
 
 export const bankIntegrationOperations = defineOperations([
   {

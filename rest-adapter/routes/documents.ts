@@ -1,4 +1,4 @@
-import { defineOperations, HEAVY_WEIGHT, type Operation, type Representations } from '../operation.ts';
+import { base64Pdf, defineOperations, type Operation } from '../operation.ts';
 
 // spec 001 "Commercial document" and "Documents": GET/POST /documents, GET/PUT/PATCH/DELETE
 // /documents/{id}, POST /documents/preview. Relations by `with_relations` (the spec's name).
@@ -111,17 +111,7 @@ const WITH = { allowed: DOCUMENT_RELATIONS, parameter: 'with_relations' } as con
 const WITH_ON_WRITE = { ...WITH, default: ['item_lines', 'payment_lines', 'document_references'] } as const;
 
 /** POST /documents/preview answers the PDF itself (no JSON); the GraphQL field carries it base64. */
-const previewPdf: Representations = {
-  json: false,
-  weight: HEAVY_WEIGHT,
-  files: {
-    'application/pdf': async ({ result }) => {
-      const r = result as { file_name: string; content_base64: string };
-      return { contentType: 'application/pdf', fileName: r.file_name, body: Buffer.from(r.content_base64, 'base64') };
-    },
-  },
-  describe: { 'application/pdf': 'The document as a PDF (Norwegian invoice layout), made from the body as POST /documents would save it; nothing is saved.' },
-};
+const previewPdf = base64Pdf('The document as a PDF (Norwegian invoice layout), made from the body as POST /documents would save it; nothing is saved.');
 
 const document = (op: Omit<Operation, 'with'> & { with?: Operation['with'] }): Operation => ({ with: WITH, ...op });
 

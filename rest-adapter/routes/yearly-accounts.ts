@@ -1,4 +1,4 @@
-import { defineOperations, HEAVY_WEIGHT, type Representations } from '../operation.ts';
+import { base64Pdf, defineOperations } from '../operation.ts';
 import { ENTRY_FIELDS, ONE_WITH } from './journal-entries.ts';
 
 // spec 002, "Yearly accounts": preview, submissions (list, one, drafts, direct submission, submit,
@@ -39,17 +39,7 @@ const STATES =
   'Statuses: DRAFT (POST /drafts, notes generated), SUBMITTED (submit or POST /submissions), APPROVED or REJECTED (the portal’s assessment, read when one submission is fetched), CANCELLED (cancel from DRAFT or SUBMITTED).';
 
 /** GET …/pdf answers the PDF itself (no JSON); the GraphQL field carries it base64. */
-const pdf: Representations = {
-  json: false,
-  weight: HEAVY_WEIGHT,
-  files: {
-    'application/pdf': async ({ result }) => {
-      const r = result as { file_name: string; content_base64: string };
-      return { contentType: 'application/pdf', fileName: r.file_name, body: Buffer.from(r.content_base64, 'base64') };
-    },
-  },
-  describe: { 'application/pdf': 'The yearly accounts (årsregnskap) as an attachment arsregnskap-{year}-{organization number}.pdf: front page, income statement down to årsresultat and its allocation, balance sheet by line items (both with the previous year), the notes; org.nr. and dates as Norwegians write them.' },
-};
+const pdf = base64Pdf('The yearly accounts (årsregnskap) as an attachment arsregnskap-{year}-{organization number}.pdf: front page, income statement down to årsresultat and its allocation, balance sheet by line items (both with the previous year), the notes; org.nr. and dates as Norwegians write them.');
 
 export const yearlyAccountOperations = defineOperations([
   {
