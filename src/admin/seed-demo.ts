@@ -1,3 +1,4 @@
+import { lockForTransaction } from '../shared/advisory-locks.ts';
 import type { Db, Prisma } from '../db/database.ts';
 import { createBankAccount } from '../modules/bank-accounts/bank-accounts.service.ts';
 import { createBusinessPartner } from '../modules/business-partners/business-partners.service.ts';
@@ -19,9 +20,6 @@ import { mod10CheckDigit } from '../modules/reconciliations/matcher.rules.ts';
 /** The demo login printed by npm start and seed-demo (local use only). */
 export const DEMO_LOGIN = { email: 'demo@example.no', password: 'demo-password' } as const;
 
-/** Serialises seeders of the demo (a transaction-level advisory lock): a second one waits and finds it complete. */
-const DEMO_LOCK = 7265;
-
 /**
  * A demo accounting firm (provider, 69.201) serving a demo company, a user who is accountant in the
  * firm and owner of the company, and the company's items, partners, bank accounts, projects and
@@ -35,7 +33,7 @@ const DEMO_LOCK = 7265;
 export async function seedDemo(prisma: Prisma, options: { today?: Date } = {}) {
   return prisma.$transaction(
     async (db) => {
-      await db.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::int, 0)', DEMO_LOCK);
+      await lockForTransaction({ db }, 'demoSeed', 0); // a second seeder waits and finds the demo complete
       return seedDemoInTx(db, options.today ?? osloToday());
     },
     { timeout: 600_000, maxWait: 60_000 },

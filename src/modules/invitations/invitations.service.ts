@@ -1,3 +1,4 @@
+import { lockForTransaction } from '../../shared/advisory-locks.ts';
 import { addMembership } from '../client-accounts/memberships.ts';
 import { randomBytes } from 'node:crypto';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
@@ -24,9 +25,6 @@ import {
 } from './invitations.rules.ts';
 
 type Query = { include?: PrismaNS.InvitationInclude; select?: PrismaNS.InvitationSelect };
-
-/** Serialises the invitation writes of one client account (pg_advisory_xact_lock's first key). */
-const INVITATION_LOCK = 1401;
 
 /** A client account as an invitation shows it to anyone holding its token. */
 const ACCOUNT_SUMMARY = { select: { id: true, displayName: true, uniqueName: true, industryCode: true } } as const;
@@ -125,7 +123,7 @@ export async function createInvitation(ctx: RequestContext, args: Args<typeof ru
     const { input } = await validate(tx, rules.create, args);
     const { email, clientAccountId } = input;
     await requireManager(tx, clientAccountId);
-    await tx.db.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::int, $2::int)', INVITATION_LOCK, clientAccountId);
+    await lockForTransaction(tx, 'invitation', clientAccountId);
     const role = ROLE_BY_ID.get(input.roleId)!;
     const account = await tx.db.clientAccount.findUniqueOrThrow({ where: { id: clientAccountId }, select: { id: true, industryCode: true } });
     assertRoleFits(role, account, 'roleId');
@@ -162,7 +160,7 @@ export async function createInvitation(ctx: RequestContext, args: Args<typeof ru
 export async function cancelInvitation(ctx: RequestContext, { id }: { id: number }, query: Query = {}) {
   return inTransaction(ctx, async (tx) => {
     const { clientAccountId } = await requireOwnInvitation(tx, id);
-    await tx.db.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::int, $2::int)', INVITATION_LOCK, clientAccountId);
+    await lockForTransaction(tx, 'invitation', clientAccountId);
     const { status } = await tx.db.invitation.findUniqueOrThrow({ where: { id }, select: { status: true } });
     if (status === InvitationStatus.ACCEPTED) {
       throw new ValidationError(`Invitation ${id} has already been accepted and cannot be cancelled (revoke the role of its user instead)`);

@@ -1,3 +1,4 @@
+import { lockForTransaction } from '../../shared/advisory-locks.ts';
 import { Decimal } from '@prisma/client/runtime/client';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
@@ -343,16 +344,13 @@ async function inactiveDimensions(tx: RequestContext, lines: readonly LineInput[
 /** 409 when another non-cancelled entry exists for the voucher; serialised per voucher (advisory lock) so two writers cannot both pass. */
 async function assertVoucherFree(tx: RequestContext, clientAccountId: number, voucherId: number | null | undefined, exceptId?: number): Promise<void> {
   if (voucherId == null) return;
-  await tx.db.$executeRawUnsafe('SELECT pg_advisory_xact_lock(1247, $1::int)', voucherId);
+  await lockForTransaction(tx, 'voucherEntry', voucherId);
   const other = await tx.db.journalEntry.findFirst({
     where: { clientAccountId, voucherId, cancelled: null, ...(exceptId ? { NOT: { id: exceptId } } : {}) },
     select: { id: true },
   });
   if (other) throw new ConflictError(`Journal entry ${other.id} already exists for voucher ${voucherId}; cancel it first`);
 }
-
-/** pg_advisory_xact_lock's first key for the opening balances of a client account (the second is its id). */
-const OPENING_BALANCE_LOCK = 1249;
 
 /**
  * 409 when the client account already has an opening balance for `year` that is not cancelled (a
@@ -363,7 +361,7 @@ const OPENING_BALANCE_LOCK = 1249;
  */
 async function assertOpeningBalanceFree(tx: RequestContext, clientAccountId: number, year: number | null, exceptId?: number): Promise<void> {
   if (year === null) return;
-  await tx.db.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::int, $2::int)', OPENING_BALANCE_LOCK, clientAccountId);
+  await lockForTransaction(tx, 'openingBalance', clientAccountId);
   const other = await tx.db.journalEntry.findFirst({
     where: { clientAccountId, openingBalanceYear: year, ...(exceptId ? { NOT: { id: exceptId } } : {}) },
     select: { id: true, isDraft: true },

@@ -1,3 +1,4 @@
+import { lockForTransaction } from '../../shared/advisory-locks.ts';
 import { Decimal } from '@prisma/client/runtime/client';
 import { ConflictError, ValidationError } from '../../shared/errors.ts';
 import { inTransaction, type RequestContext } from '../../shared/context.ts';
@@ -27,9 +28,6 @@ export interface MatcherResult {
   proposals: WrittenProposal[];
 }
 
-/** Serialises matcher runs per client account (a job and the mutation at once): the second sees the first's drafts. */
-const MATCHER_LOCK = 7263;
-
 /**
  * Proposals written per database transaction: a run on a large first import writes thousands, and one
  * transaction for all of them would outlast the transaction timeout while holding the lines it read.
@@ -40,7 +38,7 @@ export async function runMatcher(ctx: RequestContext, args: { clientAccountId: n
   const { clientAccountId } = args;
   await requireAccount(ctx, clientAccountId);
   const read = await inTransaction(ctx, async (tx) => {
-    await tx.db.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::int, $2::int)', MATCHER_LOCK, clientAccountId);
+    await lockForTransaction(tx, 'matcher', clientAccountId); // matcher runs per account serialised (a job and the mutation at once)
     // read after the lock: what another run proposed or someone reconciled is seen
     const taken = await loadTaken(tx, clientAccountId);
     const transactions = await loadTransactions(tx, clientAccountId);
@@ -52,7 +50,7 @@ export async function runMatcher(ctx: RequestContext, args: { clientAccountId: n
   const written: WrittenProposal[] = [];
   for (let at = 0; at < read.proposals.length; at += MATCHER_CHUNK) {
     await inTransaction(ctx, async (tx) => {
-      await tx.db.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::int, $2::int)', MATCHER_LOCK, clientAccountId);
+      await lockForTransaction(tx, 'matcher', clientAccountId); // matcher runs per account serialised (a job and the mutation at once)
       // a run that wrote between the read and now took these: never two drafts for one transaction or line
       const taken = await loadTaken(tx, clientAccountId);
       const takenTransactions = new Set(taken.transactionIds);

@@ -1,3 +1,4 @@
+import { lockForTransaction } from '../../shared/advisory-locks.ts';
 import type { Prisma as PrismaNS, YearlyAccountSubmission } from '../../generated/prisma/client.ts';
 import { requireOrganizationNumber } from '../client-accounts/client-accounts.service.ts';
 import { cancelFiling, createFiling, getFiling, type Filing } from '../../integrations/govportal/filings.ts';
@@ -371,7 +372,7 @@ async function refreshStatus(ctx: RequestContext, row: YearlyAccountSubmission):
 }
 
 /** Serialises the writers of one client account's yearly accounts for the rest of the transaction. */
-const lockAccount = (tx: RequestContext, clientAccountId: number) => tx.db.$executeRawUnsafe('SELECT pg_advisory_xact_lock(1515, $1::int)', clientAccountId);
+const lockAccount = (tx: RequestContext, clientAccountId: number) => lockForTransaction(tx, 'yearlyAccount', clientAccountId);
 
 /** 400 when the account already has an open (DRAFT, SUBMITTED or APPROVED) submission for the year. */
 async function assertNoOpen(ctx: RequestContext, clientAccountId: number, reportingYear: number): Promise<void> {
