@@ -179,7 +179,7 @@ describe.each(targets())('voucher pipeline (%s)', (target) => {
    * A voucher whose pipeline job runs through process lifetimes (test/support/jobs.ts): every run
    * reads the voucher's file at its first step (IMAGE_PROCESSING); run n for which `dies(n)` holds
    * never gets the bytes (as a process dies parsing them) and its process is killed meanwhile. pg-boss's
-   * supervision in the restarted process expires the dead run after expireInSeconds (1 s here, and
+   * supervision in the restarted process expires the dead run after expireInSeconds (3 s here, not 1: on a loaded machine a living run could outlast 1 s before its kill, and
    * retries without delay, for speed).
    */
   async function pipelineThroughRestarts(dies: (run: number) => boolean, enqueueOptions: { retryLimit?: number } = {}) {
@@ -200,7 +200,7 @@ describe.each(targets())('voucher pipeline (%s)', (target) => {
     });
     try {
       await migrateJobs(app.db, createLogger('silent')); // this file's queue
-      const id = (await enqueue(app.db.prisma, pipelineOnItsOwnQueue, { voucherId: voucher.id }, { expireInSeconds: 1, retryDelay: 0, retryBackoff: false, ...enqueueOptions }))!;
+      const id = (await enqueue(app.db.prisma, pipelineOnItsOwnQueue, { voucherId: voucher.id }, { expireInSeconds: 3, retryDelay: 0, retryBackoff: false, ...enqueueOptions }))!;
       const { runs, restarts } = await runThroughRestarts({
         db: app.db,
         start: () => startJobs({ db: app.db, config: app.config, logger: createLogger('silent'), pollingIntervalSeconds: 0.1, schedules: false, queues: [pipelineOnItsOwnQueue.name] }),
