@@ -1,6 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
 import { assistantSchema, useSchema } from './schema-registry.ts';
-import { isSystem } from '../shared/tenancy.ts';
 import { onMessagePublished, type MessageListener } from '../modules/chat/message-events.ts';
 import { codeBlocksOfKind } from '../modules/chat/code-blocks.ts';
 import { approveCodeAction, runCodeAction } from './code-actions.ts';

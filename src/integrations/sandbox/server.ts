@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { sandboxError, setupsOf, type SandboxEnv } from './define.ts';
 import type { IntegrationsConfig } from '../../config.ts';
-import { INTEGRATION_SERVICES, type IntegrationService } from '../services.ts';
+import { INTEGRATION_SERVICES } from '../services.ts';
 
 /**
  * The sandbox: simulators of the external services' APIs, like a payment provider's test mode. Every

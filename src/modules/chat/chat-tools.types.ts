@@ -1,5 +1,5 @@
 import { builder } from '../../builder.ts';
-import { APPROVAL_REASONS, type ActionItem, type ApprovalReason, type ToolCall, type ToolPreview, type ToolResult } from './tool-shapes.ts';
+import { type ActionItem, type ApprovalReason, type ToolCall, type ToolPreview, type ToolResult } from './tool-shapes.ts';
 
 /**
  * The element shapes of a chat message's tool_calls, tool_results, previews and action_items

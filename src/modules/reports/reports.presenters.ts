@@ -333,8 +333,6 @@ function presentTrialBalance(data: TrialBalanceRow[], context: PresentContext): 
 
 // ---- general ledger and the two sub-ledgers ----
 
-const voucherNumber = (n: number | null): Cell => n;
-
 /** The partner of a sub-ledger line: its business-partner dimension, else its document's partner. */
 const partnerOf = (r: LedgerRow): string | null => r.partnerName ?? r.journalEntry.relatedObject?.businessPartner?.name ?? null;
 
@@ -383,7 +381,7 @@ async function presentLedger(report: 'general-ledger' | 'accounts-payable' | 'ac
       const cells: Record<string, Cell> = {
         account_code: r.accountCode,
         posting_date: isoDate(r.postingDate),
-        voucher: voucherNumber(r.journalEntry.sequenceNumber),
+        voucher: r.journalEntry.sequenceNumber,
         description: r.description ?? r.journalEntry.description ?? null,
         debit: moneyCell(r.debit),
         credit: moneyCell(r.credit),
