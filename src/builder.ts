@@ -1,15 +1,13 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
-import ValidationPlugin from '@pothos/plugin-validation';
 import type PrismaTypes from './generated/pothos-types.ts';
 import { getDatamodel } from './generated/pothos-types.ts';
 import type { Decimal } from '@prisma/client/runtime/client';
 import type { Prisma } from './db/database.ts';
 import type { RequestContext } from './shared/context.ts';
-import { ForbiddenError, InsufficientScopeError, UnauthenticatedError, ValidationError } from './shared/errors.ts';
+import { ForbiddenError, InsufficientScopeError, UnauthenticatedError } from './shared/errors.ts';
 import { accountAccess } from './shared/tenancy.ts';
-import { issuePath } from './shared/validation.ts';
 import { DateScalar, DateTimeScalar, DecimalScalar, FileContentScalar, JsonScalar } from './shared/scalars.ts';
 
 /** Which scope check failed first (write before account, so a read-only token learns the real cause). */
@@ -47,7 +45,7 @@ export const builder = new SchemaBuilder<{
     FileContent: { Input: Buffer; Output: never };
   };
 }>({
-  plugins: [ScopeAuthPlugin, PrismaPlugin, ValidationPlugin],
+  plugins: [ScopeAuthPlugin, PrismaPlugin],
   defaultFieldNullability: false,
   prisma: {
     // The plugin only reads through model delegates, which a transaction client has too.
@@ -65,10 +63,6 @@ export const builder = new SchemaBuilder<{
       account: (clientAccountId: number) => accountAccess(ctx, clientAccountId),
     }),
     unauthorizedError: (_parent, _context, _info, result) => authError(result.failure),
-  },
-  validation: {
-    // Issue paths as the service reports them: relative to the `input` argument (REST names body fields).
-    validationError: (result) => ValidationError.of(result.issues.map((i) => ({ path: issuePath(i.path ?? []), message: i.message }))),
   },
 });
 

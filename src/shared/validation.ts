@@ -6,15 +6,19 @@ import { digitsOnly, isValidOrganizationNumber } from './norwegian-ids.ts';
 import { checkReferences, type FoundReferences, type Reference } from './references.ts';
 
 /**
- * Validation, one way for every module:
+ * Validation, one way for every module, each rule checked in one place:
  *   - `<module>.rules.ts` holds the zod schema of each operation's input (the GraphQL field's
- *     arguments): lengths, formats, enums, cross-field rules. The GraphQL field validates with the
- *     same schema (plugin-validation `validate:`), so GraphQL and the service share one definition.
- *   - the service calls `validate(ctx, schema, args, checks)` inside its transaction: the shape, the
- *     immutable fields, every reference (batched, tenancy included) and the checks that need the
- *     database (uniqueness) are collected into one ValidationError, each issue naming its field.
+ *     arguments): lengths, formats, enums, cross-field rules. The GraphQL field only takes its types
+ *     and descriptions from the same shapes; it does not validate (no plugin-validation `validate:`).
+ *   - the service parses its arguments once, first, before anything a client can observe (a read
+ *     that answers 403/404, a write): `parse(schema, args)` throws every shape issue in one
+ *     ValidationError and nothing else is checked then, as when the field validated before the resolver.
+ *   - then, inside its transaction, `check(ctx, parsed, checks)` collects the immutable fields, every
+ *     reference (batched, tenancy included) and the checks that need the database (uniqueness) into
+ *     one ValidationError, each issue naming its field. `validate(ctx, schema, args, checks)` is both
+ *     in one call, for an operation that has nothing to read before its checks.
  * Schemas only normalise (trim, upper-case): parsing an already parsed value gives the same value,
- * because GraphQL parses once and the service again.
+ * so an operation that calls another with its parsed input gets the same answer.
  */
 
 export type Path = readonly (string | number)[];
@@ -85,24 +89,6 @@ export type Parsed<T> = T extends Date | Decimal
       ? { [K in keyof T]?: Parsed<T[K]> }
       : T;
 
-function parsedPart(schema: z.ZodType, value: unknown): unknown {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable || schema instanceof z.ZodDefault) {
-    return value == null ? undefined : parsedPart(schema.unwrap() as z.ZodType, value);
-  }
-  if (schema instanceof z.ZodObject && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    const out: Record<string, unknown> = {};
-    for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
-      const v = parsedPart(field, (value as Record<string, unknown>)[key]);
-      if (v !== undefined) out[key] = v;
-    }
-    return out;
-  }
-  if (schema instanceof z.ZodArray && Array.isArray(value)) return value.map((v) => parsedPart(schema.element as z.ZodType, v));
-  return undefined;
-}
-
 export interface Checks<T> {
   /** the client account that tenant-owned references must belong to */
   clientAccountId?: number | null;
@@ -147,9 +133,10 @@ export async function checkUnique(
 }
 
 /**
- * Validates an operation's arguments: shape, immutable fields, references and database checks, all
- * issues in one ValidationError. Call it inside the operation's transaction, so what it checks is
- * what the write sees.
+ * Validates an operation's arguments: the shape first (shape issues alone, like parse()), then the
+ * immutable fields, references and database checks, all their issues in one ValidationError. Call it
+ * inside the operation's transaction, so what it checks is what the write sees; an operation that
+ * reads before its checks parses first and calls check() with the parsed value.
  */
 export async function validate<S extends z.ZodType>(
   ctx: RequestContext,
@@ -157,25 +144,31 @@ export async function validate<S extends z.ZodType>(
   args: unknown,
   checks: Checks<z.output<S>> = {},
 ): Promise<z.output<S>> {
-  const issues = new Issues();
-  const data = issues.parse(schema, args);
+  return check(ctx, parse(schema, args), checks);
+}
 
-  const input = inputOf(args);
+/**
+ * The checks of an already parsed input (parse()): immutable fields, references and database checks,
+ * all issues in one ValidationError. Returns the parsed input.
+ */
+export async function check<T>(ctx: RequestContext, data: T, checks: Checks<T> = {}): Promise<T> {
+  const issues = new Issues();
+  const input = inputOf(data);
   for (const [field, stored] of Object.entries(checks.immutable ?? {})) {
     const sent = input?.[field];
     if (sent != null && !same(sent, stored)) issues.add([field], 'cannot be changed');
   }
 
-  const refs = checks.references?.((data ?? parsedPart(schema, args) ?? {}) as Parsed<z.output<S>>) ?? [];
+  const refs = checks.references?.(data as Parsed<T>) ?? [];
   const found = await checkReferences(
     ctx,
     checks.clientAccountId ?? null,
     refs.filter((r) => !issues.has(r.path)),
     issues,
   );
-  if (data !== undefined && checks.check) await checks.check(data, found, issues);
+  if (checks.check) await checks.check(data, found, issues);
   issues.throwIfAny();
-  return data as z.output<S>;
+  return data;
 }
 
 // ── Field shapes shared by the rules files ─────────────────────────────────────────────────────

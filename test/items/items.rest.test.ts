@@ -248,6 +248,28 @@ describe.each(targets())('items REST (%s)', (target) => {
     });
   });
 
+  // issue 29: the shape is checked once, in the service, first: a malformed input answers its shape
+  // issues alone (not its unknown references, not a changed client_account_id), before any 403/404.
+  describe('a malformed input: 400 with its shape issues only, before references, tenancy and existence', () => {
+    const tooLong = 'x'.repeat(500);
+    it.each([
+      ['POST with unknown units and tax codes', () => create({ client_account_id: t.account.id, item_no: tooLong, sales_unit_id: 99999998, tax_code_id: 99999999 })],
+      ['POST for another client account', () => create({ ...base(other), item_no: tooLong })],
+      ['PUT of another client account\'s item', async () => {
+        const theirs = await newItem({ tax_code_id: await other.taxCode('3') }, other);
+        return app.http('PUT', `/api/v2/items/${theirs.id}`, { token: t.user.token, body: { item_no: tooLong, tax_code_id: 99999999, client_account_id: other.account.id + 1000 } });
+      }],
+      ['PUT changing client_account_id with an unknown tax code', async () => {
+        const mine = await newItem();
+        return app.http('PUT', `/api/v2/items/${mine.id}`, { token: t.user.token, body: { item_no: tooLong, tax_code_id: 99999999, client_account_id: other.account.id } });
+      }],
+    ])('%s', async (_case, send) => {
+      const res = await send();
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'item_no: must be at most 100 characters', status: 400 });
+    });
+  });
+
   describe('PUT /items/{id}', () => {
     it('200 with the changed item; omitted fields keep their value', async () => {
       const item = await newItem({ name: 'Før', price: '10' });

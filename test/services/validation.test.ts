@@ -4,9 +4,10 @@ import type { FieldIssue } from '../../src/shared/errors.ts';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 
-// src/shared/validation.ts: "the shape, the immutable fields, every reference and the checks that need
-// the database are collected into one ValidationError, each issue naming its field" — a client
-// learns every problem of its input at once, with camelCase paths (snake_case over REST).
+// src/shared/validation.ts: the service parses its input first (every shape issue in one
+// ValidationError, nothing else checked then), then collects the immutable fields, every reference and
+// the checks that need the database into one ValidationError, each issue naming its field — a client
+// learns every problem of each kind at once, with camelCase paths (snake_case over REST).
 describe.each(targets())('validation collects every issue (%s)', (target) => {
   let app: TestApp;
   let t: Tenant;
@@ -24,28 +25,32 @@ describe.each(targets())('validation collects every issue (%s)', (target) => {
 
   const paths = (issues: FieldIssue[]) => issues.map((i) => i.path.join('.')).sort();
 
-  it('a service call with shape, cross-field and reference problems throws one ValidationError naming each field', async () => {
+  it('a service call answers the shape and cross-field problems of its input first, alone (as over GraphQL and REST); then every reference problem of a well-formed input together', async () => {
     const theirTaxCode = await other.taxCode('3');
-    const error = await createItemCollectionEntry(app.seed.contextOf(t.user), {
+    const ctx = app.seed.contextOf(t.user);
+    const references = { unitId: 99999999, taxCodeId: theirTaxCode, currencyCode: 'XYZ' }; // no such unit, another client account's, well-formed but unknown
+    const shape = await createItemCollectionEntry(ctx, {
       input: {
         itemCollectionId: collectionId,
         quantity: '1.1234567', // 7 decimals
         price: '100',
-        unitId: 99999999, // no such unit
-        taxCodeId: theirTaxCode, // another client account's
+        ...references,
         description: 'x'.repeat(1001),
         recurringInterval: 0, // months, at least 1
         recurringStartDate: new Date('2026-06-01'),
         recurringEndDate: new Date('2026-05-31'), // before the start
-        currencyCode: 'XYZ', // well-formed, unknown
       },
     }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'common.validation_error', status: 400 });
-    const issues = (error as { issues: FieldIssue[] }).issues;
-    expect(paths(issues)).toEqual(['currencyCode', 'description', 'quantity', 'recurringEndDate', 'recurringInterval', 'taxCodeId', 'unitId']);
+    expect(shape).toMatchObject({ code: 'common.validation_error', status: 400 });
+    expect(paths((shape as { issues: FieldIssue[] }).issues)).toEqual(['description', 'quantity', 'recurringEndDate', 'recurringInterval']);
+    expect((shape as { issues: FieldIssue[] }).issues).toContainEqual({ path: ['quantity'], message: 'must have at most 6 decimals' });
+
+    const stored = await createItemCollectionEntry(ctx, { input: { itemCollectionId: collectionId, quantity: '1', price: '100', ...references } }).catch((e: unknown) => e);
+    expect(stored).toMatchObject({ code: 'common.validation_error', status: 400 });
+    const issues = (stored as { issues: FieldIssue[] }).issues;
+    expect(paths(issues)).toEqual(['currencyCode', 'taxCodeId', 'unitId']);
     expect(issues).toEqual(
       expect.arrayContaining([
-        { path: ['quantity'], message: 'must have at most 6 decimals' },
         { path: ['unitId'], message: 'unit 99999999 does not exist' },
         { path: ['taxCodeId'], message: `tax code ${theirTaxCode} does not exist in client account ${t.account.id}` },
         { path: ['currencyCode'], message: "currency 'XYZ' does not exist" },
@@ -73,7 +78,7 @@ describe.each(targets())('validation collects every issue (%s)', (target) => {
     expect(created.status).toBe(201);
     const put = (body: Record<string, unknown>) =>
       app.http('PUT', `/api/v2/item-collections/${collectionId}/entries/${created.body.id}`, { token: t.user.token, body });
-    // Shape problems, a rule across fields among them, are all found by the arguments' schema before the service runs ...
+    // Shape problems, a rule across fields among them, are all found by the arguments' schema, which the service parses first ...
     const shape = await put({ quantity: '1.1234567', recurring_interval: 0, recurring_start_date: '2026-06-01', recurring_end_date: '2026-05-31' });
     expect(shape.status).toBe(400);
     expect(shape.body.error.split('; ').sort()).toEqual([

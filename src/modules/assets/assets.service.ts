@@ -2,7 +2,7 @@ import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { findPage, pageWindow, type PageLimits } from '../../shared/pagination.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { parse, validate, type Args } from '../../shared/validation.ts';
+import { check, parse, validate, type Args } from '../../shared/validation.ts';
 import { assetRules as rules } from './assets.rules.ts';
 
 type Query = { include?: PrismaNS.AssetInclude; select?: PrismaNS.AssetSelect };
@@ -27,9 +27,10 @@ export async function getAsset(ctx: RequestContext, { id }: { id: number }, quer
 }
 
 export async function createAsset(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const parsed = parse(rules.create, args);
   return inTransaction(ctx, async (tx) => {
     await requireAccount(tx, args.input.clientAccountId);
-    const { input } = await validate(tx, rules.create, args);
+    const { input } = await check(tx, parsed);
     const user = auditUserId(tx);
     return tx.db.asset.create({ ...query, data: { ...input, createdById: user, updatedById: user } });
   });
@@ -37,9 +38,10 @@ export async function createAsset(ctx: RequestContext, args: Args<typeof rules.c
 
 /** Only the fields sent change; isActive false deactivates the asset, true reactivates it. */
 export async function updateAsset(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const parsed = parse(rules.update, args);
   return inTransaction(ctx, async (tx) => {
     const asset = await getAsset(tx, args);
-    const { input } = await validate(tx, rules.update, args, { immutable: { clientAccountId: asset.clientAccountId } });
+    const { input } = await check(tx, parsed, { immutable: { clientAccountId: asset.clientAccountId } });
     const { clientAccountId: _immutable, ...fields } = input;
     return tx.db.asset.update({ ...query, where: { id: asset.id }, data: { ...fields, updatedById: auditUserId(tx) } });
   });

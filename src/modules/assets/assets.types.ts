@@ -60,7 +60,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listAssets(ctx, args, nodesQuery(ctx, info)),
   }),
   asset: t.prismaField({
@@ -74,13 +73,11 @@ builder.mutationFields((t) => ({
   createAsset: t.prismaField({
     type: 'Asset',
     args: { input: t.arg({ type: CreateAssetInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createAsset(ctx, args, query),
   }),
   updateAsset: t.prismaField({
     type: 'Asset',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateAssetInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateAsset(ctx, args, query),
   }),
 }));

@@ -1,9 +1,10 @@
+import type { z } from 'zod';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ConflictError } from '../../shared/errors.ts';
 import type { FoundReferences } from '../../shared/references.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { parse, validate, type Args, type Issues } from '../../shared/validation.ts';
+import { check, parse, type Args, type Issues } from '../../shared/validation.ts';
 import { bankAccountRules as rules, DEFAULT_BANK_CURRENCY, DEFAULT_BANK_LEDGER_CODE, formatBankAccountNumber } from './bank-accounts.rules.ts';
 
 type Query = { include?: PrismaNS.BankAccountInclude; select?: PrismaNS.BankAccountSelect };
@@ -86,10 +87,10 @@ async function assertNumberFree(tx: RequestContext, clientAccountId: number, acc
   }
 }
 
-/** Validates a create or update against the client account and returns the columns to write. */
-async function columns(tx: RequestContext, schema: typeof rules.create | typeof rules.update, args: unknown, clientAccountId: number, stored?: Stored) {
+/** Checks a parsed create or update against the client account and returns the columns to write. */
+async function columns(tx: RequestContext, parsed: z.output<typeof rules.create> | z.output<typeof rules.update>, clientAccountId: number, stored?: Stored) {
   let ledger: { ledgerAccountId?: number | null } = {};
-  const { input } = await validate(tx, schema, args, {
+  const { input } = await check(tx, parsed, {
     clientAccountId,
     immutable: stored ? { clientAccountId } : {},
     references: ({ input }) => [
@@ -115,10 +116,11 @@ async function columns(tx: RequestContext, schema: typeof rules.create | typeof 
 }
 
 export async function createBankAccount(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const parsed = parse(rules.create, args);
   return inTransaction(ctx, async (tx) => {
     const clientAccountId = args.input.clientAccountId;
     await requireAccount(tx, clientAccountId);
-    const data = await columns(tx, rules.create, args, clientAccountId);
+    const data = await columns(tx, parsed, clientAccountId);
     const user = auditUserId(tx);
     return tx.db.bankAccount.create({
       ...query,
@@ -128,9 +130,10 @@ export async function createBankAccount(ctx: RequestContext, args: Args<typeof r
 }
 
 export async function updateBankAccount(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const parsed = parse(rules.update, args);
   return inTransaction(ctx, async (tx) => {
     const stored = await getBankAccount(tx, args);
-    const data = await columns(tx, rules.update, args, stored.clientAccountId, stored);
+    const data = await columns(tx, parsed, stored.clientAccountId, stored);
     return tx.db.bankAccount.update({ ...query, where: { id: stored.id }, data: { ...data, updatedById: auditUserId(tx) } });
   });
 }

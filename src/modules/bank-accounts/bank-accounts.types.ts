@@ -1,6 +1,6 @@
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
-import { bankAccountRules as rules, formatBankAccountNumber } from './bank-accounts.rules.ts';
+import { formatBankAccountNumber } from './bank-accounts.rules.ts';
 import {
   createBankAccount,
   deactivateBankAccount,
@@ -76,7 +76,6 @@ builder.queryFields((t) => ({
       own: t.arg.boolean({ description: "true: the company's own accounts; false: partners' accounts; omitted: both" }),
       isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all accounts' }),
     },
-    validate: rules.list,
     resolve: (query, _root, args, ctx) => listBankAccounts(ctx, args, query),
   }),
   bankAccount: t.prismaField({
@@ -90,13 +89,11 @@ builder.mutationFields((t) => ({
   createBankAccount: t.prismaField({
     type: 'BankAccount',
     args: { input: t.arg({ type: CreateBankAccountInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createBankAccount(ctx, args, query),
   }),
   updateBankAccount: t.prismaField({
     type: 'BankAccount',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateBankAccountInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateBankAccount(ctx, args, query),
   }),
   deactivateBankAccount: t.prismaField({

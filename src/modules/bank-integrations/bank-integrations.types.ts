@@ -1,7 +1,6 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { listCost } from '../../shared/query-limits.ts';
 import { BANKS, type Bank } from './banks.ts';
-import { bankIntegrationRules as rules } from './bank-integrations.rules.ts';
 import {
   bankIntegrationStatus,
   bankPdfForm,
@@ -134,35 +133,30 @@ builder.queryFields((t) => ({
     extensions: listCost(BANKS.length),
     description: 'The supported banks; with clientAccountId, each with its integration there (status, integrationConfig, onboardingInformation)',
     args: { clientAccountId: t.arg.int() },
-    validate: rules.list,
     resolve: (_root, args, ctx) => listBanks(ctx, args),
   }),
   bankIntegrationStatus: t.field({
     type: BankIntegrationStatus,
     description: "A bank integration's state at a client account. 400 invalid BIC; 403; 404 unsupported bank",
     args: { bic: t.arg.string({ required: true }), clientAccountId: t.arg.int({ required: true }) },
-    validate: rules.status,
     resolve: (_root, args, ctx) => bankIntegrationStatus(ctx, args),
   }),
   bankPdfForm: t.field({
     type: PdfFormFile,
     description: "A bank's PDF form filled with the company's data (formType integration-agreement); REST answers the PDF",
     args: { bic: t.arg.string({ required: true }), formType: t.arg.string({ required: true }), clientAccountId: t.arg.int({ required: true }) },
-    validate: rules.pdfForm,
     resolve: (_root, args, ctx) => bankPdfForm(ctx, args),
   }),
   einvoiceStatus: t.field({
     type: EinvoiceStatusRef,
     description: 'E-invoicing at one client account (isActive, connected), or at every eligible account (statuses)',
     args: { clientAccountId: t.arg.int() },
-    validate: rules.einvoiceStatus,
     resolve: (_root, args, ctx) => einvoiceStatus(ctx, args),
   }),
   providerbStatus: t.field({
     type: ProviderbStatusRef,
     description: 'Providerb at a client account or for a bank account (at least one); creates the onboarding on first use',
     args: { clientAccountId: t.arg.int(), bankAccountId: t.arg.int() },
-    validate: rules.providerbStatus,
     resolve: (_root, args, ctx) => providerbStatus(ctx, args),
   }),
 }));
@@ -173,14 +167,12 @@ builder.mutationFields((t) => ({
     description:
       'Enables or disables a bank integration for a client account. Enabling needs an active bank account at that bank and adds the BANK_INTEGRATION add-on; disabling removes it when no other bank is active.',
     args: { bic: t.arg.string({ required: true }), clientAccountId: t.arg.int({ required: true }), input: t.arg({ type: UpdateBankIntegrationStatusInput, required: true }) },
-    validate: rules.update,
     resolve: (_root, args, ctx) => updateBankIntegrationStatus(ctx, args),
   }),
   updateEinvoiceStatus: t.field({
     type: EinvoiceAccountStatus,
     description: 'Activates (registers the organisation as a receiver in the e-invoicing network) or deactivates e-invoicing for a client account',
     args: { clientAccountId: t.arg.int({ required: true }), input: t.arg({ type: UpdateEinvoiceStatusInput, required: true }) },
-    validate: rules.updateEinvoice,
     resolve: (_root, args, ctx) => updateEinvoiceStatus(ctx, args),
   }),
 }));

@@ -6,7 +6,7 @@ import { findPage, pageWindow, toOrderBy, type PageLimits } from '../../shared/p
 import type { Reference } from '../../shared/references.ts';
 import { formatDate } from '../../shared/scalars.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { Issues, parse, validate, type Args, type Path } from '../../shared/validation.ts';
+import { check, Issues, parse, validate, type Args, type Path } from '../../shared/validation.ts';
 import {
   BANK_TRANSACTION_DEFAULT_ORDER,
   BANK_TRANSACTION_ORDER,
@@ -164,11 +164,12 @@ async function insertTransaction(
 
 /** POST /bank-transactions: one transaction, not on a statement. */
 export async function createBankTransaction(ctx: RequestContext, args: Args<typeof rules.create>, query: TransactionQuery = {}) {
+  const parsed = parse(rules.create, args);
   const id = await inTransaction(ctx, async (tx) => {
     const clientAccountId = args.input.clientAccountId;
     await requireAccount(tx, clientAccountId);
     let bankAccountId = 0;
-    const { input } = await validate(tx, rules.create, args, {
+    const { input } = await check(tx, parsed, {
       clientAccountId,
       references: ({ input }) => transactionReferences(input as Partial<StatementTransactionInput>, []),
       check: async ({ input }, found, issues) => {
@@ -192,9 +193,10 @@ export async function createBankTransaction(ctx: RequestContext, args: Args<type
  * open ATTACH_FILE or STATEMENT question of the transaction, in the same database transaction.
  */
 export async function createBankTransactionStatement(ctx: RequestContext, args: Args<typeof rules.createStatement>, query: ExplanationQuery = {}) {
+  const parsed = parse(rules.createStatement, args);
   const id = await inTransaction(ctx, async (tx) => {
     const parent = await getBankTransaction(tx, { id: args.bankTransactionId }, { select: { id: true, clientAccountId: true } });
-    const { input } = await validate(tx, rules.createStatement, args, {
+    const { input } = await check(tx, parsed, {
       clientAccountId: parent.clientAccountId,
       references: ({ input }) => [{ path: ['businessPartnerId'], model: 'businessPartner', id: input?.businessPartnerId }],
     });
@@ -316,14 +318,15 @@ async function camtStatement(tx: RequestContext, clientAccountId: number, bankAc
  * opening_balance + the transactions' amounts must equal closing_balance.
  */
 export async function importBankStatement(ctx: RequestContext, args: Args<typeof rules.importStatement>, query: StatementQuery = {}) {
+  const parsed = parse(rules.importStatement, args);
   const result = await inTransaction(ctx, async (tx) => {
     const clientAccountId = args.input.clientAccountId;
     await requireAccount(tx, clientAccountId);
-    const first = parse(rules.importStatement, args).input;
+    const first = parsed.input;
     if (first.camt053 != null) return writeStatement(tx, await camtStatement(tx, clientAccountId, first.bankAccountId, parseCamt053(first.camt053)));
 
     let statement: StatementToWrite | undefined;
-    await validate(tx, rules.importStatement, args, {
+    await check(tx, parsed, {
       clientAccountId,
       references: ({ input }) => [
         { path: ['bankAccountId'], model: 'bankAccount', id: input?.bankAccountId, select: ACCOUNT_SELECT },

@@ -5,7 +5,7 @@ import { requestLoader } from '../../shared/loaders.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull, inCurrency } from '../../shared/scalars.ts';
-import { bankTransactionRules as rules, MAX_CAMT053_LENGTH, PAYMENT_RELATION_TYPE } from './bank-transactions.rules.ts';
+import { MAX_CAMT053_LENGTH, PAYMENT_RELATION_TYPE } from './bank-transactions.rules.ts';
 import {
   BANK_STATEMENT_PAGE_LIMITS,
   BANK_TRANSACTION_PAGE_LIMITS,
@@ -441,7 +441,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int({ description: '50 by default, at most 100' }),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listBankTransactions(ctx, args, nodesQuery(ctx, info)),
   }),
   bankTransaction: t.prismaField({
@@ -453,7 +452,6 @@ builder.queryFields((t) => ({
     type: ['BankTransactionStatement'],
     description: 'The statements (explanations) of a bank transaction, oldest first.',
     args: { bankTransactionId: t.arg.int({ required: true }) },
-    validate: rules.statements,
     resolve: (query, _root, args, ctx) => listBankTransactionStatements(ctx, args, query),
   }),
   bankStatements: t.field({
@@ -461,7 +459,6 @@ builder.queryFields((t) => ({
     extensions: pageCost(BANK_STATEMENT_PAGE_LIMITS),
     description: 'Bank statements of a client account, newest period first.',
     args: { clientAccountId: t.arg.int({ required: true }), bankAccountId: t.arg.int(), page: t.arg.int(), perPage: t.arg.int() },
-    validate: rules.statementList,
     resolve: (_root, args, ctx, info) => listBankStatements(ctx, args, nodesQuery(ctx, info)),
   }),
   bankStatement: t.prismaField({
@@ -476,14 +473,12 @@ builder.mutationFields((t) => ({
     type: 'BankTransaction',
     description: 'Creates a bank transaction (not on a statement). An outgoing one opens an ATTACH_FILE question (attach the receipt).',
     args: { input: t.arg({ type: CreateBankTransactionInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createBankTransaction(ctx, args, query),
   }),
   createBankTransactionStatement: t.prismaField({
     type: 'BankTransactionStatement',
     description: 'Explains a bank transaction; closes its open ATTACH_FILE and STATEMENT questions.',
     args: { bankTransactionId: t.arg.int({ required: true }), input: t.arg({ type: CreateBankTransactionStatementInput }) },
-    validate: rules.createStatement,
     resolve: (query, _root, args, ctx) => createBankTransactionStatement(ctx, args, query),
   }),
   importBankStatement: t.prismaField({
@@ -491,7 +486,6 @@ builder.mutationFields((t) => ({
     description:
       'Imports a bank statement (JSON or camt.053) in one transaction: the balances must add up; transactions whose entry reference the account has seen are skipped (imported/skipped say how many).',
     args: { input: t.arg({ type: ImportBankStatementInput, required: true }) },
-    validate: rules.importStatement,
     resolve: (query, _root, args, ctx) => importBankStatement(ctx, args, query),
   }),
 }));

@@ -4,7 +4,7 @@ import { ValidationError } from '../../shared/errors.ts';
 import { digitsOnly } from '../../shared/norwegian-ids.ts';
 import { findPage, pageWindow, toOrderBy, type PageLimits } from '../../shared/pagination.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { parse, validate, type Args } from '../../shared/validation.ts';
+import { check, parse, validate, type Args } from '../../shared/validation.ts';
 import { BUSINESS_PARTNER_ORDER, businessPartnerRules as rules } from './business-partners.rules.ts';
 
 type Query = { include?: PrismaNS.BusinessPartnerInclude; select?: PrismaNS.BusinessPartnerSelect };
@@ -42,9 +42,10 @@ const addressRow = <A extends { countryCode?: string | null }>(a: A) => ({ line1
 
 /** Creates a business partner with its addresses. */
 export async function createBusinessPartner(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const parsed = parse(rules.create, args);
   return inTransaction(ctx, async (tx) => {
     await requireAccount(tx, args.input.clientAccountId);
-    const { input } = await validate(tx, rules.create, args);
+    const { input } = await check(tx, parsed);
     const { addresses, ...fields } = input;
     const user = auditUserId(tx);
     return tx.db.businessPartner.create({
@@ -59,9 +60,10 @@ function assertMayDeactivate(partner: { isSelf: boolean }): void {
 }
 
 export async function updateBusinessPartner(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const parsed = parse(rules.update, args);
   return inTransaction(ctx, async (tx) => {
     const partner = await getBusinessPartner(tx, args);
-    const { input } = await validate(tx, rules.update, args, { immutable: { clientAccountId: partner.clientAccountId } });
+    const { input } = await check(tx, parsed, { immutable: { clientAccountId: partner.clientAccountId } });
     const { addresses, clientAccountId: _immutable, ...fields } = input;
     if (fields.isActive === false) assertMayDeactivate(partner);
     await tx.db.businessPartner.update({ where: { id: partner.id }, data: { ...fields, updatedById: auditUserId(tx) } });

@@ -135,7 +135,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listBusinessPartners(ctx, args, nodesQuery(ctx, info)),
   }),
   businessPartner: t.prismaField({
@@ -149,13 +148,11 @@ builder.mutationFields((t) => ({
   createBusinessPartner: t.prismaField({
     type: 'BusinessPartner',
     args: { input: t.arg({ type: CreateBusinessPartnerInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createBusinessPartner(ctx, args, query),
   }),
   updateBusinessPartner: t.prismaField({
     type: 'BusinessPartner',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateBusinessPartnerInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateBusinessPartner(ctx, args, query),
   }),
   deactivateBusinessPartner: t.prismaField({

@@ -5,7 +5,7 @@ import { findPage, orderTerms, pageWindow, toOrderBy } from '../../shared/pagina
 import { relationReferences } from '../../shared/record-relations.ts';
 import { canAccessAccount, eligibleAccountIds, isSystem, providerServes } from '../../shared/tenancy.ts';
 import { containsPattern, searchWords } from '../../shared/text-search.ts';
-import { issuePath, Issues, parse, validate, type Args, type Path } from '../../shared/validation.ts';
+import { check, issuePath, Issues, parse, validate, type Args, type Path } from '../../shared/validation.ts';
 import { isPaged } from '../files/files.rules.ts';
 import {
   chatRules as rules,
@@ -184,10 +184,11 @@ export async function insertThread(tx: RequestContext, data: NewThread): Promise
  * go to the listeners after the commit.
  */
 export async function createChatThread(ctx: RequestContext, args: Args<typeof rules.createThread>, query: ThreadQuery = {}) {
+  const parsed = parse(rules.createThread, args);
   return inTransaction(ctx, async (tx) => {
     const sent = args.input;
     await requireThreadAccounts(tx, { clientAccountId: sent.clientAccountId, providerClientAccountId: sent.providerClientAccountId ?? null });
-    const { input } = await validate(tx, rules.createThread, args, {
+    const { input } = await check(tx, parsed, {
       clientAccountId: sent.clientAccountId,
       references: ({ input }) => relationReferences(input?.relationType, input?.relationId, ['input']),
     });
@@ -200,9 +201,10 @@ export async function createChatThread(ctx: RequestContext, args: Args<typeof ru
 
 /** PATCH /chat/threads/{id} (designed here): subject, is_completed and is_archived; omitted fields keep their value. */
 export async function updateChatThread(ctx: RequestContext, args: Args<typeof rules.updateThread>, query: ThreadQuery = {}) {
+  const parsed = parse(rules.updateThread, args);
   return inTransaction(ctx, async (tx) => {
     const thread = await getChatThread(tx, args);
-    const { input } = parse(rules.updateThread, args);
+    const { input } = parsed;
     return tx.db.chatThread.update({ ...query, where: { id: thread.id }, data: input });
   });
 }
@@ -315,9 +317,10 @@ async function publish(tx: RequestContext, threadId: number, message: ChatMessag
 
 /** POST /chat/threads/{thread_id}/messages: 201 with the message; the caller is its sender. */
 export async function createChatMessage(ctx: RequestContext, args: Args<typeof rules.createMessage>, query: MessageQuery = {}) {
+  const parsed = parse(rules.createMessage, args);
   return inTransaction(ctx, async (tx) => {
     const thread = await getChatThread(tx, { id: args.threadId });
-    const { input } = parse(rules.createMessage, args);
+    const { input } = parsed;
     const message = await insertMessage(tx, thread, input, ['input']);
     return tx.db.chatMessage.findUniqueOrThrow({ ...query, where: { id: message.id } });
   });
@@ -349,9 +352,10 @@ export async function postMessage(ctx: RequestContext, threadId: number, input: 
  * (tool calls, code actions) are not edited. 404 for another's draft as for a missing message.
  */
 export async function updateChatMessage(ctx: RequestContext, args: Args<typeof rules.updateMessage>, query: MessageQuery = {}) {
+  const parsed = parse(rules.updateMessage, args);
   return inTransaction(ctx, async (tx) => {
     const thread = await getChatThread(tx, { id: args.threadId });
-    const { messageId, input } = parse(rules.updateMessage, args);
+    const { messageId, input } = parsed;
     const message = await tx.db.chatMessage.findFirst({ where: { id: messageId, threadId: thread.id }, include: { attachments: { select: { id: true } } } });
     if (!message || !isVisible(tx, message)) throw new NotFoundError(`Message ${messageId} of chat thread ${thread.id}`);
     if (message.toolMode != null || message.toolCalls != null || message.previews != null || message.actionMode != null) {
@@ -386,7 +390,8 @@ export const addThreadParticipant = (tx: RequestContext, threadId: number, userI
 
 /** GET /chat/threads/{thread_id}/participants: every participant, in the order they joined. */
 export async function listChatParticipants(ctx: RequestContext, args: Args<typeof rules.listParticipants>, query: ParticipantQuery = {}) {
-  const thread = await getChatThread(ctx, { id: args.threadId });
+  const { threadId } = parse(rules.listParticipants, args);
+  const thread = await getChatThread(ctx, { id: threadId });
   return ctx.db.chatParticipant.findMany({ ...query, where: { threadId: thread.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
 }
 
@@ -396,9 +401,10 @@ export async function listChatParticipants(ctx: RequestContext, args: Args<typeo
  * the existing participant, unchanged (adding is idempotent).
  */
 export async function addChatParticipant(ctx: RequestContext, args: Args<typeof rules.addParticipant>, query: ParticipantQuery = {}) {
+  const parsed = parse(rules.addParticipant, args);
   return inTransaction(ctx, async (tx) => {
     const thread = await getChatThread(tx, { id: args.threadId });
-    const { input } = parse(rules.addParticipant, args);
+    const { input } = parsed;
     if (!(await userMayUseThread(tx, input.userId, thread))) {
       throw ValidationError.field('userId', `user ${input.userId} does not exist or has no access to client account ${thread.clientAccountId}${thread.providerClientAccountId != null ? ` or its provider account ${thread.providerClientAccountId}` : ''}`);
     }

@@ -205,7 +205,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int({ description: '100 by default, at most 1000' }),
     },
-    validate: rules.listThreads,
     resolve: (_root, args, ctx, info) => listChatThreads(ctx, args, nodesQuery(ctx, info)),
   }),
   chatThread: t.prismaField({
@@ -223,7 +222,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int({ description: '100 by default, at most 1000' }),
     },
-    validate: rules.listMessages,
     resolve: (_root, args, ctx, info) => listChatMessages(ctx, args, nodesQuery(ctx, info)),
   }),
   chatParticipants: t.prismaField({
@@ -231,7 +229,6 @@ builder.queryFields((t) => ({
     extensions: listCost(100),
     description: 'The participants of a thread, in the order they joined.',
     args: { threadId: t.arg.int({ required: true }) },
-    validate: rules.listParticipants,
     resolve: (query, _root, args, ctx) => listChatParticipants(ctx, args, query),
   }),
 }));
@@ -241,35 +238,30 @@ builder.mutationFields((t) => ({
     type: 'ChatThread',
     description: 'Creates a thread (you become its first participant) with its messages, in one transaction.',
     args: { input: t.arg({ type: CreateChatThreadInput, required: true }) },
-    validate: rules.createThread,
     resolve: (query, _root, args, ctx) => createChatThread(ctx, args, query),
   }),
   updateChatThread: t.prismaField({
     type: 'ChatThread',
     description: 'Changes the subject, or marks the thread completed or archived (and back).',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateChatThreadInput, required: true }) },
-    validate: rules.updateThread,
     resolve: (query, _root, args, ctx) => updateChatThread(ctx, args, query),
   }),
   createChatMessage: t.prismaField({
     type: 'ChatMessage',
     description: 'Posts a message to a thread; you are its sender and become a participant.',
     args: { threadId: t.arg.int({ required: true }), input: t.arg({ type: CreateChatMessageInput, required: true }) },
-    validate: rules.createMessage,
     resolve: (query, _root, args, ctx) => createChatMessage(ctx, args, query),
   }),
   updateChatMessage: t.prismaField({
     type: 'ChatMessage',
     description: 'Edits a message’s text or sends a draft; you become its sender (of a sent message too).',
     args: { threadId: t.arg.int({ required: true }), messageId: t.arg.int({ required: true }), input: t.arg({ type: UpdateChatMessageInput, required: true }) },
-    validate: rules.updateMessage,
     resolve: (query, _root, args, ctx) => updateChatMessage(ctx, args, query),
   }),
   addChatParticipant: t.prismaField({
     type: 'ChatParticipant',
     description: 'Adds a user with access to the thread to its participants; one already there is returned unchanged.',
     args: { threadId: t.arg.int({ required: true }), input: t.arg({ type: AddChatParticipantInput, required: true }) },
-    validate: rules.addParticipant,
     resolve: (query, _root, args, ctx) => addChatParticipant(ctx, args, query),
   }),
 }));

@@ -6,7 +6,7 @@ import { digitsOnly } from '../../shared/norwegian-ids.ts';
 import { findPage, pageWindow, type PageLimits } from '../../shared/pagination.ts';
 import { parseDateString } from '../../shared/scalars.ts';
 import { isSystem, lockClientAccount, requireAccount } from '../../shared/tenancy.ts';
-import { parse, validate, type Args } from '../../shared/validation.ts';
+import { check, parse, validate, type Args } from '../../shared/validation.ts';
 import { getUserByEmail } from '../users/users.service.ts';
 import { addMembership, removeMembership } from './memberships.ts';
 import {
@@ -166,8 +166,9 @@ async function freeUniqueName(tx: RequestContext, base: string): Promise<string>
  * AA or BK) the provider serves it from the start. The system (CLI, tests) creates it without members.
  */
 export async function createClientAccount(ctx: RequestContext, args: Args<typeof rules.create>, query: ClientAccountQuery = {}) {
+  const parsed = parse(rules.create, args);
   return inTransaction(ctx, async (tx) => {
-    const { input } = await validate(tx, rules.create, args, {
+    const { input } = await check(tx, parsed, {
       references: ({ input }) => [{ path: ['accountingCurrency'], model: 'currency', id: input?.accountingCurrency }],
       check: async ({ input }) => {
         await assertOrganizationNumberFree(tx, input.organizationNumber);
@@ -235,9 +236,10 @@ async function insertDefaults(tx: RequestContext, account: { id: number; display
 
 /** Settings of a client account; managers only. The company itself, as a business partner, follows name and number. */
 export async function updateClientAccount(ctx: RequestContext, args: Args<typeof rules.update>, query: ClientAccountQuery = {}) {
+  const parsed = parse(rules.update, args);
   return inTransaction(ctx, async (tx) => {
     await requireManager(tx, args.id);
-    const { id, input } = await validate(tx, rules.update, args, {
+    const { id, input } = await check(tx, parsed, {
       check: async ({ id, input }, _found, issues) => {
         await assertOrganizationNumberFree(tx, input.organizationNumber, id);
         // the lock date: wait for postings in flight (they read the row FOR SHARE), so none commits into a period this locks
@@ -261,8 +263,9 @@ export async function updateClientAccount(ctx: RequestContext, args: Args<typeof
 
 /** Gives the user with the email a role on a client account; managers only; AA/BK only on provider accounts. */
 export async function grantRole(ctx: RequestContext, args: Args<typeof rules.grantRole>, query: MembershipQuery = {}) {
+  const parsed = parse(rules.grantRole, args);
   return inTransaction(ctx, async (tx) => {
-    const { input } = await validate(tx, rules.grantRole, args);
+    const { input } = await check(tx, parsed);
     const { clientAccountId, role } = input;
     await requireManager(tx, clientAccountId);
     const user = await getUserByEmail(tx, input);
@@ -282,8 +285,9 @@ export async function grantRole(ctx: RequestContext, args: Args<typeof rules.gra
  * when nobody would be left able to manage the account (isManageable).
  */
 export async function revokeRole(ctx: RequestContext, args: Args<typeof rules.revokeRole>): Promise<boolean> {
+  const parsed = parse(rules.revokeRole, args);
   return inTransaction(ctx, async (tx) => {
-    const { input } = await validate(tx, rules.revokeRole, args);
+    const { input } = await check(tx, parsed);
     await requireManager(tx, input.clientAccountId);
     const user = await getUserByEmail(tx, input);
     return removeManagement(tx, input.clientAccountId, `Revoking ${input.role} from ${input.email}`, async () => {
@@ -307,8 +311,9 @@ async function removeManagement(tx: RequestContext, clientAccountId: number, wha
  * and holds AA or BK on the provider. Linking again is a no-op. Returns the link.
  */
 export async function linkProvider(ctx: RequestContext, args: Args<typeof rules.linkProvider>) {
+  const parsed = parse(rules.linkProvider, args);
   return inTransaction(ctx, async (tx) => {
-    const { input } = await validate(tx, rules.linkProvider, args);
+    const { input } = await check(tx, parsed);
     const { providerAccountId, clientAccountId } = input;
     if (providerAccountId === clientAccountId) throw ValidationError.field('clientAccountId', 'an account cannot serve itself');
     await requireManager(tx, clientAccountId);
@@ -326,8 +331,9 @@ export async function linkProvider(ctx: RequestContext, args: Args<typeof rules.
 
 /** Ends a provider link (same permissions as linking); 400 when nobody would be left able to manage the client. */
 export async function unlinkProvider(ctx: RequestContext, args: Args<typeof rules.unlinkProvider>): Promise<boolean> {
+  const parsed = parse(rules.unlinkProvider, args);
   return inTransaction(ctx, async (tx) => {
-    const { input } = await validate(tx, rules.unlinkProvider, args);
+    const { input } = await check(tx, parsed);
     await requireManager(tx, input.clientAccountId);
     await requireProviderStaff(tx, input.providerAccountId);
     return removeManagement(tx, input.clientAccountId, `Unlinking provider ${input.providerAccountId}`, async () => {

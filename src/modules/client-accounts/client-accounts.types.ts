@@ -162,7 +162,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_r, args, ctx, info) => listClientAccounts(ctx, args, nodesQuery(ctx, info)),
   }),
   clientAccount: t.prismaField({
@@ -177,34 +176,29 @@ builder.mutationFields((t) => ({
     type: 'ClientAccount',
     description: 'A new client account with the default chart of accounts and the standard tax codes; the caller becomes its CA.',
     args: { input: t.arg({ type: CreateClientAccountInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _r, args, ctx) => createClientAccount(ctx, args, query),
   }),
   updateClientAccount: t.prismaField({
     type: 'ClientAccount',
     description: 'Settings of a client account; managers only (CA, AA or BK on it, or AA/BK of a provider serving it).',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateClientAccountInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _r, args, ctx) => updateClientAccount(ctx, args, query),
   }),
   grantRole: t.prismaField({
     type: 'Membership',
     description: 'Gives a user a role on a client account; managers only. Granting a role the user holds is a no-op.',
     args: { input: t.arg({ type: RoleAssignmentInput, required: true }) },
-    validate: rules.grantRole,
     resolve: (query, _r, args, ctx) => grantRole(ctx, args, query),
   }),
   revokeRole: t.boolean({
     description: 'Takes a role from a user; managers only. Refused when nobody would be left able to manage the account.',
     args: { input: t.arg({ type: RoleAssignmentInput, required: true }) },
-    validate: rules.revokeRole,
     resolve: (_r, args, ctx) => revokeRole(ctx, args),
   }),
   linkProvider: t.prismaField({
     type: 'ClientAccount',
     description: 'Makes a provider account serve a client account; returns the client account.',
     args: { input: t.arg({ type: ProviderLinkInput, required: true }) },
-    validate: rules.linkProvider,
     resolve: async (query, _r, args, ctx) => {
       await linkProvider(ctx, args);
       return getClientAccount(ctx, { id: args.input.clientAccountId }, query);
@@ -213,7 +207,6 @@ builder.mutationFields((t) => ({
   unlinkProvider: t.boolean({
     description: 'Ends a provider relationship. Refused when nobody would be left able to manage the client account.',
     args: { input: t.arg({ type: ProviderLinkInput, required: true }) },
-    validate: rules.unlinkProvider,
     resolve: (_r, args, ctx) => unlinkProvider(ctx, args),
   }),
 }));

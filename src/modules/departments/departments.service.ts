@@ -4,7 +4,7 @@ import { checkDeactivation } from '../../shared/dimension-balances.ts';
 import { findPage, pageWindow, type PageLimits } from '../../shared/pagination.ts';
 import { nextSequenceNumber } from '../../shared/sequence.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { parse, validate, type Args } from '../../shared/validation.ts';
+import { check, parse, validate, type Args } from '../../shared/validation.ts';
 import { departmentRules as rules } from './departments.rules.ts';
 
 type Query = { include?: PrismaNS.DepartmentInclude; select?: PrismaNS.DepartmentSelect };
@@ -31,10 +31,11 @@ export async function getDepartment(ctx: RequestContext, { id }: { id: number },
 
 /** Creates an active department with the client account's next sequence number. */
 export async function createDepartment(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const parsed = parse(rules.create, args);
   return inTransaction(ctx, async (tx) => {
     const clientAccountId = args.input.clientAccountId;
     await requireAccount(tx, clientAccountId);
-    const { input } = await validate(tx, rules.create, args);
+    const { input } = await check(tx, parsed);
     const user = auditUserId(tx);
     const sequenceNumber = await nextSequenceNumber(tx, clientAccountId, 'department');
     return tx.db.department.create({ ...query, data: { ...input, sequenceNumber, createdById: user, updatedById: user } });
@@ -46,9 +47,10 @@ export async function createDepartment(ctx: RequestContext, args: Args<typeof ru
  * false on an active department is a deactivation, with the same balance check as DELETE.
  */
 export async function updateDepartment(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const parsed = parse(rules.update, args);
   return inTransaction(ctx, async (tx) => {
     const department = await getDepartment(tx, args);
-    const { input } = await validate(tx, rules.update, args, { immutable: { clientAccountId: department.clientAccountId } });
+    const { input } = await check(tx, parsed, { immutable: { clientAccountId: department.clientAccountId } });
     const { clientAccountId: _immutable, ...fields } = input;
     await checkDeactivation(tx, 'DEPARTMENT', department, fields.isActive);
     return tx.db.department.update({ ...query, where: { id: department.id }, data: { ...fields, updatedById: auditUserId(tx) } });

@@ -57,7 +57,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listDepartments(ctx, args, nodesQuery(ctx, info)),
   }),
   department: t.prismaField({
@@ -72,14 +71,12 @@ builder.mutationFields((t) => ({
     type: 'Department',
     description: 'Creates an active department with the next sequence number of its client account.',
     args: { input: t.arg({ type: CreateDepartmentInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createDepartment(ctx, args, query),
   }),
   updateDepartment: t.prismaField({
     type: 'Department',
     description: 'Updates a department (REST PUT or POST /departments/{id}); isActive false is checked as deactivateDepartment.',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateDepartmentInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateDepartment(ctx, args, query),
   }),
   deactivateDepartment: t.prismaField({

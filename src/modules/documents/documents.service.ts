@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { Decimal } from '@prisma/client/runtime/client';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { enqueue } from '../../jobs/jobs.ts';
@@ -8,7 +9,7 @@ import { orderTerms, pageWindow, type Page, type PageLimits } from '../../shared
 import type { Reference } from '../../shared/references.ts';
 import { formatDate } from '../../shared/scalars.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { Issues, parse, validate, type Args } from '../../shared/validation.ts';
+import { check, Issues, parse, validate, type Args } from '../../shared/validation.ts';
 import { isEmailAddress } from '../../shared/email.ts';
 import { rateInForce } from '../tax-codes/tax-codes.rules.ts';
 import { createJournalEntryInTx } from '../journal-entries/journal-entries.service.ts';
@@ -853,11 +854,11 @@ function columns(input: Partial<CreateDocumentInput>) {
 }
 
 /** Validates a create (or preview) body and computes its lines; nothing is written. */
-async function checkedCreate(tx: RequestContext, args: Args<typeof rules.create>) {
-  const clientAccountId = args.input.clientAccountId;
+async function checkedCreate(tx: RequestContext, parsed: z.output<typeof rules.create>) {
+  const clientAccountId = parsed.input.clientAccountId;
   await requireAccount(tx, clientAccountId);
   let prepared: PreparedDocument | undefined;
-  const { input } = await validate(tx, rules.create, args, {
+  const { input } = await check(tx, parsed, {
     clientAccountId,
     references: (d) => documentReferences((d as { input?: Partial<CreateDocumentInput> }).input),
     check: async ({ input }, found, issues) => {
@@ -875,8 +876,9 @@ async function checkedCreate(tx: RequestContext, args: Args<typeof rules.create>
  * posted and sent (send_document) in the same transaction.
  */
 export async function createDocument(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const parsed = parse(rules.create, args);
   const id = await inTransaction(ctx, async (tx) => {
-    const { input, prepared } = await checkedCreate(tx, args);
+    const { input, prepared } = await checkedCreate(tx, parsed);
     const user = auditUserId(tx);
     const created = await tx.db.document.create({
       data: {
@@ -905,9 +907,10 @@ export async function createDocument(ctx: RequestContext, args: Args<typeof rule
 
 /** POST /documents/preview: the document's PDF from a create body, nothing saved. */
 export async function previewDocument(ctx: RequestContext, args: Args<typeof rules.create>) {
+  const parsed = parse(rules.create, args);
   // a transaction only for one consistent read; it is rolled back by throwing nothing and writing nothing
   const model = await inTransaction(ctx, async (tx) => {
-    const { input, prepared } = await checkedCreate(tx, args);
+    const { input, prepared } = await checkedCreate(tx, parsed);
     return loadInvoiceModel(tx, { ...input, ...prepared, documentNumber: input.documentNumber ?? null, paymentRef: input.paymentRef ?? null, isDraft: true }, prepared.rows);
   });
   const pdf = await renderDocumentPdf(model, { preview: true });
@@ -932,12 +935,13 @@ function unchanged(sent: unknown, stored: unknown): boolean {
  * note, descriptions, references, archive flags and send_document may change.
  */
 export async function updateDocument(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const parsed = parse(rules.update, args);
   const id = await inTransaction(ctx, async (tx) => {
     const current = await tx.db.document.findUnique({ where: { id: args.id }, include: { lines: true, businessPartner: { select: { name: true, email: true } } } });
     await requireOwned(tx, `Document ${args.id}`, current);
     const stored = current!;
     let prepared: PreparedDocument | null = null;
-    const { input } = await validate(tx, rules.update, args, {
+    const { input } = await check(tx, parsed, {
       clientAccountId: stored.clientAccountId,
       immutable: { clientAccountId: stored.clientAccountId },
       references: (d) => documentReferences((d as { input?: Partial<CreateDocumentInput> }).input),

@@ -6,17 +6,7 @@ import { fixed, fixedOrNull } from '../../shared/scalars.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
-import {
-  ARCHIVE_CATEGORIES,
-  DOCUMENT_ORDER_FIELDS,
-  DOCUMENT_STATUSES,
-  DOCUMENT_TYPES,
-  documentRules as rules,
-  PAYMENT_LINE_TYPES,
-  PAYMENT_STATUSES,
-  RECONCILIATION_TYPES,
-  REFERENCE_TYPES,
-} from './documents.rules.ts';
+import { ARCHIVE_CATEGORIES, DOCUMENT_ORDER_FIELDS, DOCUMENT_STATUSES, DOCUMENT_TYPES, PAYMENT_LINE_TYPES, PAYMENT_STATUSES, RECONCILIATION_TYPES, REFERENCE_TYPES } from './documents.rules.ts';
 import {
   createDocument,
   deleteDocument,
@@ -398,7 +388,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listDocuments(ctx, args, nodesQuery(ctx, info)) as never,
   }),
   document: t.prismaField({
@@ -415,21 +404,18 @@ builder.mutationFields((t) => ({
     description:
       'The PDF of a document as createDocument would make it; nothing is saved (REST POST /documents/preview answers the PDF itself). A mutation as its REST POST is: it needs the write scope.',
     args: { input: t.arg({ type: CreateDocumentInput, required: true }) },
-    validate: rules.create,
     resolve: (_root, args, ctx) => previewDocument(ctx, args as never),
   }),
   createDocument: t.prismaField({
     type: 'Document',
     description: 'Creates a document: a draft (isDraft true) or finalized (numbered, posted for sales and purchase types, sent with sendDocument) in one transaction.',
     args: { input: t.arg({ type: CreateDocumentInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createDocument(ctx, args as never, query),
   }),
   updateDocument: t.prismaField({
     type: 'Document',
     description: 'Updates the fields sent (REST PUT and PATCH); isDraft false finalizes a draft.',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateDocumentInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateDocument(ctx, args as never, query),
   }),
   deleteDocument: t.boolean({

@@ -6,7 +6,7 @@ import { ValidationError } from '../../shared/errors.ts';
 import { findPage, pageWindow } from '../../shared/pagination.ts';
 import type { Decimal } from '../../shared/scalars.ts';
 import { lockClientAccount, requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { parse, validate, type Args, type Issues } from '../../shared/validation.ts';
+import { check as checkInput, parse, validate, type Args, type Issues } from '../../shared/validation.ts';
 import type { FoundReferences, Reference } from '../../shared/references.ts';
 import { ownBusinessPartner, recordOwnBusinessPartner } from '../business-partners/business-partners.service.ts';
 import { osloToday } from '../journal-entries/journal-entries.rules.ts';
@@ -111,20 +111,19 @@ function checkCompany(company: CompanyFacts, named: Partner | undefined, issues:
  * Locks the account and validates the input with its business partner references; with `company`,
  * `check` also gets the facts that decide which partners are the company.
  */
-async function begin<S extends (typeof rules)[Exclude<keyof typeof rules, 'list' | 'positions' | 'capTable'>]>(
+async function begin<T extends { input: { clientAccountId: number } }>(
   tx: RequestContext,
-  schema: S,
-  args: { input: { clientAccountId: number } },
+  parsed: T,
   partnerFields: readonly string[],
-  check?: (input: S['_output']['input'], found: FoundReferences, issues: Issues, company: CompanyFacts) => void,
+  check?: (input: NoInfer<T>['input'], found: FoundReferences, issues: Issues, company: CompanyFacts) => void,
   { company: needsCompany = false } = {},
 ) {
-  const clientAccountId = args.input.clientAccountId;
+  const clientAccountId = parsed.input.clientAccountId;
   await requireAccount(tx, clientAccountId);
   await lockClientAccount(tx, clientAccountId);
   const company = needsCompany ? await companyFacts(tx, clientAccountId) : NO_COMPANY;
   let partners!: FoundReferences;
-  const { input } = (await validate(tx, schema, args, {
+  const { input }: { input: T['input'] } = await checkInput(tx, parsed, {
     clientAccountId,
     references: (data) => {
       const input = (data as { input?: Record<string, number | undefined> }).input;
@@ -132,9 +131,9 @@ async function begin<S extends (typeof rules)[Exclude<keyof typeof rules, 'list'
     },
     check: (data, found, issues) => {
       partners = found;
-      check?.((data as { input: S['_output']['input'] }).input, found, issues, company);
+      check?.(data.input, found, issues, company);
     },
-  })) as { input: S['_output']['input'] };
+  });
   return { input, partners, clientAccountId };
 }
 
@@ -201,8 +200,9 @@ async function writeEntries(
 
 /** ISSUANCE: new shares to the shareholder, one entry +q; 201 answers it. */
 export async function issueShares(ctx: RequestContext, args: Args<typeof rules.issue>, query: Query = {}) {
+  const parsed = parse(rules.issue, args);
   return inTransaction(ctx, async (tx) => {
-    const { input, clientAccountId } = await begin(tx, rules.issue, args, ['businessPartnerId'], (input, found, issues, company) => {
+    const { input, clientAccountId } = await begin(tx, parsed, ['businessPartnerId'], (input, found, issues, company) => {
       const holder = found.get<Partner>('businessPartner', input.businessPartnerId);
       if (holder && isCompany(company, holder)) {
         issues.add(['businessPartnerId'], 'is the company itself: a company cannot subscribe its own shares (treasury shares come from a buyback)');
@@ -242,8 +242,9 @@ async function moveShares(
 
 /** TRANSFER: −q from the sender, +q to the recipient (never the same partner); 201 answers the recipient's entry. */
 export async function transferShares(ctx: RequestContext, args: Args<typeof rules.transfer>, query: Query = {}) {
+  const parsed = parse(rules.transfer, args);
   return inTransaction(ctx, async (tx) => {
-    const { input, partners, clientAccountId } = await begin(tx, rules.transfer, args, ['fromBusinessPartnerId', 'toBusinessPartnerId'], (input, _found, issues) => {
+    const { input, partners, clientAccountId } = await begin(tx, parsed, ['fromBusinessPartnerId', 'toBusinessPartnerId'], (input, _found, issues) => {
       if (input.fromBusinessPartnerId === input.toBusinessPartnerId) issues.add(['toBusinessPartnerId'], 'must differ from from_business_partner_id: no transfer between the same entity');
     });
     return moveShares(tx, clientAccountId, 'TRANSFER', input, partnerOf(partners, input.fromBusinessPartnerId), input.toBusinessPartnerId, query);
@@ -255,9 +256,10 @@ export async function transferShares(ctx: RequestContext, args: Args<typeof rule
  * entry. The partner named as the company becomes the account's own when it has none yet.
  */
 export async function buybackShares(ctx: RequestContext, args: Args<typeof rules.buyback>, query: Query = {}) {
+  const parsed = parse(rules.buyback, args);
   return inTransaction(ctx, async (tx) => {
     let record = false;
-    const { input, partners, clientAccountId } = await begin(tx, rules.buyback, args, ['fromBusinessPartnerId', 'companyBusinessPartnerId'], (input, found, issues, company) => {
+    const { input, partners, clientAccountId } = await begin(tx, parsed, ['fromBusinessPartnerId', 'companyBusinessPartnerId'], (input, found, issues, company) => {
       const seller = found.get<Partner>('businessPartner', input.fromBusinessPartnerId);
       if (input.fromBusinessPartnerId === input.companyBusinessPartnerId) {
         issues.add(['fromBusinessPartnerId'], 'must differ from company_business_partner_id: no buyback between the same entity');
@@ -276,9 +278,10 @@ export async function buybackShares(ctx: RequestContext, args: Args<typeof rules
  * company; 201 answers the entry. That partner becomes the account's own when it has none yet.
  */
 export async function retireShares(ctx: RequestContext, args: Args<typeof rules.retire>, query: Query = {}) {
+  const parsed = parse(rules.retire, args);
   return inTransaction(ctx, async (tx) => {
     let record = false;
-    const { input, partners, clientAccountId } = await begin(tx, rules.retire, args, ['companyBusinessPartnerId'], (input, found, issues, company) => {
+    const { input, partners, clientAccountId } = await begin(tx, parsed, ['companyBusinessPartnerId'], (input, found, issues, company) => {
       record = checkCompany(company, found.get<Partner>('businessPartner', input.companyBusinessPartnerId), issues, 'companyBusinessPartnerId');
     }, { company: true });
     const date = input.transactionDate ?? osloToday();
@@ -294,8 +297,9 @@ export async function retireShares(ctx: RequestContext, args: Args<typeof rules.
  * A split may not be dated before the holder's latest entry of the class (the position it restates).
  */
 export async function splitShares(ctx: RequestContext, args: Args<typeof rules.split>, query: Query = {}) {
+  const parsed = parse(rules.split, args);
   return inTransaction(ctx, async (tx) => {
-    const { input, partners, clientAccountId } = await begin(tx, rules.split, args, ['businessPartnerId'], (input, _found, issues) => {
+    const { input, partners, clientAccountId } = await begin(tx, parsed, ['businessPartnerId'], (input, _found, issues) => {
       if (input.newQuantity === input.oldQuantity) issues.add(['newQuantity'], 'must differ from old_quantity');
     });
     const date = input.transactionDate ?? osloToday();

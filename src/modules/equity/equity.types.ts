@@ -213,7 +213,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int({ description: '100 by default, at most 100' }),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listEquityTransactions(ctx, args, nodesQuery(ctx, info)),
   }),
   equityTransaction: t.prismaField({
@@ -230,7 +229,6 @@ builder.queryFields((t) => ({
       shareClass: t.arg({ type: ShareClassEnum }),
       includeVoid: t.arg.boolean({ defaultValue: false, description: 'Also positions that are back to 0 shares' }),
     },
-    validate: rules.positions,
     resolve: async (_root, args, ctx) => ({ positions: await equityPositions(ctx, args) }),
   }),
   equityCapTable: t.field({
@@ -238,7 +236,6 @@ builder.queryFields((t) => ({
     description:
       "The cap table of the client account's company. companyBusinessPartnerId is the company itself (the account's own business partner, isSelf, or one with its organisation number), or any partner of an account with no own partner yet (read as the company; nothing is recorded); another partner is refused, naming the own one.",
     args: { clientAccountId: t.arg.int({ required: true }), companyBusinessPartnerId: t.arg.int({ required: true }) },
-    validate: rules.capTable,
     resolve: (_root, args, ctx) => equityCapTable(ctx, args),
   }),
   equityShareClasses: t.field({
@@ -260,35 +257,30 @@ builder.mutationFields((t) => ({
     type: 'EquityTransaction',
     description: 'ISSUANCE: new shares to a shareholder (one entry +quantity); answers that entry.',
     args: { input: t.arg({ type: IssueSharesInput, required: true }) },
-    validate: rules.issue,
     resolve: (query, _root, args, ctx) => issueShares(ctx, args, query),
   }),
   transferShares: t.prismaField({
     type: 'EquityTransaction',
     description: `TRANSFER between two different holders: −quantity for the sender, +quantity for the recipient; answers the recipient's entry. ${RULES}`,
     args: { input: t.arg({ type: TransferSharesInput, required: true }) },
-    validate: rules.transfer,
     resolve: (query, _root, args, ctx) => transferShares(ctx, args, query),
   }),
   buybackShares: t.prismaField({
     type: 'EquityTransaction',
     description: `BUYBACK: −quantity for the seller, +quantity for the company's own business partner (treasury shares); answers the company's entry. ${RULES}`,
     args: { input: t.arg({ type: BuybackSharesInput, required: true }) },
-    validate: rules.buyback,
     resolve: (query, _root, args, ctx) => buybackShares(ctx, args, query),
   }),
   retireShares: t.prismaField({
     type: 'EquityTransaction',
     description: `RETIREMENT of treasury shares: −quantity from the company's own holding; answers the entry. ${RULES}`,
     args: { input: t.arg({ type: RetireSharesInput, required: true }) },
-    validate: rules.retire,
     resolve: (query, _root, args, ctx) => retireShares(ctx, args, query),
   }),
   splitShares: t.prismaField({
     type: 'EquityTransaction',
     description: `SPLIT: the holder's position goes from oldQuantity (the current position) to newQuantity: −old and +new with the reduced ratio; answers the +new entry. ${RULES}`,
     args: { input: t.arg({ type: SplitSharesInput, required: true }) },
-    validate: rules.split,
     resolve: (query, _root, args, ctx) => splitShares(ctx, args, query),
   }),
 }));

@@ -8,7 +8,7 @@ import { auditUserId, inTransaction, type RequestContext } from '../../shared/co
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { findOffsetPage } from '../../shared/pagination.ts';
 import { hashPassword } from '../../shared/passwords.ts';
-import { parse, validate, type Args } from '../../shared/validation.ts';
+import { check, parse, validate, type Args } from '../../shared/validation.ts';
 import { isProviderIndustryCode, ROLE_NAMES, roleNeedsProvider } from '../client-accounts/client-accounts.rules.ts';
 import { managedAccountIds, requireManager } from '../client-accounts/client-accounts.service.ts';
 import type { UserTokens } from '../oauth/user-tokens.ts';
@@ -119,8 +119,9 @@ function assertRoleFits(role: Role, account: { id: number; industryCode: string 
  * with grantRole instead.
  */
 export async function createInvitation(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const parsed = parse(rules.create, args);
   return inTransaction(ctx, async (tx) => {
-    const { input } = await validate(tx, rules.create, args);
+    const { input } = await check(tx, parsed);
     const { email, clientAccountId } = input;
     await requireManager(tx, clientAccountId);
     await lockForTransaction(tx, 'invitation', clientAccountId);

@@ -151,7 +151,6 @@ builder.queryFields((t) => ({
     extensions: pageCost(INVITATION_PAGE_LIMITS, 'limit'),
     description: 'Invitations of the client accounts the caller manages (or of one of them), newest first; limit 100 by default, at most 1000.',
     args: { clientAccountId: t.arg.int(), status: t.arg({ type: InvitationStatusEnum }), limit: t.arg.int(), offset: t.arg.int() },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listInvitations(ctx, args, nodesQuery(ctx, info)),
   }),
   invitation: t.prismaField({
@@ -174,7 +173,6 @@ builder.mutationFields((t) => ({
     description:
       "Invites an e-mail address to a client account with a role (managers of the account only): token, 7 days, an earlier pending invitation of the address to the account cancelled, the e-mail sent by a job in the language of Accept-Language (no, nb, nn: Norwegian; en: English; otherwise Norwegian).",
     args: { input: t.arg({ type: CreateInvitationInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createInvitation(ctx, args, query),
   }),
   cancelInvitation: t.prismaField({
@@ -188,7 +186,6 @@ builder.mutationFields((t) => ({
     type: AcceptedInvitationRef,
     description: 'Accepts an invitation without a bearer token: creates the user with the role on the account and answers OAuth tokens for the user.',
     args: { token: t.arg.string({ required: true }), input: t.arg({ type: AcceptInvitationInput, required: true }) },
-    validate: rules.accept,
     resolve: (_root, args, ctx) => acceptInvitation(ctx, args),
   }),
 }));

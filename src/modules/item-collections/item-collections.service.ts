@@ -4,7 +4,7 @@ import { NotFoundError } from '../../shared/errors.ts';
 import { findPage, pageWindow, toOrderBy, type PageLimits } from '../../shared/pagination.ts';
 import { fieldReferences } from '../../shared/references.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { parse, validate, type Args } from '../../shared/validation.ts';
+import { check, parse, validate, type Args } from '../../shared/validation.ts';
 import { ENTRY_ORDER, itemCollectionRules as rules, RECURRING_PERIOD_MESSAGE, recurringPeriodIsValid } from './item-collections.rules.ts';
 
 /** spec 001 "Item collections": both lists page by 100 at most. */
@@ -36,18 +36,20 @@ export async function getItemCollection(ctx: RequestContext, { id }: { id: numbe
 }
 
 export async function createItemCollection(ctx: RequestContext, args: Args<typeof rules.create>, query: CollectionQuery = {}) {
+  const parsed = parse(rules.create, args);
   return inTransaction(ctx, async (tx) => {
     await requireAccount(tx, args.input.clientAccountId);
-    const { input } = await validate(tx, rules.create, args);
+    const { input } = await check(tx, parsed);
     const user = auditUserId(tx);
     return tx.db.itemCollection.create({ ...query, data: { ...input, createdById: user, updatedById: user } });
   });
 }
 
 export async function updateItemCollection(ctx: RequestContext, args: Args<typeof rules.update>, query: CollectionQuery = {}) {
+  const parsed = parse(rules.update, args);
   return inTransaction(ctx, async (tx) => {
     const collection = await getItemCollection(tx, args);
-    const { input } = await validate(tx, rules.update, args, { immutable: { clientAccountId: collection.clientAccountId } });
+    const { input } = await check(tx, parsed, { immutable: { clientAccountId: collection.clientAccountId } });
     const { clientAccountId: _immutable, ...data } = input;
     return tx.db.itemCollection.update({ ...query, where: { id: collection.id }, data: { ...data, updatedById: auditUserId(tx) } });
   });
@@ -108,9 +110,10 @@ export async function getItemCollectionEntry(
 }
 
 export async function createItemCollectionEntry(ctx: RequestContext, args: Args<typeof rules.createEntry>, query: EntryQuery = {}) {
+  const parsed = parse(rules.createEntry, args);
   return inTransaction(ctx, async (tx) => {
     const collection = await getItemCollection(tx, { id: args.input.itemCollectionId });
-    const { input } = await validate(tx, rules.createEntry, args, {
+    const { input } = await check(tx, parsed, {
       clientAccountId: collection.clientAccountId,
       references: ({ input }) => fieldReferences(input, ENTRY_REFERENCES),
     });
@@ -123,9 +126,10 @@ export async function createItemCollectionEntry(ctx: RequestContext, args: Args<
 }
 
 export async function updateItemCollectionEntry(ctx: RequestContext, args: Args<typeof rules.updateEntry>, query: EntryQuery = {}) {
+  const parsed = parse(rules.updateEntry, args);
   return inTransaction(ctx, async (tx) => {
     const entry = await getItemCollectionEntry(tx, args);
-    const { input } = await validate(tx, rules.updateEntry, args, {
+    const { input } = await check(tx, parsed, {
       clientAccountId: entry.clientAccountId,
       immutable: { itemCollectionId: entry.itemCollectionId },
       references: ({ input }) => fieldReferences(input, ENTRY_REFERENCES),
@@ -142,8 +146,9 @@ export async function updateItemCollectionEntry(ctx: RequestContext, args: Args<
 
 /** Permanently deletes the entry (document lines that consumed it keep their data, unlinked). Returns it as it was. */
 export async function deleteItemCollectionEntry(ctx: RequestContext, args: Args<typeof rules.deleteEntry>, query: EntryQuery = {}) {
+  const parsed = parse(rules.deleteEntry, args);
   return inTransaction(ctx, async (tx) => {
-    const before = await getItemCollectionEntry(tx, args, query);
+    const before = await getItemCollectionEntry(tx, parsed, query);
     await tx.db.itemCollectionEntry.delete({ where: { id: before.id } });
     return before;
   });

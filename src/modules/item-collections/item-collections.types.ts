@@ -179,7 +179,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listItemCollections(ctx, args, nodesQuery(ctx, info)),
   }),
   itemCollection: t.prismaField({
@@ -206,7 +205,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.listEntries,
     resolve: (_root, args, ctx, info) => listItemCollectionEntries(ctx, args, nodesQuery(ctx, info)),
   }),
   itemCollectionEntry: t.prismaField({
@@ -223,13 +221,11 @@ builder.mutationFields((t) => ({
   createItemCollection: t.prismaField({
     type: 'ItemCollection',
     args: { input: t.arg({ type: CreateItemCollectionInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createItemCollection(ctx, args, query),
   }),
   updateItemCollection: t.prismaField({
     type: 'ItemCollection',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateItemCollectionInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateItemCollection(ctx, args, query),
   }),
   deleteItemCollection: t.prismaField({
@@ -241,7 +237,6 @@ builder.mutationFields((t) => ({
   createItemCollectionEntry: t.prismaField({
     type: 'ItemCollectionEntry',
     args: { input: t.arg({ type: CreateItemCollectionEntryInput, required: true }) },
-    validate: rules.createEntry,
     resolve: (query, _root, args, ctx) => createItemCollectionEntry(ctx, args, query),
   }),
   updateItemCollectionEntry: t.prismaField({
@@ -251,14 +246,12 @@ builder.mutationFields((t) => ({
       itemCollectionId: withinArg(t),
       input: t.arg({ type: UpdateItemCollectionEntryInput, required: true }),
     },
-    validate: rules.updateEntry,
     resolve: (query, _root, args, ctx) => updateItemCollectionEntry(ctx, args, query),
   }),
   deleteItemCollectionEntry: t.prismaField({
     type: 'ItemCollectionEntry',
     description: 'Permanently deletes the entry; returns it as it was.',
     args: { id: t.arg.int({ required: true }), itemCollectionId: withinArg(t) },
-    validate: rules.deleteEntry,
     resolve: (query, _root, args, ctx) => deleteItemCollectionEntry(ctx, args, query),
   }),
 }));

@@ -3,7 +3,7 @@ import { auditUserId, inTransaction, type RequestContext } from '../../shared/co
 import { findPage, pageWindow, toOrderBy, type PageLimits } from '../../shared/pagination.ts';
 import { fieldReferences } from '../../shared/references.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { checkUnique, parse, validate, type Args } from '../../shared/validation.ts';
+import { check, checkUnique, parse, validate, type Args } from '../../shared/validation.ts';
 import { ITEM_ORDER, itemRules as rules } from './items.rules.ts';
 
 type Query = { include?: PrismaNS.ItemInclude; select?: PrismaNS.ItemSelect };
@@ -42,10 +42,11 @@ function columns<F extends { price?: PrismaNS.Decimal | null; metadata?: unknown
 }
 
 export async function createItem(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const parsed = parse(rules.create, args);
   return inTransaction(ctx, async (tx) => {
     const clientAccountId = args.input.clientAccountId;
     await requireAccount(tx, clientAccountId);
-    const { input } = await validate(tx, rules.create, args, {
+    const { input } = await check(tx, parsed, {
       clientAccountId,
       references: ({ input }) => fieldReferences(input, REFERENCES),
       check: ({ input }, _found, issues) => checkUnique(tx, issues, { model: 'item', what: 'item', clientAccountId, field: 'itemNo', value: input.itemNo }),
@@ -56,9 +57,10 @@ export async function createItem(ctx: RequestContext, args: Args<typeof rules.cr
 }
 
 export async function updateItem(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const parsed = parse(rules.update, args);
   return inTransaction(ctx, async (tx) => {
     const item = await getItem(tx, args);
-    const { input } = await validate(tx, rules.update, args, {
+    const { input } = await check(tx, parsed, {
       clientAccountId: item.clientAccountId,
       immutable: { clientAccountId: item.clientAccountId },
       references: ({ input }) => fieldReferences(input, REFERENCES),

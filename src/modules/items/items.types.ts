@@ -101,7 +101,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listItems(ctx, args, nodesQuery(ctx, info)),
   }),
   item: t.prismaField({
@@ -115,13 +114,11 @@ builder.mutationFields((t) => ({
   createItem: t.prismaField({
     type: 'Item',
     args: { input: t.arg({ type: CreateItemInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createItem(ctx, args, query),
   }),
   updateItem: t.prismaField({
     type: 'Item',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateItemInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateItem(ctx, args, query),
   }),
   deactivateItem: t.prismaField({

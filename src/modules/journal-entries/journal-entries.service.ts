@@ -1,4 +1,5 @@
 import { lockForTransaction } from '../../shared/advisory-locks.ts';
+import type { z } from 'zod';
 import { Decimal } from '@prisma/client/runtime/client';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
@@ -6,7 +7,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../shared/erro
 import { findPage, pageWindow, type PageLimits } from '../../shared/pagination.ts';
 import type { Reference } from '../../shared/references.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { Issues, parse, validate, type Args } from '../../shared/validation.ts';
+import { check, Issues, parse, validate, type Args } from '../../shared/validation.ts';
 import { formatDate } from '../../shared/scalars.ts';
 import { DIMENSION_KINDS, SATISFIED_BY, type DimensionColumn, type DimensionKind } from './dimensions.ts';
 import {
@@ -379,10 +380,10 @@ const openingBalanceYearOf = (isOpeningBalance: boolean | null | undefined, rows
 
 type EntryInput = Omit<Args<typeof rules.create>['input'], 'clientAccountId' | 'lines'> & { lines: readonly LineInput[] };
 
-/** Validates an entry's input against the database; returns the parsed input and its line rows. */
-async function checkedEntry<S extends typeof rules.create | typeof rules.update>(tx: RequestContext, schema: S, args: unknown, clientAccountId: number, immutable?: Record<string, unknown>) {
+/** Checks an entry's parsed input against the database; returns the input and its line rows. */
+async function checkedEntry(tx: RequestContext, parsed: z.output<typeof rules.create> | z.output<typeof rules.update>, clientAccountId: number, immutable?: Record<string, unknown>) {
   let checked: { book: Books; rows: LineRow[]; accountCodes: (string | undefined)[] } | undefined;
-  const data = (await validate(tx, schema, args, {
+  const data = (await check(tx, parsed, {
     clientAccountId,
     immutable,
     references: (d) => [
@@ -437,9 +438,10 @@ export async function createJournalEntry(ctx: RequestContext, args: Args<typeof 
  * day of the file's year, so its opening balance meets the same rules and the same one-per-year key.
  */
 export async function createJournalEntryInTx(tx: RequestContext, args: Args<typeof rules.create>): Promise<number> {
-  const clientAccountId = args.input.clientAccountId;
+  const parsed = parse(rules.create, args);
+  const clientAccountId = parsed.input.clientAccountId;
   await requireAccount(tx, clientAccountId);
-  const { input, rows } = await checkedEntry(tx, rules.create, args, clientAccountId);
+  const { input, rows } = await checkedEntry(tx, parsed, clientAccountId);
   await assertVoucherFree(tx, clientAccountId, input.voucherId);
   const openingBalanceYear = openingBalanceYearOf(input.isOpeningBalance, rows);
   await assertOpeningBalanceFree(tx, clientAccountId, openingBalanceYear);
@@ -471,10 +473,11 @@ const lockEntry = (tx: RequestContext, id: number) => tx.db.$queryRawUnsafe('SEL
 
 /** PUT /journal-entries/{id}: replaces a draft and all its lines; is_draft false posts it. */
 export async function updateJournalEntry(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const parsed = parse(rules.update, args);
   const id = await inTransaction(ctx, async (tx) => {
     await lockEntry(tx, args.id);
     const current = await requireDraft(tx, args.id, 'posted entries cannot be changed; cancel it instead');
-    const { input, rows } = await checkedEntry(tx, rules.update, args, current.clientAccountId, { clientAccountId: current.clientAccountId });
+    const { input, rows } = await checkedEntry(tx, parsed, current.clientAccountId, { clientAccountId: current.clientAccountId });
     await assertVoucherFree(tx, current.clientAccountId, input.voucherId, current.id);
     // the whole draft is replaced: a PUT without is_opening_balance makes it an ordinary entry
     const openingBalanceYear = openingBalanceYearOf(input.isOpeningBalance, rows);
@@ -504,8 +507,9 @@ const LINE_COPY = {
 
 /** GraphQL's post: moves a draft to posted, with every rule checked again (accounts may have changed since, or the lock date). */
 export async function postJournalEntry(ctx: RequestContext, args: Args<typeof rules.post>, query: Query = {}) {
+  const parsed = parse(rules.post, args);
   const id = await inTransaction(ctx, async (tx) => {
-    const { id } = parse(rules.post, args);
+    const { id } = parsed;
     await lockEntry(tx, id);
     const draft = await requireDraft(tx, id, 'it is posted already');
     const lines = await tx.db.journalEntryLine.findMany({ where: { journalEntryId: id }, orderBy: { lineId: 'asc' }, select: LINE_COPY });
@@ -521,7 +525,7 @@ export async function postJournalEntry(ctx: RequestContext, args: Args<typeof ru
         dimensions: Object.entries(DIMENSION_KINDS).flatMap(([type, k]) => (l[k.column] != null ? [{ type, id: l[k.column]! }] : [])),
       })),
     };
-    const { rows } = await checkedEntry(tx, rules.create, { input }, draft.clientAccountId);
+    const { rows } = await checkedEntry(tx, parse(rules.create, { input }), draft.clientAccountId);
     await assertVoucherFree(tx, draft.clientAccountId, draft.voucherId, draft.id);
     await post(tx, draft, rows);
     return id;

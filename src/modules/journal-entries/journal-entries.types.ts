@@ -287,7 +287,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listJournalEntries(ctx, args, nodesQuery(ctx, info)),
   }),
   journalEntry: t.prismaField({
@@ -306,7 +305,6 @@ builder.queryFields((t) => ({
       dateTo: t.arg({ type: 'Date' }),
       includeDrafts: t.arg.boolean({ defaultValue: false }),
     },
-    validate: rules.balance,
     resolve: (_root, args, ctx) => accountBalance(ctx, args),
   }),
 }));
@@ -316,21 +314,18 @@ builder.mutationFields((t) => ({
     type: 'JournalEntry',
     description: 'Creates a journal entry: posted (numbered, immutable) unless isDraft is true.',
     args: { input: t.arg({ type: CreateJournalEntryInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createJournalEntry(ctx, args, query),
   }),
   updateJournalEntry: t.prismaField({
     type: 'JournalEntry',
     description: 'Replaces a draft (all lines); isDraft false posts it. Posted entries cannot change.',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateJournalEntryInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateJournalEntry(ctx, args, query),
   }),
   postJournalEntry: t.prismaField({
     type: 'JournalEntry',
     description: 'Posts a draft: every rule is checked again, and it gets the next sequence number.',
     args: { id: t.arg.int({ required: true }) },
-    validate: rules.post,
     resolve: (query, _root, args, ctx) => postJournalEntry(ctx, args, query),
   }),
   cancelJournalEntry: t.prismaField({
@@ -343,7 +338,6 @@ builder.mutationFields((t) => ({
       cancelled: t.arg({ type: 'JSON', required: true, description: "'Y' cancels; anything else is a no-op" }),
       cancellationReason: t.arg.string({ description: 'Required to cancel a posted entry' }),
     },
-    validate: rules.cancel,
     resolve: (query, _root, args, ctx) => cancelJournalEntry(ctx, args, query),
   }),
   deleteJournalEntry: t.boolean({

@@ -5,7 +5,7 @@ import { NotFoundError } from '../../shared/errors.ts';
 import { findPage, pageWindow, type PageLimits } from '../../shared/pagination.ts';
 import type { Reference } from '../../shared/references.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { checkUnique, parse, validate, type Args } from '../../shared/validation.ts';
+import { check, checkUnique, parse, validate, type Args } from '../../shared/validation.ts';
 import { accountRules as rules, accountStateIssues, sortDimensions } from './ledger-accounts.rules.ts';
 
 type Query = { include?: PrismaNS.AccountInclude; select?: PrismaNS.AccountSelect };
@@ -64,10 +64,11 @@ function sets(input: { mandatoryDimensions?: DimensionType[] | null; allowedTaxC
 }
 
 export async function createAccount(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const parsed = parse(rules.create, args);
   return inTransaction(ctx, async (tx) => {
     const clientAccountId = args.input.clientAccountId;
     await requireAccount(tx, clientAccountId);
-    const { input } = await validate(tx, rules.create, args, {
+    const { input } = await check(tx, parsed, {
       clientAccountId,
       references: ({ input }) => taxCodeReferences(input),
       check: ({ input }, _found, issues) => checkUnique(tx, issues, { model: 'account', what: 'account', clientAccountId, field: 'code', value: input.code }),
@@ -79,10 +80,11 @@ export async function createAccount(ctx: RequestContext, args: Args<typeof rules
 
 /** Changes an account; code and client account are immutable. Dimension and whitelist sets are replaced. */
 export async function updateAccount(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const parsed = parse(rules.update, args);
   return inTransaction(ctx, async (tx) => {
     const whitelist = { allowedTaxCodes: { select: { taxCodeId: true } } } as const;
     const current = await requireOwned(tx, 'Account', await tx.db.account.findUnique({ where: { id: args.id }, include: whitelist }));
-    const { input } = await validate(tx, rules.update, args, {
+    const { input } = await check(tx, parsed, {
       clientAccountId: current.clientAccountId,
       immutable: { clientAccountId: current.clientAccountId, code: current.code },
       references: ({ input }) => taxCodeReferences(input),

@@ -115,7 +115,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listAccounts(ctx, args, nodesQuery(ctx, info)),
   }),
   account: t.prismaField({
@@ -134,13 +133,11 @@ builder.mutationFields((t) => ({
   createAccount: t.prismaField({
     type: 'Account',
     args: { input: t.arg({ type: CreateAccountInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createAccount(ctx, args, query),
   }),
   updateAccount: t.prismaField({
     type: 'Account',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateAccountInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateAccount(ctx, args, query),
   }),
 }));

@@ -2,7 +2,7 @@ import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { requireAccount } from '../../shared/tenancy.ts';
-import { parse, validate, type Args } from '../../shared/validation.ts';
+import { check, parse, validate, type Args } from '../../shared/validation.ts';
 import { notificationSettingRules as rules, type NotificationTypeCode } from './notification-settings.rules.ts';
 
 type Query = { include?: PrismaNS.NotificationSettingInclude; select?: PrismaNS.NotificationSettingSelect };
@@ -20,9 +20,10 @@ export async function listNotificationSettings(ctx: RequestContext, args: Args<t
 
 /** PUT /client-accounts/{id}/notification-settings/{type}: creates or replaces the caller's setting; both flags required. */
 export async function updateNotificationSetting(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const parsed = parse(rules.update, args);
   return inTransaction(ctx, async (tx) => {
     await requireAccount(tx, args.clientAccountId);
-    const { clientAccountId, notificationType, input } = await validate(tx, rules.update, args);
+    const { clientAccountId, notificationType, input } = await check(tx, parsed);
     const userId = tx.actor.userId;
     if (!userId) throw new ValidationError('A notification setting belongs to a user: call this as one');
     const key = { userId, clientAccountId, notificationType };

@@ -1,6 +1,6 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { listCost } from '../../shared/query-limits.ts';
-import { NOTIFICATION_TYPES, notificationSettingRules as rules } from './notification-settings.rules.ts';
+import { NOTIFICATION_TYPES } from './notification-settings.rules.ts';
 import { listNotificationSettings, updateNotificationSetting } from './notification-settings.service.ts';
 
 // spec 002 "Notification setting", "Notification settings"
@@ -46,7 +46,6 @@ builder.queryFields((t) => ({
     extensions: listCost(NOTIFICATION_TYPES.length),
     description: "The caller's stored notification settings at a client account; types without a stored setting are absent (they are enabled).",
     args: { clientAccountId: t.arg.int({ required: true }) },
-    validate: rules.list,
     resolve: (query, _root, args, ctx) => listNotificationSettings(ctx, args, query),
   }),
 }));
@@ -60,7 +59,6 @@ builder.mutationFields((t) => ({
       notificationType: t.arg({ type: NotificationTypeEnum, required: true }),
       input: t.arg({ type: UpdateNotificationSettingInput, required: true }),
     },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateNotificationSetting(ctx, args, query),
   }),
 }));

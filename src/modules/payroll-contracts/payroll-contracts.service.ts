@@ -4,7 +4,7 @@ import { auditUserId, inTransaction, type RequestContext } from '../../shared/co
 import { findPage, pageWindow, type PageLimits } from '../../shared/pagination.ts';
 import type { Reference } from '../../shared/references.ts';
 import { lockClientAccount, requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { parse, validate, type Args, type Issues } from '../../shared/validation.ts';
+import { check, parse, validate, type Args, type Issues } from '../../shared/validation.ts';
 import { fetchTaxCardJob, reportEmploymentEndJob } from './payroll-contracts.job.ts';
 import { contractIssues, payrollContractRules as rules } from './payroll-contracts.rules.ts';
 import { currentTaxYear } from './payroll-tax-cards.service.ts';
@@ -72,10 +72,11 @@ const taxCardFetch = (tx: RequestContext, c: { clientAccountId: number; business
  * cards", whether the contract is active or not).
  */
 export async function createPayrollContract(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const parsed = parse(rules.create, args);
   return inTransaction(ctx, async (tx) => {
     const clientAccountId = args.input.clientAccountId;
     await requireAccount(tx, clientAccountId);
-    const { input } = await validate(tx, rules.create, args, {
+    const { input } = await check(tx, parsed, {
       clientAccountId,
       references: ({ input }) => partnerReferences(input, true),
     });
@@ -100,12 +101,13 @@ export async function createPayrollContract(ctx: RequestContext, args: Args<type
  * before start_date), which is then stored as the contract's end_date.
  */
 export async function updatePayrollContract(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const parsed = parse(rules.update, args);
   return inTransaction(ctx, async (tx) => {
     // the row locked first: two updates at once see each other's is_active, so one deactivation
     // (or activation) is reported (or fetched) once
     await tx.db.$queryRaw`SELECT id FROM payroll_contracts WHERE id = ${args.id} FOR UPDATE`;
     const contract = await getPayrollContract(tx, args);
-    const { input } = await validate(tx, rules.update, args, {
+    const { input } = await check(tx, parsed, {
       clientAccountId: contract.clientAccountId,
       immutable: { clientAccountId: contract.clientAccountId, businessPartnerId: contract.businessPartnerId },
       references: ({ input }) => partnerReferences(input, false),

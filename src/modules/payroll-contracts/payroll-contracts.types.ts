@@ -224,7 +224,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listPayrollContracts(ctx, args, nodesQuery(ctx, info)),
   }),
   payrollContract: t.prismaField({
@@ -243,7 +242,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: taxCardRules.list,
     resolve: (_root, args, ctx, info) => listPayrollTaxCards(ctx, args, nodesQuery(ctx, info)),
   }),
   payrollCodeLists: t.field({
@@ -259,14 +257,12 @@ builder.mutationFields((t) => ({
     type: 'PayrollContract',
     description: 'Creates an employment contract (an active one marks its business partner isEmployee) and queues the fetch of the employee’s tax card for the current tax year.',
     args: { input: t.arg({ type: CreatePayrollContractInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createPayrollContract(ctx, args, query),
   }),
   updatePayrollContract: t.prismaField({
     type: 'PayrollContract',
     description: 'Changes the fields sent. isActive true marks the business partner isEmployee; activating queues a tax-card fetch; deactivating queues the report of the employment’s end to the tax authority with endDate (today when none is sent or stored).',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdatePayrollContractInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updatePayrollContract(ctx, args, query),
   }),
 }));

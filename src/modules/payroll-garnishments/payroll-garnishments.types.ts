@@ -3,14 +3,7 @@ import { described } from '../../shared/enum-values.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import { fixedOrNull } from '../../shared/scalars.ts';
-import {
-  DEDUCTION_TYPE_DESCRIPTIONS,
-  FETCH_RUN_PAGE_LIMITS,
-  GARNISHMENT_PAGE_LIMITS,
-  GARNISHMENT_STATUS_DESCRIPTIONS,
-  GARNISHMENT_STATUSES,
-  payrollGarnishmentRules as rules,
-} from './payroll-garnishments.rules.ts';
+import { DEDUCTION_TYPE_DESCRIPTIONS, FETCH_RUN_PAGE_LIMITS, GARNISHMENT_PAGE_LIMITS, GARNISHMENT_STATUS_DESCRIPTIONS, GARNISHMENT_STATUSES } from './payroll-garnishments.rules.ts';
 import { getPayrollGarnishment, listGarnishmentFetchRuns, listPayrollGarnishments, requestGarnishmentFetch } from './payroll-garnishments.service.ts';
 
 /** Payroll garnishments (spec 002 "Garnishment (read-only)", "Payroll garnishments"). */
@@ -114,7 +107,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listPayrollGarnishments(ctx, args, nodesQuery(ctx, info)),
   }),
   payrollGarnishment: t.prismaField({
@@ -127,7 +119,6 @@ builder.queryFields((t) => ({
     extensions: pageCost(FETCH_RUN_PAGE_LIMITS),
     description: 'The fetches of the account’s garnishments from the tax authority, newest first: status, times, counts, error.',
     args: { clientAccountId: t.arg.int({ required: true }), page: t.arg.int(), perPage: t.arg.int() },
-    validate: rules.runs,
     resolve: (_root, args, ctx, info) => listGarnishmentFetchRuns(ctx, args, nodesQuery(ctx, info)),
   }),
 }));
@@ -138,7 +129,6 @@ builder.mutationFields((t) => ({
     description:
       'Queues a fetch of the account’s garnishment orders from the tax authority (REST POST /payroll/garnishments/fetch, 202): the job creates and updates garnishments and records the run (payrollGarnishmentFetchRuns). The account needs an organization number.',
     args: { clientAccountId: t.arg.int({ required: true }) },
-    validate: rules.fetch,
     resolve: (_root, args, ctx) => requestGarnishmentFetch(ctx, args),
   }),
 }));

@@ -79,7 +79,8 @@ const loginClientId = (ctx: RequestContext) => integrationsOf(ctx).connector('id
  * as hint), null when not connected.
  */
 export async function connectionStatus(ctx: RequestContext, service: LoginService, args: Args<typeof rules.connection> = {}): Promise<{ connected: boolean; endSessionUrl: string | null }> {
-  await personAccount(ctx, parse(rules.connection, args).clientAccountId);
+  const parsed = parse(rules.connection, args);
+  await personAccount(ctx, parsed.clientAccountId);
   if (!ctx.actor.userId) return { connected: false, endSessionUrl: null };
   const row = await ctx.db.portalConnection.findUnique({
     where: { userId_service: { userId: ctx.actor.userId, service: DB_SERVICE[service] } },
@@ -236,13 +237,15 @@ async function withPortalToken<T>(ctx: RequestContext, what: string, failure: nu
 
 /** GET …/govportal/reportees: the portal's HAL+JSON as it answered. 403 without a valid portal token. */
 export async function govportalReportees(ctx: RequestContext, args: Args<typeof rules.connection> = {}): Promise<unknown> {
-  await personAccount(ctx, parse(rules.connection, args).clientAccountId);
+  const parsed = parse(rules.connection, args);
+  await personAccount(ctx, parsed.clientAccountId);
   return withPortalToken(ctx, 'Listing reportees', 500, (token) => reportees(integrationsOf(ctx).connector('govportal'), token));
 }
 
 /** GET …/govportal/parties: the portal's authorized parties as it answered. 403; 500 when the portal fails. */
 export async function govportalParties(ctx: RequestContext, args: Args<typeof rules.connection> = {}): Promise<unknown> {
-  await personAccount(ctx, parse(rules.connection, args).clientAccountId);
+  const parsed = parse(rules.connection, args);
+  await personAccount(ctx, parsed.clientAccountId);
   return withPortalToken(ctx, 'Listing authorized parties', 500, (token) => authorizedParties(integrationsOf(ctx).connector('govportal'), token));
 }
 

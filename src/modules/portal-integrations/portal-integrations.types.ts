@@ -2,7 +2,7 @@ import { builder, tenantScoped } from '../../builder.ts';
 import type { Dialog } from '../../integrations/dialogplatform/dialogs.ts';
 import type { SystemUserRight as Right } from '../../integrations/govportal/portal.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
-import { portalRules as rules, SYSTEM_USER_PAGE_LIMITS } from './portal-integrations.rules.ts';
+import { SYSTEM_USER_PAGE_LIMITS } from './portal-integrations.rules.ts';
 import {
   connectionStatus,
   createSystemUser,
@@ -94,28 +94,24 @@ builder.queryFields((t) => ({
     type: ConnectionStatus,
     description: "Whether you are connected to the government portal (your person's portal token).",
     args: { clientAccountId: t.arg.int({ description: ACCOUNT_ARG }) },
-    validate: rules.connection,
     resolve: (_root, args, ctx) => connectionStatus(ctx, 'govportal', args),
   }),
   idproviderStatus: t.field({
     type: ConnectionStatus,
     description: 'Whether you are logged in with the national login.',
     args: { clientAccountId: t.arg.int({ description: ACCOUNT_ARG }) },
-    validate: rules.connection,
     resolve: (_root, args, ctx) => connectionStatus(ctx, 'idprovider', args),
   }),
   govportalReportees: t.field({
     type: 'JSON',
     description: "Whom you may act for at the government portal: the portal's HAL+JSON as it answered. 403 without a valid portal token.",
     args: { clientAccountId: t.arg.int({ description: ACCOUNT_ARG }) },
-    validate: rules.connection,
     resolve: (_root, args, ctx) => govportalReportees(ctx, args),
   }),
   govportalParties: t.field({
     type: 'JSON',
     description: "Your authorized parties at the government portal, as it answered. 403 without a valid portal token; 500 when the portal fails.",
     args: { clientAccountId: t.arg.int({ description: ACCOUNT_ARG }) },
-    validate: rules.connection,
     resolve: (_root, args, ctx) => govportalParties(ctx, args),
   }),
   govportalSystemUsers: t.field({
@@ -123,14 +119,12 @@ builder.queryFields((t) => ({
     extensions: pageCost(SYSTEM_USER_PAGE_LIMITS),
     description: 'System users of the client accounts you manage, newest first; with clientAccountId only its own, each synced from the portal first.',
     args: { clientAccountId: t.arg.int(), page: t.arg.int(), perPage: t.arg.int() },
-    validate: rules.listSystemUsers,
     resolve: (_root, args, ctx) => listSystemUsers(ctx, args),
   }),
   govportalSystemUser: t.prismaField({
     type: 'GovportalSystemUser',
     description: 'A system user by its UUID, its status synced from the portal.',
     args: { id: t.arg.string({ required: true }) },
-    validate: rules.getSystemUser,
     resolve: (query, _root, args, ctx) => getSystemUser(ctx, args, query),
   }),
   taxauthorityPropertySearch: t.field({
@@ -141,7 +135,6 @@ builder.queryFields((t) => ({
       clientAccountId: t.arg.int({ required: true }),
       query: t.arg.string({ required: true, description: 'What to search for (an address, a name)' }),
     },
-    validate: rules.propertySearch,
     resolve: (_root, args, ctx) => propertySearch(ctx, args),
   }),
   dialogplatformDialogs: t.field({
@@ -152,7 +145,6 @@ builder.queryFields((t) => ({
       status: t.arg.string({ description: 'e.g. InProgress, Completed (comma-separated for several)' }),
       serviceResource: t.arg.string({ description: 'A service resource URN (comma-separated for several)' }),
     },
-    validate: rules.dialogs,
     resolve: (_root, args, ctx) => searchDialogs(ctx, args),
   }),
 }));
@@ -165,7 +157,6 @@ builder.mutationFields((t) => ({
       returnTo: t.arg.string({ description: 'Where the browser goes after the callback: an address of this service or of an origin in CORS_ORIGINS. Default: a page saying you are connected' }),
       clientAccountId: t.arg.int({ description: ACCOUNT_ARG }),
     },
-    validate: rules.authorize,
     resolve: (_root, args, ctx) => startLogin(ctx, 'govportal', args),
   }),
   authorizeIdprovider: t.field({
@@ -175,7 +166,6 @@ builder.mutationFields((t) => ({
       returnTo: t.arg.string({ description: 'Where the browser goes after the callback: an address of this service or of an origin in CORS_ORIGINS. Default: a page saying you are connected' }),
       clientAccountId: t.arg.int({ description: ACCOUNT_ARG }),
     },
-    validate: rules.authorize,
     resolve: (_root, args, ctx) => startLogin(ctx, 'idprovider', args),
   }),
   createGovportalSystemUser: t.prismaField({
@@ -185,7 +175,6 @@ builder.mutationFields((t) => ({
       clientAccountId: t.arg.int({ required: true }),
       redirectUrl: t.arg.string({ description: 'Where the portal sends the browser after the decision (http or https)' }),
     },
-    validate: rules.createSystemUser,
     resolve: (query, _root, args, ctx) => createSystemUser(ctx, args, query),
   }),
 }));

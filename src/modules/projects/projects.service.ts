@@ -4,7 +4,7 @@ import { checkDeactivation } from '../../shared/dimension-balances.ts';
 import { findPage, pageWindow, type PageLimits } from '../../shared/pagination.ts';
 import { nextSequenceNumber } from '../../shared/sequence.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { checkUnique, parse, validate, type Args } from '../../shared/validation.ts';
+import { check, checkUnique, parse, validate, type Args } from '../../shared/validation.ts';
 import { projectRules as rules } from './projects.rules.ts';
 
 type Query = { include?: PrismaNS.ProjectInclude; select?: PrismaNS.ProjectSelect };
@@ -36,10 +36,11 @@ const uniqueName = (clientAccountId: number, name: string | undefined, exceptId?
 
 /** Creates an active project with the client account's next sequence number. */
 export async function createProject(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const parsed = parse(rules.create, args);
   return inTransaction(ctx, async (tx) => {
     const clientAccountId = args.input.clientAccountId;
     await requireAccount(tx, clientAccountId);
-    const { input } = await validate(tx, rules.create, args, {
+    const { input } = await check(tx, parsed, {
       check: ({ input }, _found, issues) => checkUnique(tx, issues, uniqueName(clientAccountId, input.name)),
     });
     const user = auditUserId(tx);
@@ -50,9 +51,10 @@ export async function createProject(ctx: RequestContext, args: Args<typeof rules
 
 /** Only the fields sent change; isActive false on an active project is a deactivation (balances checked). */
 export async function updateProject(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const parsed = parse(rules.update, args);
   return inTransaction(ctx, async (tx) => {
     const project = await getProject(tx, args);
-    const { input } = await validate(tx, rules.update, args, {
+    const { input } = await check(tx, parsed, {
       immutable: { clientAccountId: project.clientAccountId },
       check: ({ input }, _found, issues) => checkUnique(tx, issues, uniqueName(project.clientAccountId, input.name, project.id)),
     });

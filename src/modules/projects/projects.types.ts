@@ -57,7 +57,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listProjects(ctx, args, nodesQuery(ctx, info)),
   }),
   project: t.prismaField({
@@ -72,13 +71,11 @@ builder.mutationFields((t) => ({
     type: 'Project',
     description: 'Creates an active project with the next sequence number of its client account.',
     args: { input: t.arg({ type: CreateProjectInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createProject(ctx, args, query),
   }),
   updateProject: t.prismaField({
     type: 'Project',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateProjectInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateProject(ctx, args, query),
   }),
   deactivateProject: t.prismaField({

@@ -1,5 +1,4 @@
 import { builder } from '../../builder.ts';
-import { bankTransactionRules as rules } from '../bank-transactions/bank-transactions.rules.ts';
 import { bookBankTransaction } from './bank-payments.service.ts';
 
 // Booking a bank transaction's payment (spec 001 "Bank transactions": POST
@@ -29,7 +28,6 @@ builder.mutationFields((t) => ({
     description:
       "Books a payment: one posted journal entry between the bank account's ledger account and the counter account for the amount (default: what remains), added to external_reconciled_amount.",
     args: { input: t.arg({ type: BookBankTransactionInput, required: true }) },
-    validate: rules.book,
     resolve: (query, _root, args, ctx) => bookBankTransaction(ctx, args, query),
   }),
 }));

@@ -5,7 +5,8 @@ import { inTransaction, type RequestContext } from '../../shared/context.ts';
 import { requireAccount } from '../../shared/tenancy.ts';
 import { reconcileInTx } from './reconciliations.service.ts';
 import { OPEN_ITEM_SQL, REMAINING_SQL } from './reconciliations.rules.ts';
-import { matchTransactions, type MatchRule, type MatchTransaction, type OpenItem, type Proposal } from './matcher.rules.ts';
+import { parse, type Args } from '../../shared/validation.ts';
+import { matcherRules, matchTransactions, type MatchRule, type MatchTransaction, type OpenItem, type Proposal } from './matcher.rules.ts';
 
 /**
  * The internal automatic matching process (spec 001: "drafts come only from an internal automatic
@@ -34,8 +35,8 @@ export interface MatcherResult {
  */
 export const MATCHER_CHUNK = 100;
 
-export async function runMatcher(ctx: RequestContext, args: { clientAccountId: number }): Promise<MatcherResult> {
-  const { clientAccountId } = args;
+export async function runMatcher(ctx: RequestContext, args: Args<typeof matcherRules.run>): Promise<MatcherResult> {
+  const { clientAccountId } = parse(matcherRules.run, args);
   await requireAccount(ctx, clientAccountId);
   const read = await inTransaction(ctx, async (tx) => {
     await lockForTransaction(tx, 'matcher', clientAccountId); // matcher runs per account serialised (a job and the mutation at once)

@@ -1,5 +1,4 @@
 import { builder } from '../../builder.ts';
-import { matcherRules } from './matcher.rules.ts';
 import { runMatcher } from './matcher.service.ts';
 
 /** What a matcher run wrote: the draft reconciliations (read them with the reconciliation queries). */
@@ -19,7 +18,6 @@ builder.mutationFields((t) => ({
       'reconciliations of unbooked bank transactions against open receivables and payables (rules KID, AMOUNT, SUM). ' +
       'What is already in a draft is not proposed again.',
     args: { clientAccountId: t.arg.int({ required: true }) },
-    validate: matcherRules.run,
     resolve: async (_root, args, ctx) => {
       const { proposed, proposals } = await runMatcher(ctx, args);
       return { proposed, reconciliationIds: proposals.map((p) => p.reconciliationId) };

@@ -4,7 +4,7 @@ import { pageCost } from '../../shared/query-limits.ts';
 import { fixed, formatFixed, inCurrency } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { JournalEntryLine } from '../journal-entries/journal-entries.types.ts';
-import { openAmounts, reconciliationRules as rules } from './reconciliations.rules.ts';
+import { openAmounts } from './reconciliations.rules.ts';
 import {
   commitReconciliation,
   createReconciliation,
@@ -114,7 +114,6 @@ builder.queryFields((t) => ({
       page: t.arg.int({ description: 'From 0 (the first page); default 0' }),
       perPage: t.arg.int({ description: 'Default and at most 100' }),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listReconciliations(ctx, args, nodesQuery(ctx, info)),
   }),
   reconciliation: t.prismaField({
@@ -133,7 +132,6 @@ builder.queryFields((t) => ({
       businessPartnerId: t.arg.int(),
       dateTo: t.arg({ type: 'Date' }),
     },
-    validate: rules.openItems,
     resolve: (query, _root, args, ctx) => listOpenItems(ctx, args, query),
   }),
 }));
@@ -143,14 +141,12 @@ builder.mutationFields((t) => ({
     type: 'Reconciliation',
     description: 'Creates a committed reconciliation (numbered; the lines’ reconciled amounts move; an exchange difference in one foreign currency is posted automatically).',
     args: { input: t.arg({ type: CreateReconciliationInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createReconciliation(ctx, args, query),
   }),
   commitReconciliation: t.prismaField({
     type: 'Reconciliation',
     description: 'Commits a draft (isDraft must be false). A committed one: no change. Deleted: 409. A stale draft (a line cancelled or reconciled elsewhere) is deleted: 409.',
     args: { id: t.arg.int({ required: true }), isDraft: t.arg.boolean({ required: true, description: 'false' }) },
-    validate: rules.commit,
     resolve: (query, _root, args, ctx) => commitReconciliation(ctx, args, query),
   }),
   deleteReconciliation: t.boolean({

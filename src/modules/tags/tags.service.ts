@@ -2,7 +2,7 @@ import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { findPage, pageWindow, type PageLimits } from '../../shared/pagination.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { checkUnique, parse, validate, type Args } from '../../shared/validation.ts';
+import { check, checkUnique, parse, validate, type Args } from '../../shared/validation.ts';
 import { tagRules as rules } from './tags.rules.ts';
 
 type Query = { include?: PrismaNS.TagInclude; select?: PrismaNS.TagSelect };
@@ -31,10 +31,11 @@ const uniqueName = (clientAccountId: number, name: string | undefined, exceptId?
   ({ model: 'tag', what: 'tag', clientAccountId, field: 'name', value: name, exceptId }) as const;
 
 export async function createTag(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const parsed = parse(rules.create, args);
   return inTransaction(ctx, async (tx) => {
     const clientAccountId = args.input.clientAccountId;
     await requireAccount(tx, clientAccountId);
-    const { input } = await validate(tx, rules.create, args, {
+    const { input } = await check(tx, parsed, {
       check: ({ input }, _found, issues) => checkUnique(tx, issues, uniqueName(clientAccountId, input.name)),
     });
     const user = auditUserId(tx);
@@ -44,9 +45,10 @@ export async function createTag(ctx: RequestContext, args: Args<typeof rules.cre
 
 /** Only the fields sent change; isActive false deactivates the tag, true reactivates it. */
 export async function updateTag(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const parsed = parse(rules.update, args);
   return inTransaction(ctx, async (tx) => {
     const tag = await getTag(tx, args);
-    const { input } = await validate(tx, rules.update, args, {
+    const { input } = await check(tx, parsed, {
       immutable: { clientAccountId: tag.clientAccountId },
       check: ({ input }, _found, issues) => checkUnique(tx, issues, uniqueName(tag.clientAccountId, input.name, tag.id)),
     });

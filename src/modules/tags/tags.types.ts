@@ -51,7 +51,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listTags(ctx, args, nodesQuery(ctx, info)),
   }),
   tag: t.prismaField({
@@ -65,13 +64,11 @@ builder.mutationFields((t) => ({
   createTag: t.prismaField({
     type: 'Tag',
     args: { input: t.arg({ type: CreateTagInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createTag(ctx, args, query),
   }),
   updateTag: t.prismaField({
     type: 'Tag',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateTagInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateTag(ctx, args, query),
   }),
 }));

@@ -3,7 +3,7 @@ import { auditUserId, inTransaction, type RequestContext } from '../../shared/co
 import { findPage, pageWindow, toOrderBy } from '../../shared/pagination.ts';
 import { relationPairIssue, relationReferences } from '../../shared/record-relations.ts';
 import { eligibleAccountIds, providerServes, requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { parse, validate, type Args, type Issues } from '../../shared/validation.ts';
+import { check, parse, validate, type Args, type Issues } from '../../shared/validation.ts';
 import { addThreadParticipant, insertThread } from '../chat/chat.service.ts';
 import { DEFAULT_TASK_ORDER, TASK_ORDER, TASK_PAGE_LIMITS, taskRules as rules } from './tasks.rules.ts';
 
@@ -86,10 +86,11 @@ const completedAt = (from: Task['status'] | undefined, to: Task['status'] | unde
  * transaction; the creator and the assignee are the thread's participants.
  */
 export async function createTask(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const parsed = parse(rules.create, args);
   return inTransaction(ctx, async (tx) => {
     const clientAccountId = args.input.clientAccountId;
     await requireAccount(tx, clientAccountId);
-    const { input } = await validate(tx, rules.create, args, {
+    const { input } = await check(tx, parsed, {
       clientAccountId,
       references: ({ input }) => [
         ...relationReferences(input?.relationType, input?.relationId, ['input']),
@@ -119,9 +120,10 @@ export async function createTask(ctx: RequestContext, args: Args<typeof rules.cr
  * assignee as participant.
  */
 export async function updateTask(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const parsed = parse(rules.update, args);
   return inTransaction(ctx, async (tx) => {
     const task = await getTask(tx, args);
-    const { input } = await validate(tx, rules.update, args, {
+    const { input } = await check(tx, parsed, {
       clientAccountId: task.clientAccountId,
       immutable: { clientAccountId: task.clientAccountId },
       references: ({ input }) => [

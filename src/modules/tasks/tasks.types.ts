@@ -104,7 +104,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listTasks(ctx, args, nodesQuery(ctx, info)),
   }),
   task: t.prismaField({
@@ -119,13 +118,11 @@ builder.mutationFields((t) => ({
     type: 'Task',
     description: 'Creates a task and its chat thread (you and the assignee its participants), in one transaction.',
     args: { input: t.arg({ type: CreateTaskInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createTask(ctx, args, query),
   }),
   updateTask: t.prismaField({
     type: 'Task',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateTaskInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateTask(ctx, args, query),
   }),
   deleteTask: t.boolean({

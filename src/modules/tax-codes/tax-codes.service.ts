@@ -1,7 +1,7 @@
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { inTransaction, type RequestContext } from '../../shared/context.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { checkUnique, parse, validate, type Args } from '../../shared/validation.ts';
+import { check, checkUnique, parse, validate, type Args } from '../../shared/validation.ts';
 import { compareTaxCodes, isReversed, REVERSED_PERIOD_MESSAGE, taxCodeRules as rules } from './tax-codes.rules.ts';
 
 type Query = { include?: PrismaNS.TaxCodeInclude; select?: PrismaNS.TaxCodeSelect };
@@ -23,10 +23,11 @@ const period = (p: { validFrom?: Date | null; validTo?: Date | null }) => ({ val
 
 /** A custom tax code of a client account with its rate history. */
 export async function createTaxCode(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const parsed = parse(rules.create, args);
   return inTransaction(ctx, async (tx) => {
     const clientAccountId = args.input.clientAccountId;
     await requireAccount(tx, clientAccountId);
-    const { input } = await validate(tx, rules.create, args, {
+    const { input } = await check(tx, parsed, {
       check: ({ input }, _found, issues) => checkUnique(tx, issues, { model: 'taxCode', what: 'tax code', clientAccountId, field: 'code', value: input.code }),
     });
     const { rates, validFrom, validTo, ...fields } = input;
@@ -36,9 +37,10 @@ export async function createTaxCode(ctx: RequestContext, args: Args<typeof rules
 }
 
 export async function updateTaxCode(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const parsed = parse(rules.update, args);
   return inTransaction(ctx, async (tx) => {
     const current = await getTaxCode(tx, args);
-    const { input } = await validate(tx, rules.update, args, {
+    const { input } = await check(tx, parsed, {
       check: ({ input }, _found, issues) => {
         const next = { validFrom: input.validFrom !== undefined ? input.validFrom : current.validFrom, validTo: input.validTo !== undefined ? input.validTo : current.validTo };
         if (isReversed(period(next))) issues.add(['validTo'], REVERSED_PERIOD_MESSAGE);
@@ -53,9 +55,10 @@ export async function updateTaxCode(ctx: RequestContext, args: Args<typeof rules
  * periods must not overlap.
  */
 export async function setTaxRates(ctx: RequestContext, args: Args<typeof rules.setRates>, query: Query = {}) {
+  const parsed = parse(rules.setRates, args);
   return inTransaction(ctx, async (tx) => {
     await getTaxCode(tx, { id: args.taxCodeId });
-    const { taxCodeId, rates } = await validate(tx, rules.setRates, args);
+    const { taxCodeId, rates } = await check(tx, parsed);
     return replaceRates(tx, taxCodeId, rates, query);
   });
 }

@@ -93,7 +93,6 @@ builder.queryFields((t) => ({
     type: ['TaxCode'],
     description: 'The VAT codes of a client account, by code.',
     args: { clientAccountId: t.arg.int({ required: true }), isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all codes' }) },
-    validate: rules.list,
     resolve: (query, _root, args, ctx) => listTaxCodes(ctx, args, query),
   }),
   taxCode: t.prismaField({
@@ -108,20 +107,17 @@ builder.mutationFields((t) => ({
     type: 'TaxCode',
     description: 'A custom tax code of a client account, with its rate history.',
     args: { input: t.arg({ type: CreateTaxCodeInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createTaxCode(ctx, args, query),
   }),
   updateTaxCode: t.prismaField({
     type: 'TaxCode',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateTaxCodeInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateTaxCode(ctx, args, query),
   }),
   setTaxRates: t.prismaField({
     type: 'TaxCode',
     description: 'Replaces the rate history of a tax code (standard codes too: the law changes); periods must not overlap.',
     args: { taxCodeId: t.arg.int({ required: true }), rates: t.arg({ type: [TaxRateInput], required: true }) },
-    validate: rules.setRates,
     resolve: (query, _root, args, ctx) => setTaxRates(ctx, args, query),
   }),
 }));

@@ -252,7 +252,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       pageSize: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listTaxReturns(ctx, args, nodesQuery(ctx, info)),
   }),
   taxReturn: t.prismaField({
@@ -270,7 +269,6 @@ builder.queryFields((t) => ({
     type: PreviewRef,
     description: 'The næringsspesifikasjon of the period computed from the ledger (from/to default 1 January and 31 December of the year).',
     args: { clientAccountId: t.arg.int({ required: true }), reportingYear: t.arg.int({ required: true }), fromDate: t.arg({ type: 'Date' }), toDate: t.arg({ type: 'Date' }) },
-    validate: rules.preview,
     resolve: (_root, args, ctx) => previewTaxReturn(ctx, args),
   }),
 }));
@@ -283,7 +281,6 @@ builder.mutationFields((t) => ({
       'Stores nothing (a mutation as its REST POST is: it needs the write scope): the tax authority’s pre-filled data for the client account’s organisation and the year, as the authority gives it: {org_number, income_year, bank_accounts [{bank_name, account_number, deposit_dec31, interest_earned}], ' +
       'loans [{lender, balance_dec31, interest_paid}], properties [{property_id, municipality, address, property_type, tax_value}], loss_carried_forward, reported_at}. 404 when the authority has none for the year.',
     args: { clientAccountId: t.arg.int({ required: true }), year: t.arg.int({ required: true }) },
-    validate: rules.prefilled,
     resolve: (_root, args, ctx) => fetchPrefilledTaxData(ctx, args),
   }),
   validateTaxReturn: t.field({
@@ -298,14 +295,12 @@ builder.mutationFields((t) => ({
     type: 'TaxReturn',
     description: 'Files the næringsspesifikasjon computed from the ledger through the portal: SUBMITTED (receipt stored as a voucher) or DRAFT (error_message) by the portal’s answer.',
     args: { input: t.arg({ type: SubmitTaxReturnInput, required: true }) },
-    validate: rules.submit,
     resolve: (query, _root, args, ctx) => submitTaxReturn(ctx, args, query),
   }),
   importTaxReturns: t.field({
     type: ImportResultRef,
     description: 'Imports the organisation’s earlier tax-return filings from the portal as IMPORTED returns.',
     args: { input: t.arg({ type: ImportTaxReturnsInput, required: true }) },
-    validate: rules.import,
     resolve: (_root, args, ctx) => importTaxReturns(ctx, args),
   }),
   cancelTaxReturn: t.prismaField({

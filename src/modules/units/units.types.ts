@@ -1,7 +1,6 @@
 import { builder } from '../../builder.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
-import { unitRules } from './units.rules.ts';
 import { getUnit, listUnits, UNIT_PAGE_LIMITS } from './units.service.ts';
 
 /** Units of measure: system-wide and read-only (UN/ECE Recommendation 20/21 codes). */
@@ -27,7 +26,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: unitRules.list,
     resolve: (_root, args, ctx, info) => listUnits(ctx, args, nodesQuery(ctx, info)),
   }),
   unit: t.prismaField({

@@ -1,7 +1,7 @@
 import { inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ConflictError, NotFoundError } from '../../shared/errors.ts';
 import { hashPassword, verifyPassword } from '../../shared/passwords.ts';
-import { validate, type Args } from '../../shared/validation.ts';
+import { parse, check, validate, type Args } from '../../shared/validation.ts';
 import { forgetCachedSessions } from '../../http/session-cache.ts';
 import { normalizeEmail, userRules as rules } from './users.rules.ts';
 
@@ -35,8 +35,9 @@ export async function createUser(ctx: RequestContext, args: Args<typeof rules.cr
 
 /** The caller's own names; null or empty clears one. */
 export async function updateProfile(ctx: RequestContext, args: Args<typeof rules.updateMe>) {
+  const parsed = parse(rules.updateMe, args);
   return inTransaction(ctx, async (tx) => {
-    const { input } = await validate(tx, rules.updateMe, args);
+    const { input } = await check(tx, parsed);
     return tx.db.user.update({ where: { id: tx.actor.userId }, data: input, select: PUBLIC });
   });
 }
@@ -48,10 +49,11 @@ export async function updateProfile(ctx: RequestContext, args: Args<typeof rules
  * wrong one (which rolls back) still counts.
  */
 export async function changePassword(ctx: RequestContext, args: Args<typeof rules.changePassword>): Promise<boolean> {
+  const parsed = parse(rules.changePassword, args);
   await ctx.limits.passwordCheck.hit(String(ctx.actor.userId));
   const changed = await inTransaction(ctx, async (tx) => {
     const { userId, sessionId } = tx.actor;
-    const { input } = await validate(tx, rules.changePassword, args, {
+    const { input } = await check(tx, parsed, {
       check: async ({ input }, _found, issues) => {
         const user = await tx.db.user.findUniqueOrThrow({ where: { id: userId }, select: { passwordHash: true } });
         if (!(await verifyPassword(user.passwordHash, input.currentPassword))) issues.add(['currentPassword'], 'is not correct');

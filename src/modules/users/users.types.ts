@@ -1,6 +1,5 @@
 import { builder } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
-import { userRules as rules } from './users.rules.ts';
 import { changePassword, updateProfile } from './users.service.ts';
 
 export interface PublicUser {
@@ -45,13 +44,11 @@ builder.mutationFields((t) => ({
     type: UserRef,
     description: "Changes the caller's own first and last name.",
     args: { input: t.arg({ type: UpdateMeInput, required: true }) },
-    validate: rules.updateMe,
     resolve: (_r, args, ctx) => updateProfile(ctx, args),
   }),
   changePassword: t.boolean({
     description: "Changes the caller's password (the current one is required) and ends the user's other sessions.",
     args: { input: t.arg({ type: ChangePasswordInput, required: true }) },
-    validate: rules.changePassword,
     resolve: (_r, args, ctx) => changePassword(ctx, args),
   }),
 }));

@@ -1,7 +1,7 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
-import { VOUCHER_COLLECTION_PAGE_LIMITS, voucherCollectionRules as rules } from './voucher-collections.rules.ts';
+import { VOUCHER_COLLECTION_PAGE_LIMITS } from './voucher-collections.rules.ts';
 import { createVoucherCollection, getVoucherCollection, listVoucherCollections, updateVoucherCollection } from './voucher-collections.service.ts';
 
 /** Voucher collections (spec 001 "Voucher collection"): a named group of vouchers of one client account. */
@@ -50,7 +50,6 @@ builder.queryFields((t) => ({
     extensions: pageCost(VOUCHER_COLLECTION_PAGE_LIMITS),
     description: 'Voucher collections of a client account, newest first (page-based; per_page 100 by default and at most).',
     args: { clientAccountId: t.arg.int({ required: true }), page: t.arg.int(), perPage: t.arg.int() },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listVoucherCollections(ctx, args, nodesQuery(ctx, info)),
   }),
   voucherCollection: t.prismaField({
@@ -65,14 +64,12 @@ builder.mutationFields((t) => ({
     type: 'VoucherCollection',
     description: 'Creates a voucher collection; created_by_id and updated_by_id are the caller.',
     args: { input: t.arg({ type: CreateVoucherCollectionInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createVoucherCollection(ctx, args, query),
   }),
   updateVoucherCollection: t.prismaField({
     type: 'VoucherCollection',
     description: 'Changes the name or description of a voucher collection; its client account cannot change.',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateVoucherCollectionInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateVoucherCollection(ctx, args, query),
   }),
 }));

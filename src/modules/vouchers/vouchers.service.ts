@@ -5,7 +5,7 @@ import { findPage, inIdOrder, orderTerms, pageWindow } from '../../shared/pagina
 import { canAccessAccount, listedAccounts, requireOwned } from '../../shared/tenancy.ts';
 import { formatDate } from '../../shared/scalars.ts';
 import { containsPattern } from '../../shared/text-search.ts';
-import { parse, validate, type Args } from '../../shared/validation.ts';
+import { check, parse, validate, type Args } from '../../shared/validation.ts';
 import { createStoredFile, readStoredFile } from '../files/files.service.ts';
 import { derivedDocumentsSql } from '../documents/documents.service.ts';
 import { isPdfable, PDF, type PdfPart } from './voucher-pages.ts';
@@ -445,10 +445,11 @@ export interface StatementEffects {
  * (stated_payment_status), false clears that. All in one transaction.
  */
 export async function createVoucherStatement(ctx: RequestContext, args: Args<typeof rules.createStatement>, query: StatementQuery = {}) {
+  const parsed = parse(rules.createStatement, args);
   const { id, effects } = await inTransaction(ctx, async (tx) => {
     await lockVouchers(tx, [args.voucherId]);
     const voucher = await getVoucher(tx, { id: args.voucherId }, { select: { id: true, clientAccountId: true } });
-    const { input } = await validate(tx, rules.createStatement, args, {
+    const { input } = await check(tx, parsed, {
       clientAccountId: voucher.clientAccountId,
       references: ({ input }) => [
         { path: ['payorId'], model: 'businessPartner', id: input?.payorId },

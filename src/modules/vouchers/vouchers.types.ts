@@ -7,7 +7,7 @@ import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { pageImages, PageImage, signedUrl } from '../files/files.types.ts';
 import { JournalEntry } from '../journal-entries/journal-entries.types.ts';
 import { Task } from '../tasks/tasks.types.ts';
-import { MAX_MERGE_SOURCES, PAYMENT_METHODS, SOURCE_ACTIONS, VOUCHER_PAGE_LIMITS, VOUCHER_STATEMENT_PAGE_LIMITS, VOUCHER_STATUSES, voucherRules as rules } from './vouchers.rules.ts';
+import { MAX_MERGE_SOURCES, PAYMENT_METHODS, SOURCE_ACTIONS, VOUCHER_PAGE_LIMITS, VOUCHER_STATEMENT_PAGE_LIMITS, VOUCHER_STATUSES } from './vouchers.rules.ts';
 import {
   createVoucherStatement,
   deleteVoucher,
@@ -266,7 +266,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int({ description: '100 by default, at most 1000' }),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listVouchers(ctx, args, nodesQuery(ctx, info)),
   }),
   voucher: t.prismaField({
@@ -280,7 +279,6 @@ builder.queryFields((t) => ({
     extensions: pageCost(VOUCHER_STATEMENT_PAGE_LIMITS),
     description: 'The statements of a voucher, newest first (per_page 100 by default and at most).',
     args: { voucherId: t.arg.int({ required: true }), page: t.arg.int(), perPage: t.arg.int() },
-    validate: rules.statements,
     resolve: (_root, args, ctx, info) => listVoucherStatements(ctx, args, nodesQuery(ctx, info)),
   }),
 }));
@@ -297,14 +295,12 @@ builder.mutationFields((t) => ({
     description:
       'Combines the PDFs and images (JPEG, PNG) of vouchers of one client account, in the order given, into one new PDF voucher (channel merge, status DRAFT); other files become its attachments.',
     args: { input: t.arg({ type: MergeVouchersInput, required: true }) },
-    validate: rules.merge,
     resolve: (query, _root, args, ctx) => mergeVouchers(ctx, args, query),
   }),
   splitVoucher: t.prismaField({
     type: ['Voucher'],
     description: "Splits a PDF voucher into one new PDF voucher per page range (channel split, status DRAFT); every statement of the source is copied to each, in its order.",
     args: { input: t.arg({ type: SplitVoucherInput, required: true }) },
-    validate: rules.split,
     resolve: (query, _root, args, ctx) => splitVoucher(ctx, args, query),
   }),
   createVoucherStatement: t.prismaField({
@@ -312,7 +308,6 @@ builder.mutationFields((t) => ({
     description:
       'States something about a voucher. A project is set on the voucher and on every line of its draft journal entries (posted entries are immutable and left alone; effects lists both); is_paid states its documents PAID.',
     args: { voucherId: t.arg.int({ required: true }), input: t.arg({ type: CreateVoucherStatementInput, required: true }) },
-    validate: rules.createStatement,
     resolve: (query, _root, args, ctx) => createVoucherStatement(ctx, args, query),
   }),
 }));

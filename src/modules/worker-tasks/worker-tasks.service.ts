@@ -3,7 +3,7 @@ import { auditUserId, inTransaction, type RequestContext } from '../../shared/co
 import { ValidationError } from '../../shared/errors.ts';
 import { findPage, inIdOrder, pageWindow, toOrderBy } from '../../shared/pagination.ts';
 import { canAccessAccount, listedAccounts, requireAccount, requireOwned } from '../../shared/tenancy.ts';
-import { parse, validate, type Args } from '../../shared/validation.ts';
+import { check, parse, validate, type Args } from '../../shared/validation.ts';
 import {
   agreedHash,
   dataHash,
@@ -114,11 +114,12 @@ const lockTask = (tx: RequestContext, id: number) => tx.db.$queryRaw`SELECT id F
  * record of this API must be a record of the task's account. Created PENDING.
  */
 export async function createWorkerTask(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
+  const parsed = parse(rules.create, args);
   return inTransaction(ctx, async (tx) => {
     let clientAccountId = 0;
     const asked = args.input?.clientAccountId;
     if (typeof asked === 'number') await requireAccount(tx, asked);
-    const { input } = await validate(tx, rules.create, args, {
+    const { input } = await check(tx, parsed, {
       check: async ({ input }, _found, issues) => {
         if (isRecordRelation(input.relationType) && input.relationId != null) {
           const account = await relationAccount(tx, input.relationType, input.relationId);
@@ -154,10 +155,11 @@ export async function createWorkerTask(ctx: RequestContext, args: Args<typeof ru
 
 /** PATCH /contributor/tasks/{id}: status CANCELLED, only from PENDING (spec 002); anything else is 400. */
 export async function updateWorkerTask(ctx: RequestContext, args: Args<typeof rules.update>, query: Query = {}) {
+  const parsed = parse(rules.update, args);
   return inTransaction(ctx, async (tx) => {
     await lockTask(tx, args.id);
     const task = await getWorkerTask(tx, args, { select: { id: true, clientAccountId: true, status: true } });
-    const { input } = await validate(tx, rules.update, args, {
+    const { input } = await check(tx, parsed, {
       check: ({ input }, _found, issues) => {
         const problem = patchProblem(task.status, input.status);
         if (problem) issues.add(['status'], problem);

@@ -1,16 +1,7 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
-import {
-  MAX_RESULTS_PER_TASK,
-  RELATION_TYPES,
-  WORKER_TASK_ORDER,
-  WORKER_TASK_PAGE_LIMITS,
-  WORKER_TASK_STATUSES,
-  WORKER_TASK_TYPE_CODES,
-  WORKER_TASK_TYPES,
-  workerTaskRules as rules,
-} from './worker-tasks.rules.ts';
+import { MAX_RESULTS_PER_TASK, RELATION_TYPES, WORKER_TASK_ORDER, WORKER_TASK_PAGE_LIMITS, WORKER_TASK_STATUSES, WORKER_TASK_TYPE_CODES, WORKER_TASK_TYPES } from './worker-tasks.rules.ts';
 import { createWorkerTask, getWorkerTask, listWorkerTasks, submitWorkerTaskResult, updateWorkerTask, workerTaskTypes } from './worker-tasks.service.ts';
 
 // spec 002 "Worker task and result", "Worker tasks"
@@ -120,7 +111,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listWorkerTasks(ctx, args, nodesQuery(ctx, info)),
   }),
   workerTask: t.prismaField({
@@ -141,14 +131,12 @@ builder.mutationFields((t) => ({
     type: 'WorkerTask',
     description: "Creates a PENDING worker task in one of the caller's client accounts.",
     args: { input: t.arg({ type: CreateWorkerTaskInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createWorkerTask(ctx, args, query),
   }),
   updateWorkerTask: t.prismaField({
     type: 'WorkerTask',
     description: 'Cancels a PENDING worker task (status CANCELLED); every other change is 400.',
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateWorkerTaskInput, required: true }) },
-    validate: rules.update,
     resolve: (query, _root, args, ctx) => updateWorkerTask(ctx, args, query),
   }),
   submitWorkerTaskResult: t.prismaField({
@@ -156,7 +144,6 @@ builder.mutationFields((t) => ({
     description:
       "Submits a result; the task stays PENDING. For the service's own task types the data is checked against the type's schema, and when the type's required number of users' latest results agree the task is COMPLETED with this result as its consensus. 400 unless the task is PENDING.",
     args: { taskId: t.arg.int({ required: true }), data: t.arg({ type: 'JSON', required: true, description: "Any JSON object; the service's own task types give its shape (workerTaskTypes)" }) },
-    validate: rules.submit,
     resolve: (query, _root, args, ctx) => submitWorkerTaskResult(ctx, args, query),
   }),
 }));

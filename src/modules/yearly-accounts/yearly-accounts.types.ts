@@ -165,7 +165,6 @@ builder.queryFields((t) => ({
       fromDate: t.arg({ type: 'Date' }),
       toDate: t.arg({ type: 'Date' }),
     },
-    validate: rules.preview,
     resolve: (_root, args, ctx) => previewYearlyAccounts(ctx, args),
   }),
   yearlyAccountSubmissions: t.field({
@@ -180,7 +179,6 @@ builder.queryFields((t) => ({
       page: t.arg.int(),
       pageSize: t.arg.int({ description: 'Default 100, at most 1000' }),
     },
-    validate: rules.list,
     resolve: (_root, args, ctx, info) => listYearlyAccounts(ctx, args, nodesQuery(ctx, info)),
   }),
   yearlyAccountSubmission: t.prismaField({
@@ -208,14 +206,12 @@ builder.mutationFields((t) => ({
     type: 'YearlyAccountSubmission',
     description: 'A DRAFT for the year, its notes generated from the ledger (400 when the account has an open submission for the year).',
     args: { input: t.arg({ type: YearlyAccountInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createYearlyAccountDraft(ctx, args, query),
   }),
   createYearlyAccountSubmission: t.prismaField({
     type: 'YearlyAccountSubmission',
     description: 'Files the year with the portal directly: SUBMITTED. The portal’s error findings are a 400 and nothing is stored.',
     args: { input: t.arg({ type: YearlyAccountInput, required: true }) },
-    validate: rules.create,
     resolve: (query, _root, args, ctx) => createYearlyAccountSubmission(ctx, args, query),
   }),
   submitYearlyAccount: t.prismaField({
@@ -234,7 +230,6 @@ builder.mutationFields((t) => ({
     type: [YearlyAccountNote],
     description: 'Replaces the notes of a DRAFT (any other status: 400).',
     args: { id: t.arg.int({ required: true }), notes: t.arg({ type: [NoteInput], required: true }) },
-    validate: rules.notes,
     // a note's body is JSON (unknown to GraphQL): rules.notes checks it is a string or a table
     resolve: (_root, args, ctx) => updateYearlyAccountNotes(ctx, args as Args<typeof rules.notes>),
   }),
@@ -242,7 +237,6 @@ builder.mutationFields((t) => ({
     type: 'JournalEntry',
     description: 'Posts the year’s closing entry (disponering av årsresultat) dated 31 December of the year through the ledger and answers it.',
     args: { input: t.arg({ type: AllocationInput, required: true }) },
-    validate: rules.allocation,
     resolve: (query, _root, args, ctx) => createAnnualAllocation(ctx, args, query),
   }),
 }));
