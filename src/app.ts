@@ -14,7 +14,7 @@ import { docsRoutes } from './openapi/docs-route.ts';
 import { ANONYMOUS, Authenticator } from './http/authentication.ts';
 import { createRequestContext, type Actor, type RequestContext } from './shared/context.ts';
 import { ReferenceCache } from './shared/reference-cache.ts';
-import { boundValidationErrors, graphqlErrorCodes, guardGraphqlInput, maskError, requireToken } from './shared/graphql-errors.ts';
+import { boundValidationErrors, graphqlErrorCodes, guardGraphqlInput, maskError, partialDataStatus, requireToken } from './shared/graphql-errors.ts';
 import { queryLimitsPlugin } from './shared/query-limits.ts';
 import { guardGraphqlHttp, guardPath, guardQuery, jsonBody } from './http/input-guard.ts';
 import { errorShapeOf, sendError } from './http/error-renderer.ts';
@@ -268,7 +268,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     // read with the limit); yoga's own check piped every body through a TransformStream again
     maxRequestBodySize: false,
     // the query limits run before GraphQL's validation, the token check before execution
-    plugins: [guardGraphqlInput, boundValidationErrors, queryLimitsPlugin(config.graphqlLimits, { heavyCost: config.graphqlHeavyCost }), requireToken(challenge('graphql')), graphqlErrorCodes, graphiql.plugin],
+    plugins: [guardGraphqlInput, boundValidationErrors, queryLimitsPlugin(config.graphqlLimits, { heavyCost: config.graphqlHeavyCost }), requireToken(challenge('graphql')), graphqlErrorCodes, partialDataStatus, graphiql.plugin],
   });
   // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen.
   const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: isGraphqlMutation });

@@ -1,5 +1,6 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
+import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
 import type PrismaTypes from './generated/pothos-types.ts';
 import { getDatamodel } from './generated/pothos-types.ts';
@@ -36,6 +37,8 @@ export const builder = new SchemaBuilder<{
   Context: RequestContext;
   PrismaTypes: PrismaTypes;
   DefaultFieldNullability: false;
+  DefaultEdgesNullability: false;
+  DefaultNodeNullability: false;
   AuthScopes: { authenticated: boolean; read: boolean; write: boolean; account: number };
   Scalars: {
     Decimal: { Input: Decimal; Output: Decimal | string };
@@ -45,8 +48,19 @@ export const builder = new SchemaBuilder<{
     FileContent: { Input: Buffer; Output: never };
   };
 }>({
-  plugins: [ScopeAuthPlugin, PrismaPlugin],
+  // RelayPlugin for the connection types of every list (src/shared/page-type.ts); no global ids and
+  // no node/nodes root fields: records keep their numeric ids, as REST and MCP name them
+  plugins: [ScopeAuthPlugin, RelayPlugin, PrismaPlugin],
   defaultFieldNullability: false,
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
+    nodesOnConnection: true,
+    edgesFieldOptions: { nullable: false },
+    nodeFieldOptions: { nullable: false },
+  },
   prisma: {
     // The plugin only reads through model delegates, which a transaction client has too.
     client: (ctx) => ctx.db as Prisma,

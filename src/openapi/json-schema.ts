@@ -147,7 +147,11 @@ export function selectionSchema(parent: GraphQLObjectType, set: SelectionSetNode
         continue;
       }
       const field = on.getFields()[sel.name.value];
-      properties[key] = describe(outputSchema(field.type, sel.selectionSet, fragments, components), field.description);
+      const schema = outputSchema(field.type, sel.selectionSet, fragments, components);
+      // null only for a list read by cursor, which REST never does (it pages by number): the REST
+      // description is the extension's (a string) or none
+      const byCursor = field.extensions?.nullOnlyByCursor as string | true | undefined;
+      properties[key] = byCursor ? describe(stripNull(schema), byCursor === true ? undefined : byCursor) : describe(schema, field.description);
       if (!sel.directives?.some((d) => d.name.value === 'include' || d.name.value === 'skip')) required.add(key);
     }
   };
@@ -179,6 +183,9 @@ export function responseSchema(compiled: CompiledOperation, root: GraphQLObjectT
   if (compiled.op.emptyBody === 'always') return empty;
   const full = selectionSchema(root, compiled.operation.selectionSet, compiled.fragments, components);
   let result = (full.properties as Record<string, JsonSchema>)[compiled.resultKey];
+  // a lookup is null in GraphQL only beside its error (a missing or forbidden record), which REST
+  // answers as that error's status
+  if (compiled.op.emptyBody !== 'whenNull') result = stripNull(result);
   if (compiled.op.omitWhenNull) result = optionalWhenNull(result, compiled.op.omitWhenNull);
   if (compiled.op.numbers) result = numbersAt(result, compiled.op.numbers, `${compiled.op.method} ${compiled.op.path}`);
   return compiled.op.emptyBody === 'whenNull' ? { oneOf: [stripNull(result), empty] } : result;

@@ -1,4 +1,4 @@
-import { getOperationAST, GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { getOperationAST, GraphQLError, Kind, type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from './context.ts';
 import { guardDocument, guardInput } from '../http/input-guard.ts';
@@ -197,3 +197,26 @@ export function maskError(error: unknown, message: string, logger: Logger): Erro
   logger.error({ err: error }, 'unexpected GraphQL error');
   return new GraphQLError(message, { extensions: { code: 'common.internal_error', http: { status: 500 } } });
 }
+
+/**
+ * Partial data is a success (GraphQL over HTTP): when a response carries `data`, its errors — a
+ * missing or forbidden record at a nullable lookup, located at its path and coded — leave the HTTP
+ * status 200; the rest of the response is kept. Without data the errors' own status stays (401,
+ * 403, 404 …). Their headers (a bearer challenge) are kept either way.
+ */
+export const partialDataStatus: Plugin<RequestContext> = {
+  onResultProcess({ result, setResult }) {
+    if (Array.isArray(result) || !result || typeof result !== 'object' || !('errors' in result)) return;
+    const r = result as ExecutionResult;
+    if (r.data == null || !r.errors?.length) return;
+    setResult({
+      ...r,
+      errors: r.errors.map((e) => {
+        const { http, ...extensions } = (e.extensions ?? {}) as { http?: { headers?: Record<string, string> } };
+        if (!http) return e;
+        const kept = http.headers ? { ...extensions, http: { headers: http.headers } } : extensions;
+        return new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError, extensions: kept });
+      }),
+    });
+  },
+};

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { toCamel, toSnake } from './naming.ts';
+import { Issues } from './validation.ts';
 
 /**
  * Page-based lists, without GraphQL (the admin CLI, jobs and reports use them too): a list service
@@ -12,20 +13,65 @@ export interface PageMeta {
   records: number;
 }
 
-export interface Page<T> {
-  nodes: T[];
-  meta: PageMeta;
+/** Relay's page info of a window (startCursor/endCursor: the first and last edge's cursor). */
+export interface PageInfo {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
 }
 
-export interface PageWindow {
-  page: number;
-  perPage: number;
+/**
+ * One window of a list, as every list service returns it: the rows (`nodes`, with their `edges` and
+ * cursors for Relay connections), the total (`totalCount`), Relay's `pageInfo`, and `meta` — the
+ * page position when the window was asked by page/perPage, null when it was asked by cursor.
+ */
+export interface Page<T> {
+  nodes: T[];
+  edges: { cursor: string; node: T }[];
+  totalCount: number;
+  pageInfo: PageInfo;
+  meta: PageMeta | null;
+}
+
+/** A window asked by page number (`page` from 1), or by cursor (Relay's first/after, last/before). */
+export type PageWindow =
+  | { page: number; perPage: number; cursor?: undefined }
+  | { cursor: CursorWindow; page?: undefined; perPage?: undefined };
+
+export interface CursorWindow {
+  /** how many rows: first or last, capped at the list's maximum */
+  size: number;
+  /** last/before: the rows before the cursor (or the last ones), still answered in the list's order */
+  backward: boolean;
+  /** the id of the row the window starts after (forward) or ends before (backward); null from the start or end */
+  id: RowId | null;
 }
 
 const pageNumber = z.number().int('must be an integer of at least 1').min(1, 'must be an integer of at least 1').nullish();
+const windowSize = z.number().int('must be an integer of at least 0').min(0, 'must be an integer of at least 0').nullish();
 
-/** The `page` and `perPage` arguments of every paged list. */
-export const pageArgs = { page: pageNumber, perPage: pageNumber };
+/** A row's id, which cursors point at: a number, or a string for the few records with uuids. */
+export type RowId = number | string;
+
+/** Cursors are opaque to clients: base64url of `v1:<id>` (`v1:s:<id>` for a string id) of the row they point at. */
+export const encodeCursor = (id: RowId): string => Buffer.from(typeof id === 'number' ? `v1:${id}` : `v1:s:${id}`).toString('base64url');
+export function decodeCursor(cursor: string): RowId | null {
+  if (cursor.length > 200) return null;
+  const m = /^v1:(?:(\d{1,15})|s:([A-Za-z0-9_-]{1,100}))$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  return m ? (m[1] !== undefined ? Number(m[1]) : m[2]!) : null;
+}
+const cursorArg = z
+  .string()
+  .refine((c) => decodeCursor(c) !== null, 'is not a cursor of this list (use an edge\'s cursor or pageInfo.startCursor/endCursor)')
+  .nullish();
+
+/**
+ * The window arguments of every list: `page` and `perPage` (table UIs, and the REST adapter's
+ * documented page envelopes), or Relay's `first`/`after` and `last`/`before` (cursor pagination).
+ */
+export const cursorRules = { first: windowSize, after: cursorArg, last: windowSize, before: cursorArg };
+export const pageArgs = { page: pageNumber, perPage: pageNumber, ...cursorRules };
 
 /** A list's page size when none is asked for, and the most it serves (GraphQL's query cost uses them too). */
 export interface PageLimits {
@@ -33,52 +79,131 @@ export interface PageLimits {
   maxPerPage: number;
 }
 
-export function pageWindow(args: { page?: number | null; perPage?: number | null }, limits: PageLimits): PageWindow {
-  return { page: args.page ?? 1, perPage: Math.min(args.perPage ?? limits.defaultPerPage, limits.maxPerPage) };
+export interface WindowArgs {
+  page?: number | null;
+  perPage?: number | null;
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
 }
 
 /**
- * One page of rows with the total count: `find` gets the window (spread it into findMany with the
- * where, order and selection), `count` counts the same where. Both run at once.
+ * The window the arguments ask for. Page arguments and cursor arguments do not mix, nor do the two
+ * directions (first/after with last/before): 400 naming them.
  */
-export async function findPage<T>(
+export function pageWindow(args: WindowArgs, limits: PageLimits): PageWindow {
+  const forward = args.first != null || args.after != null;
+  const backward = args.last != null || args.before != null;
+  if (!forward && !backward) return { page: args.page ?? 1, perPage: Math.min(args.perPage ?? limits.defaultPerPage, limits.maxPerPage) };
+  const issues = new Issues();
+  if (args.page != null || args.perPage != null) issues.add([args.page != null ? 'page' : 'perPage'], 'cannot be combined with first/after/last/before: page by number or by cursor');
+  if (forward && backward) issues.add(['last'], 'cannot be combined with first/after: page forward (first/after) or backward (last/before)');
+  issues.throwIfAny();
+  const cursor = backward ? args.before : args.after;
+  const size = Math.min((backward ? args.last : args.first) ?? limits.defaultPerPage, limits.maxPerPage);
+  return { cursor: { size, backward, id: cursor == null ? null : decodeCursor(cursor) } };
+}
+
+/** What a list's `find` gets: an offset window, or Prisma's cursor window (spread either into findMany). */
+export type FindWindow = { skip: number; take: number; cursor?: { id: never } };
+
+/**
+ * One window of rows with the total count: `find` gets the window (spread it into findMany with the
+ * where, order and selection; the order must end with the id, which makes cursors keyset positions),
+ * `count` counts the same where. Both run at once.
+ *
+ * A cursor window is Prisma's cursor pagination (the rows after or before the cursor row in the
+ * list's order: stable under inserts), reading one row more than asked to know whether more follow.
+ * A list whose `find` is SQL of its own (LIMIT/OFFSET) passes `position`: the 0-based index of a row
+ * in the list's order now (null when the row is no longer listed), and gets offset windows counted
+ * from the cursor row, which is as stable.
+ */
+export async function findPage<T extends { id: RowId }>(
   window: PageWindow,
-  find: (w: { skip: number; take: number }) => Promise<T[]>,
+  find: (w: FindWindow) => Promise<T[]>,
   count: () => Promise<number>,
+  position?: (id: RowId) => Promise<number | null>,
 ): Promise<Page<T>> {
-  const [nodes, records] = await Promise.all([find({ skip: (window.page - 1) * window.perPage, take: window.perPage }), count()]);
-  return { nodes, meta: { ...window, records } };
+  if (!window.cursor) {
+    const [nodes, records] = await Promise.all([find({ skip: (window.page - 1) * window.perPage, take: window.perPage }), count()]);
+    return page(nodes, records, { hasPreviousPage: window.page > 1, hasNextPage: window.page * window.perPage < records }, { ...window, records });
+  }
+  const { size, backward, id } = window.cursor;
+  const [rows, records] = await Promise.all([
+    position ? findByPosition(find, count, position, window.cursor) : find(prismaCursor(window.cursor)),
+    count(),
+  ]);
+  const more = rows.length > size;
+  const nodes = backward ? rows.slice(more ? rows.length - size : 0) : rows.slice(0, size);
+  // the rows on the cursor's other side exist when there is a cursor (Relay allows this estimate)
+  const pageInfo = backward ? { hasPreviousPage: more, hasNextPage: id !== null } : { hasPreviousPage: id !== null, hasNextPage: more };
+  return page(nodes, records, pageInfo, null);
+}
+
+function page<T extends { id: RowId }>(nodes: T[], totalCount: number, has: { hasNextPage: boolean; hasPreviousPage: boolean }, meta: PageMeta | null): Page<T> {
+  const edges = nodes.map((node) => ({ cursor: encodeCursor(node.id), node }));
+  return { nodes, edges, totalCount, meta, pageInfo: { ...has, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null } };
+}
+
+/** Prisma's cursor window for one row more than asked (a negative take reads backwards, still in order). */
+function prismaCursor({ size, backward, id }: CursorWindow): FindWindow {
+  const take = backward ? -(size + 1) : size + 1;
+  // the id's type is the model's (a number, or a uuid string): never lets the window spread into either
+  return id === null ? { skip: 0, take } : { cursor: { id: id as never }, skip: 1, take };
+}
+
+/** A cursor window as an offset window, from the cursor row's position now. */
+async function findByPosition<T>(
+  find: (w: FindWindow) => Promise<T[]>,
+  count: () => Promise<number>,
+  position: (id: RowId) => Promise<number | null>,
+  { size, backward, id }: CursorWindow,
+): Promise<T[]> {
+  const at = id === null ? (backward ? await count() : -1) : await position(id);
+  if (at === null) return [];
+  if (!backward) return find({ skip: at + 1, take: size + 1 });
+  const start = Math.max(0, at - size - 1);
+  return at === 0 ? [] : find({ skip: start, take: at - start });
 }
 
 /**
  * Offset-based lists (spec 002 "GET /invitations": `limit`, `offset`, answered `{…, count, limit,
- * offset}`): `limit` records from `offset` (counted from 0), `limit` capped at the list's maximum.
+ * offset}`): `limit` records from `offset` (counted from 0), `limit` capped at the list's maximum;
+ * or a cursor window as every list (then `limit` and `offset` are null).
  */
-export interface OffsetPage<T> {
-  nodes: T[];
+export interface OffsetPage<T> extends Page<T> {
   /** total number of matching records */
   count: number;
-  limit: number;
-  offset: number;
+  limit: number | null;
+  offset: number | null;
 }
 
-/** The `limit` (at least 1) and `offset` (at least 0) arguments of every offset-based list. */
+/** The `limit` (at least 1) and `offset` (at least 0) arguments of every offset-based list, and the cursors. */
 export const offsetArgs = {
   limit: z.number().int('must be an integer of at least 1').min(1, 'must be an integer of at least 1').nullish(),
   offset: z.number().int('must be an integer of at least 0').min(0, 'must be an integer of at least 0').nullish(),
+  ...cursorRules,
 };
 
-/** The records of an offset list and the total, both at once (`find` spreads skip/take into findMany). */
-export async function findOffsetPage<T>(
-  args: { limit?: number | null; offset?: number | null },
+/** The records of an offset list and the total, both at once (`find` spreads the window into findMany). */
+export async function findOffsetPage<T extends { id: RowId }>(
+  args: { limit?: number | null; offset?: number | null } & Omit<WindowArgs, 'page' | 'perPage'>,
   limits: PageLimits,
-  find: (w: { skip: number; take: number }) => Promise<T[]>,
+  find: (w: FindWindow) => Promise<T[]>,
   count: () => Promise<number>,
 ): Promise<OffsetPage<T>> {
+  if (args.first != null || args.after != null || args.last != null || args.before != null) {
+    const issues = new Issues();
+    if (args.limit != null || args.offset != null) issues.add([args.limit != null ? 'limit' : 'offset'], 'cannot be combined with first/after/last/before: page by offset or by cursor');
+    issues.throwIfAny();
+    const found = await findPage(pageWindow(args, limits), find, count);
+    return { ...found, count: found.totalCount, limit: null, offset: null };
+  }
   const limit = Math.min(args.limit ?? limits.defaultPerPage, limits.maxPerPage);
   const offset = args.offset ?? 0;
   const [nodes, total] = await Promise.all([find({ skip: offset, take: limit }), count()]);
-  return { nodes, count: total, limit, offset };
+  return { ...page(nodes, total, { hasPreviousPage: offset > 0, hasNextPage: offset + nodes.length < total }, null), count: total, limit, offset };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import { assetRules as rules } from './assets.rules.ts';
 import { ASSET_PAGE_LIMITS, createAsset, getAsset, listAssets, updateAsset } from './assets.service.ts';
@@ -50,6 +50,7 @@ const UpdateAssetInput = builder.inputType('UpdateAssetInput', {
 });
 
 builder.queryFields((t) => ({
+
   assets: t.field({
     type: AssetPage,
     extensions: pageCost(ASSET_PAGE_LIMITS),
@@ -57,12 +58,14 @@ builder.queryFields((t) => ({
     args: {
       clientAccountId: t.arg.int({ required: true }),
       isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all assets' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listAssets(ctx, args, nodesQuery(ctx, info)),
   }),
   asset: t.prismaField({
+    nullable: true,
     type: 'Asset',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getAsset(ctx, args, query),

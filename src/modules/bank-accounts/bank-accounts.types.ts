@@ -67,6 +67,7 @@ const UpdateBankAccountInput = builder.inputType('UpdateBankAccountInput', {
 });
 
 builder.queryFields((t) => ({
+
   bankAccounts: t.prismaField({
     type: ['BankAccount'],
     description: 'Bank accounts of a client account, by id.',
@@ -79,6 +80,7 @@ builder.queryFields((t) => ({
     resolve: (query, _root, args, ctx) => listBankAccounts(ctx, args, query),
   }),
   bankAccount: t.prismaField({
+    nullable: true,
     type: 'BankAccount',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getBankAccount(ctx, args, query),

@@ -128,6 +128,7 @@ const UpdateEinvoiceStatusInput = builder.inputType('UpdateEinvoiceStatusInput',
 });
 
 builder.queryFields((t) => ({
+
   banks: t.field({
     type: [BankRef],
     extensions: listCost(BANKS.length),
@@ -135,24 +136,28 @@ builder.queryFields((t) => ({
     args: { clientAccountId: t.arg.int() },
     resolve: (_root, args, ctx) => listBanks(ctx, args),
   }),
+
   bankIntegrationStatus: t.field({
     type: BankIntegrationStatus,
     description: "A bank integration's state at a client account. 400 invalid BIC; 403; 404 unsupported bank",
     args: { bic: t.arg.string({ required: true }), clientAccountId: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => bankIntegrationStatus(ctx, args),
   }),
+
   bankPdfForm: t.field({
     type: PdfFormFile,
     description: "A bank's PDF form filled with the company's data (formType integration-agreement); REST answers the PDF",
     args: { bic: t.arg.string({ required: true }), formType: t.arg.string({ required: true }), clientAccountId: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => bankPdfForm(ctx, args),
   }),
+
   einvoiceStatus: t.field({
     type: EinvoiceStatusRef,
     description: 'E-invoicing at one client account (isActive, connected), or at every eligible account (statuses)',
     args: { clientAccountId: t.arg.int() },
     resolve: (_root, args, ctx) => einvoiceStatus(ctx, args),
   }),
+
   providerbStatus: t.field({
     type: ProviderbStatusRef,
     description: 'Providerb at a client account or for a bank account (at least one); creates the onboarding on first use',

@@ -46,14 +46,14 @@ async function arrived(tx: RequestContext, clientAccountId: number): Promise<voi
  * equal to amount) are left out: the list is the work still to do.
  */
 export async function listBankTransactions(ctx: RequestContext, args: Args<typeof rules.list>, query: TransactionQuery = {}) {
-  const { clientAccountId, bankAccountId, fromDate, toDate, includeExternallyReconciled, orderBy, page, perPage } = parse(rules.list, args);
+  const { clientAccountId, bankAccountId, fromDate, toDate, includeExternallyReconciled, orderBy, ...window } = parse(rules.list, args);
   await requireAccount(ctx, clientAccountId);
   const where: PrismaNS.BankTransactionWhereInput = { clientAccountId };
   if (bankAccountId != null) where.bankAccountId = bankAccountId;
   if (fromDate || toDate) where.bookingDate = { ...(fromDate ? { gte: fromDate } : {}), ...(toDate ? { lte: toDate } : {}) };
   if (!includeExternallyReconciled) where.NOT = [{ externalReconciledAmount: { equals: ctx.db.bankTransaction.fields.amount } }];
   return findPage(
-    pageWindow({ page, perPage }, BANK_TRANSACTION_PAGE_LIMITS),
+    pageWindow(window, BANK_TRANSACTION_PAGE_LIMITS),
     (w) => ctx.db.bankTransaction.findMany({ ...query, where, orderBy: toOrderBy(orderBy, BANK_TRANSACTION_ORDER, BANK_TRANSACTION_DEFAULT_ORDER), ...w }),
     () => ctx.db.bankTransaction.count({ where }),
   );
@@ -71,11 +71,11 @@ export async function listBankTransactionStatements(ctx: RequestContext, args: A
 }
 
 export async function listBankStatements(ctx: RequestContext, args: Args<typeof rules.statementList>, query: StatementQuery = {}) {
-  const { clientAccountId, bankAccountId, page, perPage } = parse(rules.statementList, args);
+  const { clientAccountId, bankAccountId, ...window } = parse(rules.statementList, args);
   await requireAccount(ctx, clientAccountId);
   const where: PrismaNS.BankStatementWhereInput = { clientAccountId, ...(bankAccountId != null ? { bankAccountId } : {}) };
   return findPage(
-    pageWindow({ page, perPage }, BANK_STATEMENT_PAGE_LIMITS),
+    pageWindow(window, BANK_STATEMENT_PAGE_LIMITS),
     (w) => ctx.db.bankStatement.findMany({ ...query, where, orderBy: [{ fromDate: 'desc' }, { id: 'desc' }], ...w }),
     () => ctx.db.bankStatement.count({ where }),
   );

@@ -2,7 +2,7 @@ import type { Decimal } from '@prisma/client/runtime/client';
 import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull, inCurrency } from '../../shared/scalars.ts';
 import { MAX_CAMT053_LENGTH, PAYMENT_RELATION_TYPE } from './bank-transactions.rules.ts';
@@ -426,6 +426,7 @@ const ImportBankStatementInput = builder.inputType('ImportBankStatementInput', {
 // ── Fields ───────────────────────────────────────────────────────────────────────────────────────
 
 builder.queryFields((t) => ({
+
   bankTransactions: t.field({
     type: BankTransactionPage,
     extensions: pageCost(BANK_TRANSACTION_PAGE_LIMITS),
@@ -438,30 +439,35 @@ builder.queryFields((t) => ({
       toDate: t.arg({ type: 'Date', description: 'Booking date on or before' }),
       includeExternallyReconciled: t.arg.boolean({ defaultValue: false, description: 'false (the default) leaves out transactions whose external_reconciled_amount equals their amount' }),
       orderBy: t.arg.stringList({ description: 'booking_date, value_date, amount, external_reconciled_amount, created_at, id; prefix - for descending' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int({ description: '50 by default, at most 100' }),
     },
     resolve: (_root, args, ctx, info) => listBankTransactions(ctx, args, nodesQuery(ctx, info)),
   }),
   bankTransaction: t.prismaField({
+    nullable: true,
     type: 'BankTransaction',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getBankTransaction(ctx, args, query),
   }),
+
   bankTransactionStatements: t.prismaField({
     type: ['BankTransactionStatement'],
     description: 'The statements (explanations) of a bank transaction, oldest first.',
     args: { bankTransactionId: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => listBankTransactionStatements(ctx, args, query),
   }),
+
   bankStatements: t.field({
     type: BankStatementPage,
     extensions: pageCost(BANK_STATEMENT_PAGE_LIMITS),
     description: 'Bank statements of a client account, newest period first.',
-    args: { clientAccountId: t.arg.int({ required: true }), bankAccountId: t.arg.int(), page: t.arg.int(), perPage: t.arg.int() },
+    args: { clientAccountId: t.arg.int({ required: true }), bankAccountId: t.arg.int(), page: t.arg.int(), perPage: t.arg.int(), ...cursorArgs(t) },
     resolve: (_root, args, ctx, info) => listBankStatements(ctx, args, nodesQuery(ctx, info)),
   }),
   bankStatement: t.prismaField({
+    nullable: true,
     type: 'BankStatement',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getBankStatement(ctx, args, query),

@@ -12,7 +12,7 @@ type Query = { include?: PrismaNS.BusinessPartnerInclude; select?: PrismaNS.Busi
 export const BUSINESS_PARTNER_PAGE_LIMITS: PageLimits = { defaultPerPage: 50, maxPerPage: 100 };
 
 export async function listBusinessPartners(ctx: RequestContext, args: Args<typeof rules.list>, query: Query = {}) {
-  const { clientAccountId, isActive = true, freeText, orderBy, page, perPage, ...flags } = parse(rules.list, args);
+  const { clientAccountId, isActive = true, freeText, orderBy, page, perPage, first, after, last, before, ...flags } = parse(rules.list, args);
   await requireAccount(ctx, clientAccountId);
   const where: PrismaNS.BusinessPartnerWhereInput = { clientAccountId };
   for (const [flag, value] of Object.entries(flags)) if (value != null) Object.assign(where, { [flag]: value });
@@ -27,7 +27,7 @@ export async function listBusinessPartners(ctx: RequestContext, args: Args<typeo
     ];
   }
   return findPage(
-    pageWindow({ page, perPage }, BUSINESS_PARTNER_PAGE_LIMITS),
+    pageWindow({ page, perPage, first, after, last, before }, BUSINESS_PARTNER_PAGE_LIMITS),
     (w) => ctx.db.businessPartner.findMany({ ...query, where, orderBy: toOrderBy(orderBy, BUSINESS_PARTNER_ORDER, ['name']), ...w }),
     () => ctx.db.businessPartner.count({ where }),
   );

@@ -1,6 +1,6 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { AddressType } from '../../generated/prisma/enums.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { businessPartnerRules as rules } from './business-partners.rules.ts';
@@ -119,6 +119,7 @@ const UpdateBusinessPartnerInput = builder.inputType('UpdateBusinessPartnerInput
 });
 
 builder.queryFields((t) => ({
+
   businessPartners: t.field({
     type: BusinessPartnerPage,
     extensions: pageCost(BUSINESS_PARTNER_PAGE_LIMITS),
@@ -132,12 +133,14 @@ builder.queryFields((t) => ({
       isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all partners' }),
       freeText: t.arg.string({ description: 'Matches name and email (case-insensitive) and organization number' }),
       orderBy: t.arg.stringList({ description: 'Field names, - for descending: name, organization_number, email, created_at, updated_at, id' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listBusinessPartners(ctx, args, nodesQuery(ctx, info)),
   }),
   businessPartner: t.prismaField({
+    nullable: true,
     type: 'BusinessPartner',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getBusinessPartner(ctx, args, query),

@@ -1,3 +1,4 @@
+import { sqlPosition } from '../../shared/sql-pagination.ts';
 import { Prisma as PrismaNS, type ChatMessage, type ChatThread } from '../../generated/prisma/client.ts';
 import { afterCommit, auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../shared/errors.ts';
@@ -154,6 +155,7 @@ export async function listChatThreads(ctx: RequestContext, args: Args<typeof rul
       return rows.map((r) => byId.get(r.id)).filter((t) => t !== undefined);
     },
     async () => Number((await ctx.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n ${from}`)[0]?.n ?? 0),
+    sqlPosition(ctx, sql`c.id`, from, order),
   );
 }
 

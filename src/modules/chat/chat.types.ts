@@ -1,5 +1,5 @@
 import { builder } from '../../builder.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { accountAccess } from '../../shared/tenancy.ts';
 import { storedFileFields } from '../files/files.types.ts';
@@ -189,6 +189,7 @@ const AddChatParticipantInput = builder.inputType('AddChatParticipantInput', {
 });
 
 builder.queryFields((t) => ({
+
   chatThreads: t.field({
     type: ChatThreadPage,
     extensions: pageCost(THREAD_PAGE_LIMITS),
@@ -202,16 +203,19 @@ builder.queryFields((t) => ({
       isCompleted: t.arg.boolean(),
       isArchived: t.arg.boolean(),
       orderBy: t.arg.stringList({ description: 'Fields id, created_at, updated_at, last_message_created_at, subject; - for descending. Default -last_message_created_at, -created_at' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int({ description: '100 by default, at most 1000' }),
     },
     resolve: (_root, args, ctx, info) => listChatThreads(ctx, args, nodesQuery(ctx, info)),
   }),
   chatThread: t.prismaField({
+    nullable: true,
     type: 'ChatThread',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getChatThread(ctx, args, query),
   }),
+
   chatMessages: t.field({
     type: ChatMessagePage,
     extensions: pageCost(MESSAGE_PAGE_LIMITS),
@@ -219,11 +223,13 @@ builder.queryFields((t) => ({
     args: {
       threadId: t.arg.int({ required: true }),
       orderBy: t.arg.stringList({ description: 'created_at (default) or -created_at, id' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int({ description: '100 by default, at most 1000' }),
     },
     resolve: (_root, args, ctx, info) => listChatMessages(ctx, args, nodesQuery(ctx, info)),
   }),
+
   chatParticipants: t.prismaField({
     type: ['ChatParticipant'],
     extensions: listCost(100),

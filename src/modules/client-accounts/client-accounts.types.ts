@@ -1,6 +1,6 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { clientAccountRules as rules, isProviderIndustryCode, ROLE_IDS, ROLE_NAMES } from './client-accounts.rules.ts';
@@ -150,7 +150,9 @@ const ProviderLinkInput = builder.inputType('ProviderLinkInput', {
 });
 
 builder.queryFields((t) => ({
+
   me: t.field({ type: Me, resolve: (_r, _a, ctx) => ({ userId: ctx.actor.userId }) }),
+
   clientAccounts: t.field({
     type: ClientAccountPage,
     extensions: pageCost(CLIENT_ACCOUNT_PAGE_LIMITS),
@@ -159,12 +161,14 @@ builder.queryFields((t) => ({
     args: {
       isProvider: t.arg.boolean({ description: 'true: provider accounts (69.2xx) only; false: the others' }),
       freeText: t.arg.string({ description: 'Matches display name, unique name and organization number' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_r, args, ctx, info) => listClientAccounts(ctx, args, nodesQuery(ctx, info)),
   }),
   clientAccount: t.prismaField({
+    nullable: true,
     type: 'ClientAccount',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _r, args, ctx) => getClientAccount(ctx, args, query),

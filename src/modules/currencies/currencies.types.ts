@@ -13,12 +13,14 @@ export const Currency = builder.prismaObject('Currency', {
 });
 
 builder.queryFields((t) => ({
+
   currencies: t.prismaField({
     type: ['Currency'],
     description: 'All currencies, by code.',
     resolve: (query, _root, args, ctx) => listCurrencies(ctx, args, query),
   }),
   currency: t.prismaField({
+    nullable: true,
     type: 'Currency',
     args: { code: t.arg.string({ required: true, description: 'ISO 4217 code, case-insensitive' }) },
     resolve: (query, _root, args, ctx) => getCurrency(ctx, args, query),

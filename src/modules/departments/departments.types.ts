@@ -1,5 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import { AutonomyLevel } from '../items/items.types.ts';
 import { departmentRules as rules } from './departments.rules.ts';
@@ -47,6 +47,7 @@ const UpdateDepartmentInput = builder.inputType('UpdateDepartmentInput', {
 });
 
 builder.queryFields((t) => ({
+
   departments: t.field({
     type: DepartmentPage,
     extensions: pageCost(DEPARTMENT_PAGE_LIMITS),
@@ -54,12 +55,14 @@ builder.queryFields((t) => ({
     args: {
       clientAccountId: t.arg.int({ required: true }),
       isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all departments' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listDepartments(ctx, args, nodesQuery(ctx, info)),
   }),
   department: t.prismaField({
+    nullable: true,
     type: 'Department',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getDepartment(ctx, args, query),

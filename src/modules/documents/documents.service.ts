@@ -5,7 +5,7 @@ import { enqueue } from '../../jobs/jobs.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { requestLoader } from '../../shared/loaders.ts';
-import { orderTerms, pageWindow, type Page, type PageLimits } from '../../shared/pagination.ts';
+import { findPage, inIdOrder, orderTerms, pageWindow, type Page, type PageLimits } from '../../shared/pagination.ts';
 import type { Reference } from '../../shared/references.ts';
 import { formatDate } from '../../shared/scalars.ts';
 import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
@@ -223,13 +223,19 @@ export async function listDocuments(ctx: RequestContext, args: Args<typeof rules
   const order = documentOrder(a.orderBy)
     .map(([c, d]) => `${c} ${d}${c === 'id' ? '' : ' NULLS LAST'}`)
     .join(', ');
-  const [ids, count] = await Promise.all([
-    ctx.db.$queryRawUnsafe<{ id: number }[]>(`${filtered} ORDER BY ${order} LIMIT ${window.perPage} OFFSET ${(window.page - 1) * window.perPage}`, ...params),
-    ctx.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT COUNT(*) AS n FROM (${filtered}) c`, ...params),
-  ]);
-  const rows = ids.length ? await ctx.db.document.findMany({ ...query, where: { id: { in: ids.map((r) => r.id) } } }) : [];
-  const byId = new Map(rows.map((r) => [(r as { id: number }).id, r]));
-  return { nodes: ids.map((r) => byId.get(r.id)!), meta: { ...window, records: Number(count[0].n) } };
+  return findPage(
+    window,
+    async ({ skip, take }) => {
+      const ids = await ctx.db.$queryRawUnsafe<{ id: number }[]>(`${filtered} ORDER BY ${order} LIMIT ${take} OFFSET ${skip}`, ...params);
+      const rows = ids.length ? await ctx.db.document.findMany({ ...query, where: { id: { in: ids.map((r) => r.id) } } }) : [];
+      return inIdOrder(ids, rows as { id: number }[]);
+    },
+    async () => Number((await ctx.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT COUNT(*) AS n FROM (${filtered}) c`, ...params))[0].n),
+    async (id) => {
+      const at = await ctx.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT n FROM (SELECT id, row_number() OVER (ORDER BY ${order}) - 1 AS n FROM (${filtered}) f) o WHERE id = $${params.length + 1}`, ...params, id);
+      return at.length ? Number(at[0].n) : null;
+    },
+  );
 }
 
 /** 404 when missing, 403 when it belongs to a client account the caller cannot access. */

@@ -1,6 +1,6 @@
 import { described } from '../../shared/enum-values.ts';
 import { builder, storesNothing, tenantScoped } from '../../builder.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull } from '../../shared/scalars.ts';
 import type { RequestContext } from '../../shared/context.ts';
@@ -354,6 +354,7 @@ const UpdateDocumentInput = builder.inputType('UpdateDocumentInput', {
 });
 
 builder.queryFields((t) => ({
+
   documents: t.field({
     type: DocumentPage,
     extensions: pageCost(DOCUMENT_PAGE_LIMITS),
@@ -385,12 +386,14 @@ builder.queryFields((t) => ({
           'Open documents that bank transaction could pay: open amount equal to its amount in the right direction (incoming pays sales invoices, outgoing purchase invoices), or payment_ref equal to its KID/reference',
       }),
       orderBy: t.arg.stringList({ description: `${Object.keys(DOCUMENT_ORDER_FIELDS).join(', ')}; field, field:asc, field:desc or -field` }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listDocuments(ctx, args, nodesQuery(ctx, info)) as never,
   }),
   document: t.prismaField({
+    nullable: true,
     type: 'Document',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getDocument(ctx, args, query),

@@ -1,6 +1,6 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { described } from '../../shared/enum-values.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
@@ -199,6 +199,7 @@ const SplitSharesInput = builder.inputType('SplitSharesInput', {
 // ── Fields ────────────────────────────────────────────────────────────────────────────────────────
 
 builder.queryFields((t) => ({
+
   equityTransactions: t.field({
     type: EquityTransactionPage,
     extensions: pageCost(EQUITY_PAGE_LIMITS),
@@ -210,16 +211,19 @@ builder.queryFields((t) => ({
       transactionType: t.arg({ type: EquityTransactionTypeEnum }),
       dateFrom: t.arg({ type: 'Date', description: 'Entries on or after this date' }),
       dateTo: t.arg({ type: 'Date', description: 'Entries on or before this date' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int({ description: '100 by default, at most 100' }),
     },
     resolve: (_root, args, ctx, info) => listEquityTransactions(ctx, args, nodesQuery(ctx, info)),
   }),
   equityTransaction: t.prismaField({
+    nullable: true,
     type: 'EquityTransaction',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getEquityTransaction(ctx, args, query),
   }),
+
   equityPositions: t.field({
     type: EquityPositionList,
     description: "Each holder's shares per class, summed from the entries, with the cost basis; emptied positions (0 shares) only with includeVoid. By business partner id, then class.",
@@ -231,6 +235,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx) => ({ positions: await equityPositions(ctx, args) }),
   }),
+
   equityCapTable: t.field({
     type: EquityCapTable,
     description:
@@ -238,11 +243,13 @@ builder.queryFields((t) => ({
     args: { clientAccountId: t.arg.int({ required: true }), companyBusinessPartnerId: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => equityCapTable(ctx, args),
   }),
+
   equityShareClasses: t.field({
     type: ShareClassList,
     description: 'The share classes with English labels.',
     resolve: () => ({ shareClasses: shareClassList() }),
   }),
+
   equityTransactionTypes: t.field({
     type: TransactionTypeList,
     description: 'The equity transaction types with English labels (CONVERSION has no operation).',

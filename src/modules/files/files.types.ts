@@ -104,6 +104,7 @@ export const FileRecord = builder.prismaObject('StoredFile', {
 
 builder.queryFields((t) => ({
   file: t.prismaField({
+    nullable: true,
     type: 'StoredFile',
     description: 'One uploaded file with fresh presigned URLs.',
     args: { id: t.arg.int({ required: true }) },

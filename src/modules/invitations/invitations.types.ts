@@ -1,7 +1,7 @@
 import type { Role } from '../../generated/prisma/enums.ts';
 import { InvitationStatus } from '../../generated/prisma/enums.ts';
 import { builder, publicField, tenantScoped } from '../../builder.ts';
-import { nodesQuery, offsetPageType } from '../../shared/page-type.ts';
+import { cursorArgs, nodesQuery, offsetPageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import { ROLE_IDS, ROLE_NAMES } from '../client-accounts/client-accounts.rules.ts';
 import { UserRef } from '../users/users.types.ts';
@@ -146,19 +146,22 @@ const AcceptInvitationInput = builder.inputType('AcceptInvitationInput', {
 });
 
 builder.queryFields((t) => ({
+
   invitations: t.field({
     type: InvitationList,
     extensions: pageCost(INVITATION_PAGE_LIMITS, 'limit'),
     description: 'Invitations of the client accounts the caller manages (or of one of them), newest first; limit 100 by default, at most 1000.',
-    args: { clientAccountId: t.arg.int(), status: t.arg({ type: InvitationStatusEnum }), limit: t.arg.int(), offset: t.arg.int() },
+    args: { clientAccountId: t.arg.int(), status: t.arg({ type: InvitationStatusEnum }), limit: t.arg.int(), offset: t.arg.int(), ...cursorArgs(t) },
     resolve: (_root, args, ctx, info) => listInvitations(ctx, args, nodesQuery(ctx, info)),
   }),
   invitation: t.prismaField({
+    nullable: true,
     type: 'Invitation',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getInvitation(ctx, args, query),
   }),
   publicInvitation: t.field({
+    nullable: true,
     ...publicField,
     type: PublicInvitation,
     description: 'The invitation a token names, without a bearer token (404 when it names none).',

@@ -1,5 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { fixed } from '../../shared/scalars.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
@@ -168,6 +168,7 @@ const UpdateItemCollectionEntryInput = builder.inputType('UpdateItemCollectionEn
 });
 
 builder.queryFields((t) => ({
+
   itemCollections: t.field({
     type: ItemCollectionPage,
     extensions: pageCost(COLLECTION_PAGE_LIMITS),
@@ -176,16 +177,19 @@ builder.queryFields((t) => ({
       clientAccountId: t.arg.int({ required: true }),
       collectionTypes: t.arg({ type: [CollectionType], description: 'Any of these types' }),
       name: t.arg.string({ description: 'Part of the name, case-insensitive' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listItemCollections(ctx, args, nodesQuery(ctx, info)),
   }),
   itemCollection: t.prismaField({
+    nullable: true,
     type: 'ItemCollection',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getItemCollection(ctx, args, query),
   }),
+
   itemCollectionEntries: t.field({
     type: ItemCollectionEntryPage,
     extensions: pageCost(COLLECTION_PAGE_LIMITS),
@@ -202,12 +206,14 @@ builder.queryFields((t) => ({
         description: 'Field names, - for descending: id, item_id, description, quantity, price, currency_code, unit_id, tax_code_id, ' +
           'business_partner_id, project_id, recurring_start_date, recurring_end_date, recurring_interval, trial_end_date, created_at, updated_at',
       }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listItemCollectionEntries(ctx, args, nodesQuery(ctx, info)),
   }),
   itemCollectionEntry: t.prismaField({
+    nullable: true,
     type: 'ItemCollectionEntry',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getItemCollectionEntry(ctx, args, query),

@@ -1,5 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { fixed } from '../../shared/scalars.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
@@ -88,6 +88,7 @@ const UpdateItemInput = builder.inputType('UpdateItemInput', {
 });
 
 builder.queryFields((t) => ({
+
   items: t.field({
     type: ItemPage,
     extensions: pageCost(ITEM_PAGE_LIMITS),
@@ -98,12 +99,14 @@ builder.queryFields((t) => ({
       isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all items' }),
       freeText: t.arg.string({ description: 'Matches item number and name (description), case-insensitive' }),
       orderBy: t.arg.stringList({ description: 'Field names, - for descending: item_no, name/description, item_type, price, created_at, updated_at, id' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listItems(ctx, args, nodesQuery(ctx, info)),
   }),
   item: t.prismaField({
+    nullable: true,
     type: 'Item',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getItem(ctx, args, query),

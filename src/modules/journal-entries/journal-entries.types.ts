@@ -3,7 +3,7 @@ import type { JournalEntry as PrismaJournalEntry } from '../../generated/prisma/
 import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull, inCurrency } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
@@ -273,6 +273,7 @@ const UpdateJournalEntryInput = builder.inputType('UpdateJournalEntryInput', {
 });
 
 builder.queryFields((t) => ({
+
   journalEntries: t.field({
     type: JournalEntryPage,
     extensions: pageCost(JOURNAL_ENTRY_PAGE_LIMITS),
@@ -284,16 +285,19 @@ builder.queryFields((t) => ({
       relationType: t.arg.string(),
       relationId: t.arg.int(),
       includeDrafts: t.arg.boolean({ defaultValue: false }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listJournalEntries(ctx, args, nodesQuery(ctx, info)),
   }),
   journalEntry: t.prismaField({
+    nullable: true,
     type: 'JournalEntry',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getJournalEntry(ctx, args, query),
   }),
+
   accountBalance: t.field({
     type: AccountBalance,
     description: "An account's debit, credit and balance over posted lines (drafts on request), optionally in a date range.",

@@ -1,5 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import { TaxCode } from '../tax-codes/tax-codes.types.ts';
 import { compareTaxCodes } from '../tax-codes/tax-codes.rules.ts';
@@ -101,6 +101,7 @@ const UpdateAccountInput = builder.inputType('UpdateAccountInput', {
 });
 
 builder.queryFields((t) => ({
+
   accounts: t.field({
     type: AccountPage,
     extensions: pageCost(ACCOUNT_PAGE_LIMITS),
@@ -112,17 +113,20 @@ builder.queryFields((t) => ({
       codeFrom: t.arg.string({ description: 'Lowest code, inclusive' }),
       codeTo: t.arg.string({ description: 'Highest code, inclusive, with its sub-accounts' }),
       freeText: t.arg.string({ description: 'Matches code and name, case-insensitive' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listAccounts(ctx, args, nodesQuery(ctx, info)),
   }),
   account: t.prismaField({
+    nullable: true,
     type: 'Account',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getAccount(ctx, args, query),
   }),
   accountByCode: t.prismaField({
+    nullable: true,
     type: 'Account',
     args: { clientAccountId: t.arg.int({ required: true }), code: t.arg.string({ required: true }) },
     resolve: (query, _root, args, ctx) => getAccountByCode(ctx, args, query),

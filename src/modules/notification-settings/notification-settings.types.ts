@@ -41,6 +41,7 @@ const UpdateNotificationSettingInput = builder.inputType('UpdateNotificationSett
 });
 
 builder.queryFields((t) => ({
+
   notificationSettings: t.prismaField({
     type: ['NotificationSetting'],
     extensions: listCost(NOTIFICATION_TYPES.length),

@@ -1,7 +1,7 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { described } from '../../shared/enum-values.ts';
 import { requestLoader } from '../../shared/loaders.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixedOrNull } from '../../shared/scalars.ts';
 import { A_MELDING_CODE_LISTS, type CodeList } from './a-melding-codes.ts';
@@ -213,6 +213,7 @@ const UpdatePayrollContractInput = builder.inputType('UpdatePayrollContractInput
 });
 
 builder.queryFields((t) => ({
+
   payrollContracts: t.field({
     type: PayrollContractPage,
     extensions: pageCost(PAYROLL_CONTRACT_PAGE_LIMITS),
@@ -221,16 +222,19 @@ builder.queryFields((t) => ({
       clientAccountId: t.arg.int({ required: true }),
       businessPartnerId: t.arg.int({ description: 'The employee' }),
       isActive: t.arg.boolean({ description: 'Omitted or null: active and inactive' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listPayrollContracts(ctx, args, nodesQuery(ctx, info)),
   }),
   payrollContract: t.prismaField({
+    nullable: true,
     type: 'PayrollContract',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getPayrollContract(ctx, args, query),
   }),
+
   payrollTaxCards: t.field({
     type: PayrollTaxCardPage,
     extensions: pageCost(TAX_CARD_PAGE_LIMITS),
@@ -239,11 +243,13 @@ builder.queryFields((t) => ({
       clientAccountId: t.arg.int({ required: true }),
       businessPartnerId: t.arg.int(),
       year: t.arg.int(),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listPayrollTaxCards(ctx, args, nodesQuery(ctx, info)),
   }),
+
   payrollCodeLists: t.field({
     type: [CodeListRef],
     extensions: listCost(A_MELDING_CODE_LISTS.length),

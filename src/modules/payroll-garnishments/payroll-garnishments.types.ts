@@ -1,6 +1,6 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { described } from '../../shared/enum-values.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import { fixedOrNull } from '../../shared/scalars.ts';
 import { DEDUCTION_TYPE_DESCRIPTIONS, FETCH_RUN_PAGE_LIMITS, GARNISHMENT_PAGE_LIMITS, GARNISHMENT_STATUS_DESCRIPTIONS, GARNISHMENT_STATUSES } from './payroll-garnishments.rules.ts';
@@ -96,6 +96,7 @@ const GarnishmentFetchRequest = builder.objectRef<{ message: string; run: { id: 
 });
 
 builder.queryFields((t) => ({
+
   payrollGarnishments: t.field({
     type: PayrollGarnishmentPage,
     extensions: pageCost(GARNISHMENT_PAGE_LIMITS),
@@ -104,21 +105,24 @@ builder.queryFields((t) => ({
       clientAccountId: t.arg.int({ required: true }),
       businessPartnerId: t.arg.int({ description: 'The employee' }),
       status: t.arg({ type: GarnishmentStatusEnum }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listPayrollGarnishments(ctx, args, nodesQuery(ctx, info)),
   }),
   payrollGarnishment: t.prismaField({
+    nullable: true,
     type: 'PayrollGarnishment',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getPayrollGarnishment(ctx, args, query),
   }),
+
   payrollGarnishmentFetchRuns: t.field({
     type: FetchRunPage,
     extensions: pageCost(FETCH_RUN_PAGE_LIMITS),
     description: 'The fetches of the account’s garnishments from the tax authority, newest first: status, times, counts, error.',
-    args: { clientAccountId: t.arg.int({ required: true }), page: t.arg.int(), perPage: t.arg.int() },
+    args: { clientAccountId: t.arg.int({ required: true }), page: t.arg.int(), perPage: t.arg.int(), ...cursorArgs(t) },
     resolve: (_root, args, ctx, info) => listGarnishmentFetchRuns(ctx, args, nodesQuery(ctx, info)),
   }),
 }));

@@ -360,12 +360,11 @@ export async function listSystemUsers(ctx: RequestContext, args: Args<typeof rul
     const managed = await managedAccountIds(ctx);
     where = managed ? { clientAccountId: { in: [...managed] } } : {};
   }
-  const page = await findPage(
+  return findPage(
     window,
     (w) => ctx.db.govportalSystemUser.findMany({ ...query, where, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], ...w }),
     () => ctx.db.govportalSystemUser.count({ where }),
   );
-  return { items: page.nodes, page: window.page, perPage: window.perPage, total: page.meta.records };
 }
 
 // ── What an active system user reaches: property search, dialogs ──────────────────────────────

@@ -2,6 +2,8 @@ import { builder, tenantScoped } from '../../builder.ts';
 import type { Dialog } from '../../integrations/dialogplatform/dialogs.ts';
 import type { SystemUserRight as Right } from '../../integrations/govportal/portal.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
+import { cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
+import type { Page } from '../../shared/pagination.ts';
 import { SYSTEM_USER_PAGE_LIMITS } from './portal-integrations.rules.ts';
 import {
   connectionStatus,
@@ -57,15 +59,13 @@ export const GovportalSystemUser = builder.prismaObject('GovportalSystemUser', {
   }),
 });
 
-type SystemUserRow = Awaited<ReturnType<typeof listSystemUsers>>['items'][number];
-const SystemUserList = builder.objectRef<{ items: SystemUserRow[]; page: number; perPage: number; total: number }>('GovportalSystemUserList').implement({
-  fields: (t) => ({
-    nodes: t.field({ type: [GovportalSystemUser], description: 'The page of system users (REST: items)', resolve: (l) => l.items }),
-    page: t.exposeInt('page'),
-    perPage: t.exposeInt('perPage'),
-    total: t.exposeInt('total', { description: 'Total number of system users listed' }),
-  }),
-});
+const SystemUserList = pageType('GovportalSystemUserPage', GovportalSystemUser);
+// REST's {items, page, per_page, total} envelope (spec 002), beside the connection's own fields
+builder.objectFields(SystemUserList, (t) => ({
+  page: t.int({ nullable: true, extensions: { nullOnlyByCursor: true }, description: 'null when read by cursor', resolve: (c) => (c as Page<unknown>).meta?.page ?? null }),
+  perPage: t.int({ nullable: true, extensions: { nullOnlyByCursor: true }, description: 'null when read by cursor', resolve: (c) => (c as Page<unknown>).meta?.perPage ?? null }),
+  total: t.int({ description: 'Total number of system users listed', resolve: (c) => (c as Page<unknown>).totalCount }),
+}));
 
 const DialogItem = builder.objectRef<Dialog>('DialogSearchItem').implement({
   description: "A dialog of the organization at the government dialog platform (a case or message from an agency), as the platform's search answers it.",
@@ -90,43 +90,50 @@ const DialogSearchResult = builder.objectRef<{ items: Dialog[] }>('DialogSearchR
 const ACCOUNT_ARG = 'Optional: one of your client accounts (403 for another). Integrators may send it with every call; the login and its token are the person’s, so it changes nothing else';
 
 builder.queryFields((t) => ({
+
   govportalStatus: t.field({
     type: ConnectionStatus,
     description: "Whether you are connected to the government portal (your person's portal token).",
     args: { clientAccountId: t.arg.int({ description: ACCOUNT_ARG }) },
     resolve: (_root, args, ctx) => connectionStatus(ctx, 'govportal', args),
   }),
+
   idproviderStatus: t.field({
     type: ConnectionStatus,
     description: 'Whether you are logged in with the national login.',
     args: { clientAccountId: t.arg.int({ description: ACCOUNT_ARG }) },
     resolve: (_root, args, ctx) => connectionStatus(ctx, 'idprovider', args),
   }),
+
   govportalReportees: t.field({
     type: 'JSON',
     description: "Whom you may act for at the government portal: the portal's HAL+JSON as it answered. 403 without a valid portal token.",
     args: { clientAccountId: t.arg.int({ description: ACCOUNT_ARG }) },
     resolve: (_root, args, ctx) => govportalReportees(ctx, args),
   }),
+
   govportalParties: t.field({
     type: 'JSON',
     description: "Your authorized parties at the government portal, as it answered. 403 without a valid portal token; 500 when the portal fails.",
     args: { clientAccountId: t.arg.int({ description: ACCOUNT_ARG }) },
     resolve: (_root, args, ctx) => govportalParties(ctx, args),
   }),
+
   govportalSystemUsers: t.field({
     type: SystemUserList,
     extensions: pageCost(SYSTEM_USER_PAGE_LIMITS),
     description: 'System users of the client accounts you manage, newest first; with clientAccountId only its own, each synced from the portal first.',
-    args: { clientAccountId: t.arg.int(), page: t.arg.int(), perPage: t.arg.int() },
-    resolve: (_root, args, ctx) => listSystemUsers(ctx, args),
+    args: { clientAccountId: t.arg.int(), page: t.arg.int(), perPage: t.arg.int(), ...cursorArgs(t) },
+    resolve: (_root, args, ctx, info) => listSystemUsers(ctx, args, nodesQuery(ctx, info)),
   }),
   govportalSystemUser: t.prismaField({
+    nullable: true,
     type: 'GovportalSystemUser',
     description: 'A system user by its UUID, its status synced from the portal.',
     args: { id: t.arg.string({ required: true }) },
     resolve: (query, _root, args, ctx) => getSystemUser(ctx, args, query),
   }),
+
   taxauthorityPropertySearch: t.field({
     type: 'JSON',
     description: "The tax authority's property search for an income year, as the client account's system user (needs an Active one with the property-search right). The upstream result, unchanged.",
@@ -137,6 +144,7 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, ctx) => propertySearch(ctx, args),
   }),
+
   dialogplatformDialogs: t.field({
     type: DialogSearchResult,
     description: "A live search of the client account's organization's dialogs at the dialog platform, as its system user (needs an Active one with the dialogs right).",

@@ -1,5 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import { projectRules as rules } from './projects.rules.ts';
 import { createProject, deactivateProject, getProject, listProjects, PROJECT_PAGE_LIMITS, updateProject } from './projects.service.ts';
@@ -46,6 +46,7 @@ const UpdateProjectInput = builder.inputType('UpdateProjectInput', {
 });
 
 builder.queryFields((t) => ({
+
   projects: t.field({
     type: ProjectPage,
     extensions: pageCost(PROJECT_PAGE_LIMITS),
@@ -54,12 +55,14 @@ builder.queryFields((t) => ({
       clientAccountId: t.arg.int({ required: true }),
       isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all projects' }),
       name: t.arg.string({ description: 'Part of the name, case-insensitive' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listProjects(ctx, args, nodesQuery(ctx, info)),
   }),
   project: t.prismaField({
+    nullable: true,
     type: 'Project',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getProject(ctx, args, query),

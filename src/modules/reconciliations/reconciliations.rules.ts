@@ -1,3 +1,4 @@
+import { cursorRules } from '../../shared/pagination.ts';
 import { z } from 'zod';
 import { Decimal } from '@prisma/client/runtime/client';
 import { decimal, evenWithIssues, id, required } from '../../shared/validation.ts';
@@ -68,6 +69,7 @@ export const reconciliationRules = {
     isDeleted: z.boolean().nullish(),
     page: pageFromZero,
     perPage,
+    ...cursorRules,
   }),
   create: z.object({ input: createInput(2) }),
   /** what the matcher proposes about a bank transaction not yet booked: its open items only */

@@ -41,7 +41,7 @@ const ZERO = new Decimal(0);
  * default) lists the live ones and true only the deleted ones; is_draft omitted lists both.
  */
 export async function listReconciliations(ctx: RequestContext, args: Args<typeof rules.list>, query: Query = {}) {
-  const { clientAccountId, dateFrom, dateTo, journalEntryLineId, journalEntryId, isDraft, isDeleted, page, perPage } = parse(rules.list, args);
+  const { clientAccountId, dateFrom, dateTo, journalEntryLineId, journalEntryId, isDraft, isDeleted, page, perPage, ...cursor } = parse(rules.list, args);
   await requireAccount(ctx, clientAccountId);
   const where: PrismaNS.ReconciliationWhereInput = { clientAccountId, deletedAt: isDeleted ? { not: null } : null };
   if (isDraft != null) where.isDraft = isDraft;
@@ -50,13 +50,13 @@ export async function listReconciliations(ctx: RequestContext, args: Args<typeof
     where.entries = { some: { ...(journalEntryLineId != null ? { journalEntryLineId } : {}), ...(journalEntryId != null ? { journalEntryId } : {}) } };
   }
   // the shared page window counts from 1: page 0 here is its page 1
-  const window = pageWindow({ page: (page ?? 0) + 1, perPage }, RECONCILIATION_PAGE_LIMITS);
+  const window = pageWindow({ ...cursor, page: page == null ? null : page + 1, perPage }, RECONCILIATION_PAGE_LIMITS);
   const found = await findPage(
     window,
     (w) => ctx.db.reconciliation.findMany({ ...query, where, orderBy: { id: 'asc' }, ...w }),
     () => ctx.db.reconciliation.count({ where }),
   );
-  return { ...found, meta: { ...found.meta, page: window.page - 1 } };
+  return { ...found, meta: found.meta && { ...found.meta, page: found.meta.page - 1 } };
 }
 
 export async function getReconciliation(ctx: RequestContext, { id }: { id: number }, query: Query = {}) {

@@ -1,5 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import { fixed, formatFixed, inCurrency } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
@@ -99,6 +99,7 @@ const CreateReconciliationInput = builder.inputType('CreateReconciliationInput',
 });
 
 builder.queryFields((t) => ({
+
   reconciliations: t.field({
     type: ReconciliationPage,
     extensions: pageCost(RECONCILIATION_PAGE_LIMITS),
@@ -111,16 +112,19 @@ builder.queryFields((t) => ({
       journalEntryId: t.arg.int(),
       isDraft: t.arg.boolean(),
       isDeleted: t.arg.boolean({ defaultValue: false }),
+      ...cursorArgs(t),
       page: t.arg.int({ description: 'From 0 (the first page); default 0' }),
       perPage: t.arg.int({ description: 'Default and at most 100' }),
     },
     resolve: (_root, args, ctx, info) => listReconciliations(ctx, args, nodesQuery(ctx, info)),
   }),
   reconciliation: t.prismaField({
+    nullable: true,
     type: 'Reconciliation',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getReconciliation(ctx, args, query),
   }),
+
   openItems: t.prismaField({
     type: ['JournalEntryLine'],
     description:

@@ -1,3 +1,4 @@
+import { cursorRules } from '../../shared/pagination.ts';
 import { z } from 'zod';
 import { DIMENSION_KIND_NAMES, type DimensionKind } from '../journal-entries/dimensions.ts';
 import { osloToday } from '../journal-entries/journal-entries.rules.ts';
@@ -127,6 +128,7 @@ export const reportRules = {
       freeText,
       page,
       perPage,
+      ...cursorRules,
     })
     .transform((v) => ({ ...v, ...defaultPeriod(v.dateFrom, v.dateTo) }))
     .superRefine(ordered),
@@ -142,6 +144,7 @@ export const reportRules = {
       includeCancelled: flag(true),
       page,
       perPage,
+      ...cursorRules,
     })
     .superRefine(ordered),
 };

@@ -4,7 +4,7 @@ import type { RequestContext } from '../../shared/context.ts';
 import { requireAccount } from '../../shared/tenancy.ts';
 import { parse } from '../../shared/validation.ts';
 import { ValidationError } from '../../shared/errors.ts';
-import { pageWindow, type Page } from '../../shared/pagination.ts';
+import { findPage, pageWindow, type Page, type PageWindow } from '../../shared/pagination.ts';
 import { DIMENSION_KIND_NAMES, DIMENSION_KINDS, type DimensionKind } from '../journal-entries/dimensions.ts';
 import { toSnake } from '../../shared/naming.ts';
 import { containsPattern } from '../../shared/text-search.ts';
@@ -509,11 +509,33 @@ async function ledgerLines(ctx: RequestContext, scope: Scope, range: { dateFrom:
   }));
 }
 
-/** One page of a ledger (spec 001 general-ledger row). */
-async function ledger(ctx: RequestContext, scope: Scope, range: { dateFrom: Date; dateTo: Date }, window: { page: number; perPage: number }): Promise<Page<LedgerRow>> {
+/** One window of a ledger (spec 001 general-ledger row): by page, or after/before a line's cursor. */
+async function ledger(ctx: RequestContext, scope: Scope, range: { dateFrom: Date; dateTo: Date }, window: PageWindow): Promise<Page<LedgerRow>> {
   const of = await ledgerAccounts(ctx, scope, range);
-  const nodes = await ledgerLines(ctx, scope, range, of, (window.page - 1) * window.perPage, window.perPage);
-  return { nodes, meta: { ...window, records: of.records } };
+  return findPage(
+    window,
+    ({ skip, take }) => ledgerLines(ctx, scope, range, of, skip, take),
+    async () => of.records,
+    (id) => ledgerPosition(ctx, scope, range, of, Number(id)),
+  );
+}
+
+/** The 0-based row of a line in the ledger now: the lines of the accounts before its own, then its place in its account. */
+async function ledgerPosition(ctx: RequestContext, scope: Scope, range: { dateFrom: Date; dateTo: Date }, of: LedgerAccounts, id: number): Promise<number | null> {
+  const period = movementOf(scope.clientAccountId, formatDate(range.dateFrom), formatDate(range.dateTo));
+  const [row] = await ctx.db.$queryRaw<{ account_id: number; n: bigint }[]>`
+      SELECT account_id, n FROM (
+        SELECT l.id, l.account_id, row_number() OVER (ORDER BY l.posting_date, e.sequence_number NULLS LAST, e.id, l.line_id) - 1 AS n
+        FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id
+        WHERE ${scopeWhere(scope)} AND ${period} AND l.account_id = (SELECT account_id FROM journal_entry_lines WHERE id = ${id})) o
+      WHERE id = ${id}`;
+  if (!row) return null;
+  let before = 0;
+  for (const a of of.accounts) {
+    if (a.accountId === row.account_id) return before + Number(row.n);
+    before += a.lines;
+  }
+  return null;
 }
 
 /** Lines a report file holds at most: a larger ledger is refused (400), the JSON pages still list it. */

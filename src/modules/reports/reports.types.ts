@@ -1,7 +1,7 @@
 import { builder } from '../../builder.ts';
 import { formatFixed, type Decimal } from '../../shared/scalars.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
-import { pageType } from '../../shared/page-type.ts';
+import {cursorArgs, pageType } from '../../shared/page-type.ts';
 import { DimensionKindEnum, LineDimension } from '../journal-entries/journal-entries.types.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import type { Grouping } from './grouping.ts';
@@ -171,6 +171,7 @@ const ledgerArgs = (t: Parameters<Parameters<typeof builder.queryFields>[0]>[0])
   freeText: t.arg.string({ description: "Lines whose or whose entry's description contains it, or the entry with that voucher number" }),
   includeReconciled: t.arg.boolean({ description: 'default true; false: only lines not fully reconciled' }),
   includeCancelled: t.arg.boolean({ description: 'default true; false leaves out cancelled entries and their reversals' }),
+  ...cursorArgs(t),
   page: t.arg.int({ description: 'default 1' }),
   perPage: t.arg.int({ description: `default ${LEDGER_PAGE_LIMITS.defaultPerPage}, at most ${LEDGER_PAGE_LIMITS.maxPerPage}` }),
 });
@@ -193,6 +194,7 @@ const subLedgerField = (t: Parameters<Parameters<typeof builder.queryFields>[0]>
   });
 
 builder.queryFields((t) => ({
+
   balanceSheet: t.field({
     type: [BalanceSheetRowRef],
     extensions: listCost(300),
@@ -200,6 +202,7 @@ builder.queryFields((t) => ({
     args: { ...filterArgs(t), reportDate: t.arg({ type: 'Date' }) },
     resolve: (_root, args, ctx) => balanceSheet(ctx, args),
   }),
+
   incomeStatement: t.field({
     type: [IncomeStatementRowRef],
     extensions: listCost(300),
@@ -213,6 +216,7 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, ctx) => incomeStatement(ctx, args),
   }),
+
   trialBalance: t.field({
     type: [TrialBalanceRowRef],
     extensions: listCost(300),
@@ -230,6 +234,7 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, ctx) => trialBalance(ctx, args),
   }),
+
   generalLedger: t.field({
     type: GeneralLedgerPage,
     extensions: pageCost(LEDGER_PAGE_LIMITS),

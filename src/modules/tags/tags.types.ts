@@ -1,5 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import { tagRules as rules } from './tags.rules.ts';
 import { createTag, getTag, listTags, TAG_PAGE_LIMITS, updateTag } from './tags.service.ts';
@@ -41,6 +41,7 @@ const UpdateTagInput = builder.inputType('UpdateTagInput', {
 });
 
 builder.queryFields((t) => ({
+
   tags: t.field({
     type: TagPage,
     extensions: pageCost(TAG_PAGE_LIMITS),
@@ -48,12 +49,14 @@ builder.queryFields((t) => ({
     args: {
       clientAccountId: t.arg.int({ required: true }),
       isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all tags' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listTags(ctx, args, nodesQuery(ctx, info)),
   }),
   tag: t.prismaField({
+    nullable: true,
     type: 'Tag',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getTag(ctx, args, query),

@@ -1,5 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { createTask, deleteTask, getTask, listTasks, updateTask } from './tasks.service.ts';
 import { TASK_PAGE_LIMITS, TASK_STATUS_DESCRIPTIONS, TASK_STATUS_MAX, TASK_TYPE_DESCRIPTIONS, TASK_TYPE_MAX, taskRules as rules } from './tasks.rules.ts';
@@ -88,6 +88,7 @@ const UpdateTaskInput = builder.inputType('UpdateTaskInput', {
 });
 
 builder.queryFields((t) => ({
+
   tasks: t.field({
     type: TaskPage,
     extensions: pageCost(TASK_PAGE_LIMITS),
@@ -101,12 +102,14 @@ builder.queryFields((t) => ({
       relationType: t.arg.string(),
       relationId: t.arg.int(),
       orderBy: t.arg.stringList({ description: 'Fields id, created_at, updated_at, completed_at, title, status; - for descending. Default -created_at' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listTasks(ctx, args, nodesQuery(ctx, info)),
   }),
   task: t.prismaField({
+    nullable: true,
     type: 'Task',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getTask(ctx, args, query),

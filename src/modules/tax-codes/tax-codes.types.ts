@@ -89,6 +89,7 @@ const UpdateTaxCodeInput = builder.inputType('UpdateTaxCodeInput', {
 });
 
 builder.queryFields((t) => ({
+
   taxCodes: t.prismaField({
     type: ['TaxCode'],
     description: 'The VAT codes of a client account, by code.',
@@ -96,6 +97,7 @@ builder.queryFields((t) => ({
     resolve: (query, _root, args, ctx) => listTaxCodes(ctx, args, query),
   }),
   taxCode: t.prismaField({
+    nullable: true,
     type: 'TaxCode',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getTaxCode(ctx, args, query),

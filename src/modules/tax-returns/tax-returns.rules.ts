@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TaxReturnStatus } from '../../generated/prisma/enums.ts';
-import { orderByNames, type PageLimits } from '../../shared/pagination.ts';
+import { cursorRules, orderByNames, type PageLimits } from '../../shared/pagination.ts';
 import { id } from '../../shared/validation.ts';
 import type { FilingStatus } from '../../integrations/govportal/filings.ts';
 
@@ -82,6 +82,7 @@ export const taxReturnRules = {
     orderBy: orderByNames(TAX_RETURN_ORDER).nullish(),
     page: pageNumber,
     pageSize: pageNumber,
+    ...cursorRules,
   }),
   prefilled: z.object({ clientAccountId: id, year }),
   preview: z.object({ clientAccountId: id, reportingYear: year, fromDate: date, toDate: date }).transform(period).superRefine(ordered),

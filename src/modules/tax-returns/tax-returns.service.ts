@@ -439,7 +439,7 @@ export async function listTaxReturns(ctx: RequestContext, args: Args<typeof rule
   if (a.reportingYear != null) where.reportingYear = a.reportingYear;
   if (a.status?.length) where.status = { in: a.status };
   return findPage(
-    pageWindow({ page: a.page, perPage: a.pageSize }, TAX_RETURN_PAGE_LIMITS),
+    pageWindow({ ...a, perPage: a.pageSize }, TAX_RETURN_PAGE_LIMITS),
     (w) => ctx.db.taxReturn.findMany({ ...query, where, orderBy: toOrderBy(a.orderBy, TAX_RETURN_ORDER, DEFAULT_TAX_RETURN_ORDER), ...w }),
     () => ctx.db.taxReturn.count({ where }),
   );

@@ -1,6 +1,6 @@
 import { builder, storesNothing, tenantScoped } from '../../builder.ts';
 import { described } from '../../shared/enum-values.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import type { Decimal } from '../../shared/scalars.ts';
 import type { Finding } from '../../integrations/govportal/filings.ts';
@@ -240,6 +240,7 @@ const ImportTaxReturnsInput = builder.inputType('ImportTaxReturnsInput', {
 });
 
 builder.queryFields((t) => ({
+
   taxReturns: t.field({
     type: TaxReturnPage,
     extensions: pageCost(TAX_RETURN_PAGE_LIMITS, 'pageSize'),
@@ -249,22 +250,26 @@ builder.queryFields((t) => ({
       reportingYear: t.arg.int(),
       status: t.arg({ type: [TaxReturnStatusEnum] }),
       orderBy: t.arg.stringList({ description: 'Fields id, reporting_year, status, created_at, submitted_at, client_account_id; - for descending. Default -reporting_year' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       pageSize: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listTaxReturns(ctx, args, nodesQuery(ctx, info)),
   }),
   taxReturn: t.prismaField({
+    nullable: true,
     type: 'TaxReturn',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getTaxReturn(ctx, args, query),
   }),
   taxReturnStatus: t.prismaField({
+    nullable: true,
     type: 'TaxReturn',
     description: 'The tax return, refreshed from the portal first when it is SUBMITTED with a portal instance id (500 when the portal cannot be read; nothing changes).',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => taxReturnStatus(ctx, args, query),
   }),
+
   taxReturnPreview: t.field({
     type: PreviewRef,
     description: 'The næringsspesifikasjon of the period computed from the ledger (from/to default 1 January and 31 December of the year).',

@@ -1,5 +1,5 @@
 import { builder } from '../../builder.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import { getUnit, listUnits, UNIT_PAGE_LIMITS } from './units.service.ts';
 
@@ -17,18 +17,21 @@ export const Unit = builder.prismaObject('Unit', {
 const UnitPage = pageType('UnitPage', Unit);
 
 builder.queryFields((t) => ({
+
   units: t.field({
     type: UnitPage,
     extensions: pageCost(UNIT_PAGE_LIMITS),
     description: 'All units (page-based; per_page defaults to 100, at most 100).',
     args: {
       orderBy: t.arg.stringList({ description: 'e.g. ["symbol"] or ["-description"]' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listUnits(ctx, args, nodesQuery(ctx, info)),
   }),
   unit: t.prismaField({
+    nullable: true,
     type: 'Unit',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getUnit(ctx, args, query),

@@ -1,5 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { VOUCHER_COLLECTION_PAGE_LIMITS } from './voucher-collections.rules.ts';
 import { createVoucherCollection, getVoucherCollection, listVoucherCollections, updateVoucherCollection } from './voucher-collections.service.ts';
@@ -45,14 +45,16 @@ const UpdateVoucherCollectionInput = builder.inputType('UpdateVoucherCollectionI
 });
 
 builder.queryFields((t) => ({
+
   voucherCollections: t.field({
     type: VoucherCollectionPage,
     extensions: pageCost(VOUCHER_COLLECTION_PAGE_LIMITS),
     description: 'Voucher collections of a client account, newest first (page-based; per_page 100 by default and at most).',
-    args: { clientAccountId: t.arg.int({ required: true }), page: t.arg.int(), perPage: t.arg.int() },
+    args: { clientAccountId: t.arg.int({ required: true }), page: t.arg.int(), perPage: t.arg.int(), ...cursorArgs(t) },
     resolve: (_root, args, ctx, info) => listVoucherCollections(ctx, args, nodesQuery(ctx, info)),
   }),
   voucherCollection: t.prismaField({
+    nullable: true,
     type: 'VoucherCollection',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getVoucherCollection(ctx, args, query),

@@ -1,3 +1,4 @@
+import { sqlPosition } from '../../shared/sql-pagination.ts';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
@@ -120,8 +121,8 @@ export async function listVouchers(ctx: RequestContext, args: Args<typeof rules.
   }
 
   const order = orderTerms(a.orderBy ? [a.orderBy] : null, VOUCHER_ORDER_FIELDS, DEFAULT_VOUCHER_ORDER);
-  const orderSql = [
-    ...(target ? [sql`similarity DESC NULLS LAST`] : []),
+  const orderSql = (similar: PrismaNS.Sql) => [
+    ...(target ? [sql`${similar} DESC NULLS LAST`] : []),
     ...order.map((o) => PrismaNS.raw(`${o.field} ${o.direction === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`)),
     ...(order.some((o) => o.field === VOUCHER_ORDER_FIELDS.id) ? [] : [PrismaNS.raw(`v.id ${order[0]!.direction === 'desc' ? 'DESC' : 'ASC'}`)]),
   ];
@@ -130,11 +131,12 @@ export async function listVouchers(ctx: RequestContext, args: Args<typeof rules.
   return findPage(
     window,
     async ({ skip, take }) => {
-      const rows = await ctx.db.$queryRaw<{ id: number }[]>`SELECT v.id, ${similarity} AS similarity ${from} ORDER BY ${join(orderSql, ', ')} LIMIT ${take} OFFSET ${skip}`;
+      const rows = await ctx.db.$queryRaw<{ id: number }[]>`SELECT v.id, ${similarity} AS similarity ${from} ORDER BY ${join(orderSql(sql`similarity`), ', ')} LIMIT ${take} OFFSET ${skip}`;
       if (!rows.length) return [];
       return inIdOrder(rows, await ctx.db.voucher.findMany({ ...query, where: { id: { in: rows.map((r) => r.id) } } }));
     },
     async () => Number((await ctx.db.$queryRaw<{ n: number | bigint }[]>`SELECT count(*)::int AS n ${from}`)[0]?.n ?? 0),
+    sqlPosition(ctx, sql`v.id`, from, orderSql(similarity)),
   );
 }
 

@@ -2,7 +2,7 @@ import type { JournalEntry as PrismaJournalEntry, Task as PrismaTask, VoucherSta
 import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { pageImages, PageImage, signedUrl } from '../files/files.types.ts';
 import { JournalEntry } from '../journal-entries/journal-entries.types.ts';
@@ -233,6 +233,7 @@ const CreateVoucherStatementInput = builder.inputType('CreateVoucherStatementInp
 });
 
 builder.queryFields((t) => ({
+
   vouchers: t.field({
     type: VoucherPage,
     extensions: pageCost(VOUCHER_PAGE_LIMITS),
@@ -263,22 +264,25 @@ builder.queryFields((t) => ({
       hasDocument: t.arg.boolean(),
       hasAttachment: t.arg.boolean(),
       orderBy: t.arg.string({ description: "'field asc|desc', several separated by commas; fields: id, created_at, updated_at, document_date, file_name, size, status, type. Default 'created_at desc'" }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int({ description: '100 by default, at most 1000' }),
     },
     resolve: (_root, args, ctx, info) => listVouchers(ctx, args, nodesQuery(ctx, info)),
   }),
   voucher: t.prismaField({
+    nullable: true,
     type: 'Voucher',
     description: 'One voucher (404 when deleted).',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getVoucher(ctx, args, query),
   }),
+
   voucherStatements: t.field({
     type: VoucherStatementPage,
     extensions: pageCost(VOUCHER_STATEMENT_PAGE_LIMITS),
     description: 'The statements of a voucher, newest first (per_page 100 by default and at most).',
-    args: { voucherId: t.arg.int({ required: true }), page: t.arg.int(), perPage: t.arg.int() },
+    args: { voucherId: t.arg.int({ required: true }), page: t.arg.int(), perPage: t.arg.int(), ...cursorArgs(t) },
     resolve: (_root, args, ctx, info) => listVoucherStatements(ctx, args, nodesQuery(ctx, info)),
   }),
 }));

@@ -1,3 +1,4 @@
+import { sqlPosition } from '../../shared/sql-pagination.ts';
 import { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
 import { ValidationError } from '../../shared/errors.ts';
@@ -96,6 +97,7 @@ export async function listWorkerTasks(ctx: RequestContext, args: Args<typeof rul
       return inIdOrder(rows, await ctx.db.workerTask.findMany({ ...query, where: { id: { in: rows.map((r) => r.id) } } }));
     },
     async () => Number((await ctx.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n ${from}`)[0]?.n ?? 0),
+    sqlPosition(ctx, sql`t.id`, from, order),
   );
 }
 

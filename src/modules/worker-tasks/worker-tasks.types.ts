@@ -1,5 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { MAX_RESULTS_PER_TASK, RELATION_TYPES, WORKER_TASK_ORDER, WORKER_TASK_PAGE_LIMITS, WORKER_TASK_STATUSES, WORKER_TASK_TYPE_CODES, WORKER_TASK_TYPES } from './worker-tasks.rules.ts';
 import { createWorkerTask, getWorkerTask, listWorkerTasks, submitWorkerTaskResult, updateWorkerTask, workerTaskTypes } from './worker-tasks.service.ts';
@@ -94,6 +94,7 @@ const UpdateWorkerTaskInput = builder.inputType('UpdateWorkerTaskInput', {
 });
 
 builder.queryFields((t) => ({
+
   workerTasks: t.field({
     type: WorkerTaskPage,
     extensions: pageCost(WORKER_TASK_PAGE_LIMITS),
@@ -108,16 +109,19 @@ builder.queryFields((t) => ({
       lessThanResultsFromMe: t.arg.int({ description: 'Tasks where the caller has submitted fewer than this many results (1: none yet)' }),
       downplayResultsFromId: t.arg.int({ description: 'Tasks with a result from this user come last (the order applies within each part)' }),
       orderBy: t.arg.stringList({ description: `Fields ${Object.keys(WORKER_TASK_ORDER).join(', ')}; prefix - for descending; default created_at` }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       perPage: t.arg.int(),
     },
     resolve: (_root, args, ctx, info) => listWorkerTasks(ctx, args, nodesQuery(ctx, info)),
   }),
   workerTask: t.prismaField({
+    nullable: true,
     type: 'WorkerTask',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getWorkerTask(ctx, args, query),
   }),
+
   workerTaskTypes: t.field({
     type: [WorkerTaskTypeInfo],
     extensions: listCost(Object.keys(WORKER_TASK_TYPES).length),

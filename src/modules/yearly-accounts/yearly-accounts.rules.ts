@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { orderByNames, pageArgs, type PageLimits } from '../../shared/pagination.ts';
+import { cursorRules, orderByNames, pageArgs, type PageLimits } from '../../shared/pagination.ts';
 import { Decimal, formatDate } from '../../shared/scalars.ts';
 import { formatDate as isoToNorwegian } from '../../shared/norwegian-format.ts';
 import { decimal, id, required } from '../../shared/validation.ts';
@@ -159,6 +159,7 @@ export const yearlyAccountRules = {
     page: pageArgs.page,
     /** spec 002: yearly accounts are paged with page_size (not per_page) */
     pageSize: pageArgs.perPage,
+    ...cursorRules,
   }),
   create: z.object({ input: z.object(period).transform(periodOf).superRefine(orderedPeriod) }),
   notes: z.object({ id, notes }),

@@ -331,7 +331,7 @@ export async function listYearlyAccounts(ctx: RequestContext, args: Args<typeof 
   if (a.reportingYear != null) where.reportingYear = a.reportingYear;
   if (a.status?.length) where.status = { in: a.status };
   return findPage(
-    pageWindow({ page: a.page, perPage: a.pageSize }, YEARLY_ACCOUNT_PAGE_LIMITS),
+    pageWindow({ ...a, perPage: a.pageSize }, YEARLY_ACCOUNT_PAGE_LIMITS),
     (w) => ctx.db.yearlyAccountSubmission.findMany({ ...query, where, orderBy: toOrderBy(a.orderBy, YEARLY_ACCOUNT_ORDER, DEFAULT_YEARLY_ACCOUNT_ORDER), ...w }),
     () => ctx.db.yearlyAccountSubmission.count({ where }),
   );

@@ -1,6 +1,6 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { described } from '../../shared/enum-values.ts';
-import { nodesQuery, pageType } from '../../shared/page-type.ts';
+import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import type { Args } from '../../shared/validation.ts';
 import {
@@ -156,6 +156,7 @@ const AllocationInput = builder.inputType('CreateAnnualAllocationInput', {
 });
 
 builder.queryFields((t) => ({
+
   yearlyAccountPreview: t.field({
     type: Preview,
     description: 'The yearly accounts of a period (default the calendar year) from the posted ledger, with the previous year’s figures, the checks and the notes.',
@@ -167,6 +168,7 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, ctx) => previewYearlyAccounts(ctx, args),
   }),
+
   yearlyAccountSubmissions: t.field({
     type: YearlyAccountPage,
     extensions: pageCost(YEARLY_ACCOUNT_PAGE_LIMITS, 'pageSize'),
@@ -176,23 +178,27 @@ builder.queryFields((t) => ({
       reportingYear: t.arg.int(),
       status: t.arg({ type: [YearlyAccountStatusEnum] }),
       orderBy: t.arg.stringList({ description: 'Fields id, reporting_year, status, created_at, updated_at, submitted_at; - for descending. Default -reporting_year' }),
+      ...cursorArgs(t),
       page: t.arg.int(),
       pageSize: t.arg.int({ description: 'Default 100, at most 1000' }),
     },
     resolve: (_root, args, ctx, info) => listYearlyAccounts(ctx, args, nodesQuery(ctx, info)),
   }),
   yearlyAccountSubmission: t.prismaField({
+    nullable: true,
     type: 'YearlyAccountSubmission',
     description: 'One submission; a SUBMITTED one is refreshed from the portal first (APPROVED or REJECTED when assessed).',
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => getYearlyAccount(ctx, args, query),
   }),
   yearlyAccountPdf: t.field({
+    nullable: true,
     type: YearlyAccountFile,
     description: 'The yearly accounts PDF: front page, income statement and balance sheet with the previous year, the notes.',
     args: { id: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => yearlyAccountPdf(ctx, args),
   }),
+
   yearlyAccountNotes: t.field({
     type: [YearlyAccountNote],
     description: 'The notes of a submission: as stored when edited, else generated from the ledger now.',
