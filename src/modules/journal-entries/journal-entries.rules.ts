@@ -3,7 +3,7 @@ import { Decimal } from '@prisma/client/runtime/client';
 import { pageArgs } from '../../shared/pagination.ts';
 import { currencyCode, decimal, evenWithIssues, flag, id, immutable, optionalText, required } from '../../shared/validation.ts';
 import { formatDate } from '../../shared/scalars.ts';
-import { DIMENSION_KIND_NAMES } from './dimensions.ts';
+import { asLineKind, DIMENSION_KIND_NAMES } from './dimensions.ts';
 import { isBalanceAccount } from '../ledger-accounts/account-classes.ts';
 
 /** An amount in the accounting currency: at most 2 decimals, never negative (spec 001 "Journal entries"). */
@@ -17,7 +17,8 @@ const taxAmountFc = decimal({ precision: 18, scale: 3 }).nullish();
 const lineNumber = z.number().int('must be a whole number').positive('must be a positive number');
 
 const dimensionInput = z.object({
-  type: z.enum(DIMENSION_KIND_NAMES as [string, ...string[]], { error: `must be one of ${DIMENSION_KIND_NAMES.join(', ')}` }),
+  // GraphQL's DimensionType (BUSINESS_PARTNER) or the line type itself (businesspartner, from jobs and services)
+  type: z.preprocess(asLineKind, z.enum(DIMENSION_KIND_NAMES as [string, ...string[]], { error: `must be one of ${DIMENSION_KIND_NAMES.join(', ')}` })),
   id,
   /** read-only (the record's name): ignored when a client sends a line back */
   name: z.unknown().optional(),

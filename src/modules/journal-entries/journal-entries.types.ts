@@ -1,14 +1,14 @@
 import type { Decimal } from '@prisma/client/runtime/client';
 import type { JournalEntry as PrismaJournalEntry } from '../../generated/prisma/client.ts';
-import { builder, tenantScoped } from '../../builder.ts';
+import { builder, tenantScoped, wireSpelled } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
 import { nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull, inCurrency } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
-import { Account } from '../ledger-accounts/ledger-accounts.types.ts';
-import { DIMENSION_KIND_NAMES, DIMENSION_KINDS, lineDimensions, type DimensionKind } from './dimensions.ts';
+import { Account, DimensionType } from '../ledger-accounts/ledger-accounts.types.ts';
+import { DIMENSION_KIND_NAMES, DIMENSION_KINDS, lineDimensions, typeOfKind, type DimensionKind } from './dimensions.ts';
 import { journalEntryRules as rules } from './journal-entries.rules.ts';
 import {
   accountBalance,
@@ -21,20 +21,6 @@ import {
   postJournalEntry,
   updateJournalEntry,
 } from './journal-entries.service.ts';
-
-export const DimensionKindEnum = builder.enumType('DimensionKind', {
-  description:
-    'The type of a journal line dimension, as the wire spells it (also the `type` of `type:id` pairs in report filters): businesspartner, bankacc, project, department, asset, tag, item.',
-  values: {
-    businesspartner: { description: 'A business partner (customer, supplier, employee …)' },
-    bankacc: { description: 'A bank account' },
-    project: { description: 'A project' },
-    department: { description: 'A department' },
-    asset: { description: 'A fixed asset' },
-    tag: { description: 'A tag' },
-    item: { description: 'An item' },
-  } as const,
-});
 
 /** The name a dimension shows: each type's own naming column, loaded per request, one query per type. */
 const NAME_OF = {
@@ -68,7 +54,7 @@ function dimensionName(ctx: RequestContext, type: DimensionKind, id: number): Pr
 export const LineDimension = builder.objectRef<{ type: DimensionKind; id: number }>('LineDimension').implement({
   description: 'A dimension of a journal line: the type and id of a record of the same client account, and its name (read-only).',
   fields: (t) => ({
-    type: t.field({ type: DimensionKindEnum, resolve: (d) => d.type }),
+    type: t.field({ type: DimensionType, ...wireSpelled, description: 'Never EMPLOYEE (REST: businesspartner, bankacc, project, department, asset, tag, item)', resolve: (d) => typeOfKind(d.type) }),
     id: t.exposeInt('id'),
     name: t.string({ nullable: true, resolve: (d, _a, ctx) => dimensionName(ctx, d.type, d.id) }),
   }),
@@ -219,7 +205,7 @@ const AccountBalance = builder
 
 const LineDimensionInput = builder.inputType('LineDimensionInput', {
   fields: (t) => ({
-    type: t.field({ type: DimensionKindEnum, required: true }),
+    type: t.field({ type: DimensionType, required: true, ...wireSpelled, description: 'Any type but EMPLOYEE (REST: businesspartner, bankacc, project, department, asset, tag, item)' }),
     id: t.int({ required: true, description: 'A record of the same client account' }),
     name: t.string({ description: 'Read-only: ignored (a line sent back as it was read)' }),
   }),

@@ -1,8 +1,10 @@
-import { builder } from '../../builder.ts';
+import { builder, wireSpelled } from '../../builder.ts';
 import { formatFixed, type Decimal } from '../../shared/scalars.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { pageType } from '../../shared/page-type.ts';
-import { DimensionKindEnum, LineDimension } from '../journal-entries/journal-entries.types.ts';
+import { LineDimension } from '../journal-entries/journal-entries.types.ts';
+import { typeOfKind, type DimensionKind } from '../journal-entries/dimensions.ts';
+import { DimensionType } from '../ledger-accounts/ledger-accounts.types.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import type { Grouping } from './grouping.ts';
 import { LEDGER_PAGE_LIMITS, SUB_LEDGER_ACCOUNTS, type SubLedger } from './reports.rules.ts';
@@ -55,7 +57,7 @@ const ReportAccountFields = builder.interfaceRef<{ grouping: Grouping; accountId
 const relationFields = builder.interfaceRef<{ relationType: string | null; relationId: number | null; relationName: string | null }>('ReportRelation').implement({
   description: 'With group_by_dimension: the dimension value of the row (null values: lines without that dimension).',
   fields: (t) => ({
-    relationType: t.field({ type: DimensionKindEnum, nullable: true, resolve: (r) => r.relationType as never }),
+    relationType: t.field({ type: DimensionType, nullable: true, ...wireSpelled, resolve: (r) => (r.relationType ? typeOfKind(r.relationType as DimensionKind) : null) }),
     relationId: t.int({ nullable: true, resolve: (r) => r.relationId }),
     relationName: t.string({ nullable: true, resolve: (r) => r.relationName }),
   }),
@@ -209,7 +211,7 @@ builder.queryFields((t) => ({
       dateFrom: t.arg({ type: 'Date' }),
       dateTo: t.arg({ type: 'Date' }),
       freeText: t.arg.string(),
-      groupByDimension: t.arg({ type: DimensionKindEnum }),
+      groupByDimension: t.arg({ type: DimensionType, description: 'Any type but EMPLOYEE (REST: businesspartner, bankacc, project, department, asset, tag, item)' }),
     },
     resolve: (_root, args, ctx) => incomeStatement(ctx, args),
   }),
@@ -226,7 +228,7 @@ builder.queryFields((t) => ({
       includeCancelled: t.arg.boolean({ description: 'default true' }),
       includeZeroMovement: t.arg.boolean({ description: 'default false; true lists every account of the chart, also those without movement (what the REST files show by default; the REST JSON never does)' }),
       freeText: t.arg.string(),
-      groupByDimension: t.arg({ type: DimensionKindEnum }),
+      groupByDimension: t.arg({ type: DimensionType, description: 'Any type but EMPLOYEE (REST: businesspartner, bankacc, project, department, asset, tag, item)' }),
     },
     resolve: (_root, args, ctx) => trialBalance(ctx, args),
   }),
