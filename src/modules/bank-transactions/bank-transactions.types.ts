@@ -1,4 +1,5 @@
 import type { Decimal } from '@prisma/client/runtime/client';
+import { CANCELLATION_FLAGS } from '../journal-entries/journal-entries.rules.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
@@ -154,7 +155,9 @@ const PostedPayment = builder.objectRef<Payment>('BankPostedPayment').implement(
     id: t.exposeInt('id', { description: 'The journal entry' }),
     sequenceNumber: t.exposeInt('sequenceNumber', { nullable: true }),
     isDraft: t.exposeBoolean('isDraft'),
-    cancelled: t.exposeString('cancelled', { nullable: true, description: "'Y' cancelled, 'C' the reversal of a cancelled one, else null" }),
+    cancelled: t.exposeString('cancelled', { nullable: true, description: "The spec's string: 'Y' on a cancelled entry, 'C' on the reversal entry that cancels it, else null (typed: isCancelled, isCancellation)" }),
+    isCancelled: t.boolean(CANCELLATION_FLAGS.isCancelled),
+    isCancellation: t.boolean(CANCELLATION_FLAGS.isCancellation),
     postedAt: t.expose('postedAt', { type: 'DateTime', nullable: true }),
     description: t.exposeString('description', { nullable: true }),
     transfer: t.field({ type: PaymentTransfer, resolve: (p) => p })

@@ -24,6 +24,18 @@ const dimensionInput = z.object({
   name: z.unknown().optional(),
 });
 
+/**
+ * The spec's `cancelled` string of a journal entry (spec 001: "'Y' on a cancelled original, 'C'
+ * internally on a cancellation entry", else null). GraphQL shows it as it is and, beside it, as the
+ * booleans `isCancelled` and `isCancellation` (CANCELLATION_FLAGS).
+ */
+export const CANCELLED = 'Y';
+export const CANCELLATION = 'C';
+export const CANCELLATION_FLAGS = {
+  isCancelled: { description: "The entry is cancelled: a reversal entry undoes it (cancelled 'Y')", resolve: (e: { cancelled: string | null }) => e.cancelled === CANCELLED },
+  isCancellation: { description: "The entry is the reversal that cancels another entry (cancelled 'C')", resolve: (e: { cancelled: string | null }) => e.cancelled === CANCELLATION },
+} as const;
+
 export const MAX_LINES = 5000;
 
 const lineInput = z

@@ -9,7 +9,7 @@ import { fixed, fixedOrNull, inCurrency } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { Account, DimensionType } from '../ledger-accounts/ledger-accounts.types.ts';
 import { DIMENSION_KIND_NAMES, DIMENSION_KINDS, lineDimensions, typeOfKind, type DimensionKind } from './dimensions.ts';
-import { journalEntryRules as rules } from './journal-entries.rules.ts';
+import { CANCELLATION_FLAGS, journalEntryRules as rules } from './journal-entries.rules.ts';
 import {
   accountBalance,
   cancelJournalEntry,
@@ -127,7 +127,9 @@ export const JournalEntry = builder.prismaObject('JournalEntry', {
     clientAccountId: t.exposeInt('clientAccountId'),
     sequenceNumber: t.exposeInt('sequenceNumber', { nullable: true, description: '1, 2, 3 … per client account in posting order, without gaps; null while draft' }),
     description: t.exposeString('description', { nullable: true }),
-    cancelled: t.exposeString('cancelled', { nullable: true, description: "'Y' on a cancelled entry, 'C' on the reversal entry that cancels it, else null" }),
+    cancelled: t.exposeString('cancelled', { nullable: true, description: "The spec's string: 'Y' on a cancelled entry, 'C' on the reversal entry that cancels it, else null (typed: isCancelled, isCancellation)" }),
+    isCancelled: t.boolean(CANCELLATION_FLAGS.isCancelled),
+    isCancellation: t.boolean(CANCELLATION_FLAGS.isCancellation),
     cancelledById: t.exposeInt('cancelledById', { nullable: true }),
     cancellationEntryId: t.exposeInt('cancellationEntryId', { nullable: true, description: 'On a cancelled entry: its reversal entry' }),
     cancellationReason: t.exposeString('cancellationReason', { nullable: true }),

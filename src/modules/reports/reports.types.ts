@@ -1,3 +1,4 @@
+import { CANCELLATION_FLAGS } from '../journal-entries/journal-entries.rules.ts';
 import { builder, wireSpelled } from '../../builder.ts';
 import { formatFixed, type Decimal } from '../../shared/scalars.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
@@ -128,7 +129,9 @@ const LedgerEntryRef = builder.objectRef<LedgerEntry>('GeneralLedgerEntry').impl
   fields: (t) => ({
     id: t.exposeInt('id'),
     sequenceNumber: t.exposeInt('sequenceNumber', { nullable: true }),
-    cancelled: t.exposeString('cancelled', { nullable: true }),
+    cancelled: t.exposeString('cancelled', { nullable: true, description: "The spec's string: 'Y' on a cancelled entry, 'C' on the reversal entry that cancels it, else null (typed: isCancelled, isCancellation)" }),
+    isCancelled: t.boolean(CANCELLATION_FLAGS.isCancelled),
+    isCancellation: t.boolean(CANCELLATION_FLAGS.isCancellation),
     isDraft: t.exposeBoolean('isDraft'),
     voucherId: t.exposeInt('voucherId', { nullable: true }),
     description: t.exposeString('description', { nullable: true }),
