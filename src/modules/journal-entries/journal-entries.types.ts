@@ -1,3 +1,4 @@
+import { recordById } from '../../shared/record-by-id.ts';
 import type { Decimal } from '@prisma/client/runtime/client';
 import type { JournalEntry as PrismaJournalEntry } from '../../generated/prisma/client.ts';
 import { builder, tenantScoped, wireSpelled } from '../../builder.ts';
@@ -77,6 +78,7 @@ export const JournalEntryLine = builder.prismaObject('JournalEntryLine', {
   description: 'A line of a journal entry: an amount on one side of one ledger account, in the accounting currency and in the line currency (_fc).',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    journalEntry: t.relation('journalEntry'),
     journalEntryId: t.exposeInt('journalEntryId'),
     lineId: t.exposeInt('lineId', { description: 'Position within the entry (1, 2, … unless the client numbered its lines)' }),
     postingDate: t.expose('postingDate', { type: 'Date' }),
@@ -88,6 +90,7 @@ export const JournalEntryLine = builder.prismaObject('JournalEntryLine', {
     credit: t.field({ type: 'Decimal', description: 'In the accounting currency', resolve: fixed('credit', 2) }),
     creditFc: t.field({ type: 'Decimal', description: 'In the line currency', resolve: fcAmount('creditFc') }),
     currencyCode: t.exposeString('currencyCode'),
+    currency: t.prismaField({ type: 'Currency', nullable: true, description: 'The currency of currencyCode', resolve: (query, p, _a, ctx) => ctx.db.currency.findUnique({ ...query, where: { code: p.currencyCode } }) }),
     currencyId: t.int({ nullable: true, resolve: (l, _a, ctx) => currencyId(ctx, l.currencyCode) }),
     exchangeRate: t.field({ type: 'Decimal', description: 'Accounting-currency units per unit of the line currency', resolve: fixed('exchangeRate', 6) }),
     taxCode: t.string({ nullable: true, description: 'The tax code, e.g. "3"', select: { taxCode: { select: { code: true } } }, resolve: (l) => l.taxCode?.code ?? null }),
@@ -124,6 +127,7 @@ export const JournalEntry = builder.prismaObject('JournalEntry', {
   description: 'A journal entry: lines that balance in the accounting currency. Drafts can change; posted entries are numbered, chained and immutable (cancelled by a reversal).',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     sequenceNumber: t.exposeInt('sequenceNumber', { nullable: true, description: '1, 2, 3 … per client account in posting order, without gaps; null while draft' }),
     description: t.exposeString('description', { nullable: true }),
@@ -131,11 +135,14 @@ export const JournalEntry = builder.prismaObject('JournalEntry', {
     isCancelled: t.boolean(CANCELLATION_FLAGS.isCancelled),
     isCancellation: t.boolean(CANCELLATION_FLAGS.isCancellation),
     cancelledById: t.exposeInt('cancelledById', { nullable: true }),
+    cancellationEntry: t.prismaField({ type: 'JournalEntry', nullable: true, description: 'On a cancelled entry: its reversal entry', resolve: (query, p, _a, ctx) => recordById(ctx, 'journalEntry', p.cancellationEntryId, query) }),
     cancellationEntryId: t.exposeInt('cancellationEntryId', { nullable: true, description: 'On a cancelled entry: its reversal entry' }),
     cancellationReason: t.exposeString('cancellationReason', { nullable: true }),
+    reversesEntry: t.prismaField({ type: 'JournalEntry', nullable: true, description: 'On a reversal entry: the entry it cancels', resolve: (query, p, _a, ctx) => recordById(ctx, 'journalEntry', p.reversesEntryId, query) }),
     reversesEntryId: t.exposeInt('reversesEntryId', { nullable: true, description: "On a reversal entry ('C'): the entry it cancels" }),
     isDraft: t.exposeBoolean('isDraft'),
     isOpeningBalance: t.exposeBoolean('isOpeningBalance', { description: OPENING_BALANCE }),
+    voucher: t.prismaField({ type: 'Voucher', nullable: true, description: 'The voucher the entry was booked from', resolve: (query, p, _a, ctx) => recordById(ctx, 'voucher', p.voucherId, query) }),
     voucherId: t.exposeInt('voucherId', { nullable: true }),
     relationType: t.exposeString('relationType', { nullable: true }),
     relationId: t.exposeInt('relationId', { nullable: true }),
@@ -194,6 +201,7 @@ const AccountBalance = builder
   .implement({
     description: "Sums of an account's lines: balance = debit − credit.",
     fields: (t) => ({
+      account: t.prismaField({ type: 'Account', resolve: (query, p, _a, ctx) => recordById(ctx, 'account', p.account.id, query) as never }),
       accountId: t.int({ resolve: (b) => b.account.id }),
       accountCode: t.string({ resolve: (b) => b.account.code }),
       accountName: t.string({ resolve: (b) => b.account.name }),

@@ -45,6 +45,7 @@ export const Account = builder.prismaObject('Account', {
   description: 'A ledger account in the chart of accounts of a client account.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId', { description: 'Immutable after creation' }),
     code: t.exposeString('code', { description: '4 to 8 digits; the first digit is the account class 1-8. Immutable' }),
     name: t.exposeString('name'),

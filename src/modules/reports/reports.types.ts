@@ -1,3 +1,4 @@
+import { recordById } from '../../shared/record-by-id.ts';
 import { CANCELLATION_FLAGS } from '../journal-entries/journal-entries.rules.ts';
 import { builder, wireSpelled } from '../../builder.ts';
 import { formatFixed, type Decimal } from '../../shared/scalars.ts';
@@ -49,6 +50,12 @@ const ReportAccountFields = builder.interfaceRef<{ grouping: Grouping; accountId
   description: 'A report row about one ledger account.',
   fields: (t) => ({
     grouping: t.field({ type: ReportGrouping, resolve: (r) => r.grouping }),
+    account: t.prismaField({
+      type: 'Account',
+      nullable: true,
+      description: 'null on the computed row of the result not yet closed into equity (accountId 0)',
+      resolve: (query, r, _a, ctx) => recordById(ctx, 'account', r.accountId || null, query),
+    }),
     accountId: t.int({ description: '0 on the computed row of the result not yet closed into equity', resolve: (r) => r.accountId }),
     accountCode: t.string({ resolve: (r) => r.accountCode }),
     accountName: t.string({ resolve: (r) => r.accountName }),
@@ -133,6 +140,7 @@ const LedgerEntryRef = builder.objectRef<LedgerEntry>('GeneralLedgerEntry').impl
     isCancelled: t.boolean(CANCELLATION_FLAGS.isCancelled),
     isCancellation: t.boolean(CANCELLATION_FLAGS.isCancellation),
     isDraft: t.exposeBoolean('isDraft'),
+    voucher: t.prismaField({ type: 'Voucher', nullable: true, resolve: (query, p, _a, ctx) => recordById(ctx, 'voucher', p.voucherId, query) }),
     voucherId: t.exposeInt('voucherId', { nullable: true }),
     description: t.exposeString('description', { nullable: true }),
     relatedObject: t.field({ type: LedgerRelatedObjectRef, nullable: true, resolve: (e) => e.relatedObject }),
@@ -147,6 +155,7 @@ export const GeneralLedgerRowRef = builder.objectRef<LedgerRow>('GeneralLedgerRo
     id: t.exposeInt('id'),
     lineId: t.exposeInt('lineId'),
     postingDate: t.expose('postingDate', { type: 'Date' }),
+    account: t.prismaField({ type: 'Account', resolve: (query, p, _a, ctx) => recordById(ctx, 'account', p.accountId, query) as never }),
     accountId: t.exposeInt('accountId'),
     accountCode: t.exposeString('accountCode'),
     description: t.exposeString('description', { nullable: true }),
