@@ -17,6 +17,7 @@ import {
 } from 'graphql';
 import { toSnake } from '../src/shared/naming.ts';
 import { needsWrite, withDefaults, withVariable, type Operation } from './operation.ts';
+import { wireSpelledPaths, type WireSpelledPath } from './wire-enums.ts';
 
 /** Where a variable's value comes from on the wire. */
 export type VariableSource = 'path' | 'query' | 'body' | 'body-field';
@@ -60,6 +61,8 @@ export interface CompiledOperation {
    * created_at, embedded relations …) that are no input field: ignored in the body instead of rejected.
    */
   echoIgnored: EchoIgnored;
+  /** enum fields of the answer the spec spells otherwise than GraphQL (`wireSpelled`): written in the spec's spelling */
+  wireSpelled: WireSpelledPath[];
 }
 
 /**
@@ -216,5 +219,6 @@ export function compileOperation(schema: GraphQLSchema, op: Operation): Compiled
     boundFields,
     withVariables,
     echoIgnored,
+    wireSpelled: wireSpelledPaths(getNamedType((operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType())!.getFields()[resultField.name.value].type), resultField.selectionSet, fragments),
   };
 }

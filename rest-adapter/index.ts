@@ -8,6 +8,7 @@ import { operationVariables, type OperationRequest } from './variables.ts';
 import { isFormRequest } from './multipart.ts';
 import { jsonText, withJsonNumbers } from '../src/shared/json-text.ts';
 import { weigh } from '../src/http/admission.ts';
+import { withWireSpelling } from './wire-enums.ts';
 import { fileOperations } from './routes/files.ts';
 import { itemOperations } from './routes/items.ts';
 import { unitOperations } from './routes/units.ts';
@@ -108,7 +109,8 @@ export async function runOperation(schema: GraphQLSchema, compiled: CompiledOper
   if (status === 204) return { status, body: {} };
   const empty = compiled.op.emptyBody === 'always' || (compiled.op.emptyBody === 'whenNull' && value === null);
   if (empty) return { status, body: {} };
-  const shown = compiled.op.omitWhenNull ? withoutNulls(value, compiled.op.omitWhenNull) : value;
+  const spelled = compiled.wireSpelled.length ? withWireSpelling(value, compiled.wireSpelled) : value;
+  const shown = compiled.op.omitWhenNull ? withoutNulls(spelled, compiled.op.omitWhenNull) : spelled;
   return { status, body: compiled.op.numbers ? withJsonNumbers(shown, compiled.op.numbers) : shown };
 }
 

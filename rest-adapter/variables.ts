@@ -13,6 +13,7 @@ import { ForbiddenError, ValidationError, type FieldIssue } from '../src/shared/
 import { toCamel, toSnake } from '../src/shared/naming.ts';
 import type { CompiledOperation, EchoIgnored, VariableSpec } from './compile.ts';
 import { withDefaults, withParameter } from './operation.ts';
+import { enumFromWire } from './wire-enums.ts';
 
 /**
  * The request of an operation, from any entry point: REST (strings from the path and query string,
@@ -78,11 +79,8 @@ function fromParameter(raw: unknown, type: GraphQLInputType, wire: string, issue
     issues.add([wire], `must be true or false; got '${raw.slice(0, 40)}'`);
     return undefined;
   }
-  // enum values are matched without regard to case (item_type=service; a dimension type bankacc)
-  if (isEnumType(nullable)) {
-    const lower = raw.toLowerCase();
-    return nullable.getValues().find((v) => v.name.toLowerCase() === lower)?.name ?? raw;
-  }
+  // enum values are matched without regard to case (item_type=service), by name or by the spec's spelling (a dimension type bankacc)
+  if (isEnumType(nullable)) return enumFromWire(nullable, raw, true);
   return raw;
 }
 
@@ -96,6 +94,8 @@ function fromJson(value: unknown, type: GraphQLInputType, path: (string | number
   if (isListType(nullable)) {
     return Array.isArray(value) ? value.map((v, i) => fromJson(v, nullable.ofType, [...path, i], issues, ignore)) : fromJson(value, nullable.ofType, path, issues, ignore);
   }
+  // an enum by its GraphQL name or the spec's spelling (a line dimension's type businesspartner)
+  if (isEnumType(nullable) && typeof value === 'string') return enumFromWire(nullable, value, false);
   if (isInputObjectType(nullable) && isPlainObject(value)) {
     const fields = nullable.getFields();
     const out: Record<string, unknown> = {};

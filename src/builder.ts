@@ -111,6 +111,17 @@ export const storesNothing = { extensions: { storesNothing: true } } as const;
 export const isStoresNothing = (field: { extensions?: Readonly<Record<string, unknown>> | null } | undefined): boolean => field?.extensions?.storesNothing === true;
 
 /**
+ * Options of a field (or input field) whose enum values the REST wire spells as the spec does, not as
+ * GraphQL names them: each value's `extensions.wire` (the dimension types: GraphQL `BUSINESS_PARTNER`,
+ * REST `businesspartner`). The REST adapter writes that spelling in answers and OpenAPI lists it;
+ * on input it accepts either spelling wherever an enum is read.
+ */
+export const wireSpelled = { extensions: { wireSpelled: true } } as const;
+
+/** Whether a field is marked `wireSpelled`. */
+export const isWireSpelled = (field: { extensions?: Readonly<Record<string, unknown>> | null } | undefined): boolean => field?.extensions?.wireSpelled === true;
+
+/**
  * Options for a tenant-owned object type: each returned object is checked against the caller's
  * eligible accounts, whatever path reached it (the service checks first; this is the backstop).
  */

@@ -97,7 +97,7 @@ export const reportOperations = defineOperations([
       'The income statement between date_from (default 1 January of the year of date_to) and date_to (default today): result accounts (classes 3-8) with period_debit_movements, the movement (debit − credit) per calendar month keyed "1" to "12", all twelve always present. group_by_dimension gives a row per account and dimension value.',
     document: /* GraphQL */ `
       query GetIncomeStatement($clientAccountId: Int!, $dateFrom: Date, $dateTo: Date, $dimensions: [String!], $includeDrafts: Boolean,
-                               $freeText: String, $groupByDimension: DimensionKind) {
+                               $freeText: String, $groupByDimension: DimensionType) {
         incomeStatement(clientAccountId: $clientAccountId, dateFrom: $dateFrom, dateTo: $dateTo, dimensions: $dimensions, includeDrafts: $includeDrafts,
                         freeText: $freeText, groupByDimension: $groupByDimension) {
           ${GROUPING} account_code: accountCode account_name: accountName period_debit_movements: periodDebitMovements
@@ -112,7 +112,7 @@ export const reportOperations = defineOperations([
       'The trial balance between date_from and date_to (both required): per account (and dimension value with group_by_dimension) incoming_balance, debit, credit and outgoing_balance = incoming + debit − credit. JSON leaves out accounts with nothing to show; the file formats list every account unless include_zero_movement=false, and show dimension columns unless include_dimensions=false.',
     document: /* GraphQL */ `
       query GetTrialBalance($clientAccountId: Int!, $dateFrom: Date!, $dateTo: Date!, $accountCodes: [String!], $dimensions: [String!], $includeDrafts: Boolean,
-                            $includeCancelled: Boolean, $includeZeroMovement: Boolean, $freeText: String, $groupByDimension: DimensionKind) {
+                            $includeCancelled: Boolean, $includeZeroMovement: Boolean, $freeText: String, $groupByDimension: DimensionType) {
         trialBalance(clientAccountId: $clientAccountId, dateFrom: $dateFrom, dateTo: $dateTo, accountCodes: $accountCodes, dimensions: $dimensions,
                      includeDrafts: $includeDrafts, includeCancelled: $includeCancelled, includeZeroMovement: $includeZeroMovement, freeText: $freeText,
                      groupByDimension: $groupByDimension) {

@@ -21,6 +21,8 @@ import {
 } from 'graphql';
 import { toSnake } from '../shared/naming.ts';
 import type { CompiledOperation } from '../../rest-adapter/compile.ts';
+import { wireSpelling } from '../../rest-adapter/wire-enums.ts';
+import { isWireSpelled } from '../builder.ts';
 
 /**
  * JSON Schema (2020-12, as OpenAPI 3.1 uses it) of the wire shapes, derived from the GraphQL types:
@@ -32,7 +34,7 @@ export type JsonSchema = Record<string, unknown>;
 const INT32 = { type: 'integer', minimum: -2147483648, maximum: 2147483647 };
 
 /** The wire form of a scalar (input and output agree, except Decimal, which accepts exact JSON numbers). */
-function scalarSchema(type: GraphQLNamedType, direction: 'input' | 'output'): JsonSchema {
+function scalarSchema(type: GraphQLNamedType, direction: 'input' | 'output', spelled = false): JsonSchema {
   if (type === GraphQLInt) return { ...INT32 };
   if (type === GraphQLFloat) return { type: 'number' };
   if (type === GraphQLBoolean) return { type: 'boolean' };
@@ -51,7 +53,14 @@ function scalarSchema(type: GraphQLNamedType, direction: 'input' | 'output'): Js
     case 'FileContent':
       return { type: 'string', contentEncoding: 'base64', description: 'the file as base64 (RFC 4648, with padding)' };
     default:
-      if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((v) => v.value as string) };
+      // the spec's spelling where it has one: a request may use it (and GraphQL's name), a wire-spelled answer shows it
+      if (isEnumType(type)) {
+        const values = type.getValues();
+        const wire = values.filter((v) => wireSpelling(v) !== undefined).map((v) => wireSpelling(v)!);
+        if (direction === 'input' && wire.length) return { type: 'string', enum: [...wire, ...values.map((v) => v.name)] };
+        if (spelled && wire.length) return { type: 'string', enum: wire };
+        return { type: 'string', enum: values.map((v) => v.value as string) };
+      }
       return { type: 'string' };
   }
 }
@@ -147,7 +156,7 @@ export function selectionSchema(parent: GraphQLObjectType, set: SelectionSetNode
         continue;
       }
       const field = on.getFields()[sel.name.value];
-      const schema = outputSchema(field.type, sel.selectionSet, fragments, components);
+      const schema = outputSchema(field.type, sel.selectionSet, fragments, components, isWireSpelled(field));
       // null only for a list read by cursor, which REST never does (it pages by number): the REST
       // description is the extension's (a string) or none
       const byCursor = field.extensions?.nullOnlyByCursor as string | true | undefined;
@@ -167,13 +176,13 @@ function objectSchema(type: GraphQLObjectType, set: SelectionSetNode, fragments:
   return components.ref(type.name, spread, selectionSchema(type, spread ? fragments[spread].selectionSet : set, fragments, components));
 }
 
-function outputSchema(type: GraphQLOutputType, set: SelectionSetNode | undefined, fragments: Record<string, FragmentDefinitionNode>, components?: SchemaComponents): JsonSchema {
+function outputSchema(type: GraphQLOutputType, set: SelectionSetNode | undefined, fragments: Record<string, FragmentDefinitionNode>, components?: SchemaComponents, spelled = false): JsonSchema {
   const nonNull = isNonNullType(type);
   const inner = nonNull ? type.ofType : type;
   let schema: JsonSchema;
-  if (isListType(inner)) schema = { type: 'array', items: outputSchema(inner.ofType, set, fragments, components) };
+  if (isListType(inner)) schema = { type: 'array', items: outputSchema(inner.ofType, set, fragments, components, spelled) };
   else if (isObjectType(inner) && set) schema = objectSchema(inner, set, fragments, components);
-  else schema = scalarSchema(getNamedType(inner), 'output');
+  else schema = scalarSchema(getNamedType(inner), 'output', spelled);
   return nonNull ? schema : orNull(schema);
 }
 

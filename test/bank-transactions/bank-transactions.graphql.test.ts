@@ -156,7 +156,7 @@ describe.each(targets())('bank transactions GraphQL (%s)', (target) => {
         input: {
           clientAccountId, relationType: 'document', relationId: doc.id,
           lines: [
-            { postingDate: '2026-03-01', accountCode: '1500', debit: '300', credit: '0', dimensions: [{ type: 'businesspartner', id: customer }] },
+            { postingDate: '2026-03-01', accountCode: '1500', debit: '300', credit: '0', dimensions: [{ type: 'BUSINESS_PARTNER', id: customer }] },
             { postingDate: '2026-03-01', accountCode: '3000', debit: '0', credit: '300' },
           ],
         },

@@ -57,6 +57,18 @@ describe.each(targets())('journal entries GraphQL (%s)', (target) => {
     expect(errorCode(foreign)).toBe('common.forbidden');
   });
 
+  it('"a typed companion beside the spec\'s string": cancelled \'Y\'/\'C\' is isCancelled/isCancellation', async () => {
+    const e = await create({ lines: lines('20.00') });
+    const FLAGS = 'id cancelled isCancelled isCancellation cancellationEntryId';
+    const c = await app.gql(t.user.token, `mutation($id: Int!) { cancelJournalEntry(id: $id, cancelled: "Y", cancellationReason: "wrong") { ${FLAGS} } }`, { id: e.data.createJournalEntry.id });
+    expect(c.errors).toBeUndefined();
+    expect(c.data.cancelJournalEntry).toMatchObject({ cancelled: 'Y', isCancelled: true, isCancellation: false });
+    const reversal = await app.gql(t.user.token, `query($id: Int!) { journalEntry(id: $id) { ${FLAGS} } }`, { id: c.data.cancelJournalEntry.cancellationEntryId });
+    expect(reversal.data.journalEntry).toMatchObject({ cancelled: 'C', isCancelled: false, isCancellation: true });
+    const plain = await app.gql(t.user.token, `query($id: Int!) { journalEntry(id: $id) { ${FLAGS} } }`, { id: (await create({ lines: lines('1.00') })).data.createJournalEntry.id });
+    expect(plain.data.journalEntry).toMatchObject({ cancelled: null, isCancelled: false, isCancellation: false });
+  });
+
   it('cancelJournalEntry on a draft removes it (null); deleteJournalEntry answers true', async () => {
     const d1 = await create({ isDraft: true, lines: lines('1.00') });
     const c = await app.gql(t.user.token, `mutation($id: Int!) { cancelJournalEntry(id: $id, cancelled: "Y") { id } }`, { id: d1.data.createJournalEntry.id });

@@ -23,7 +23,7 @@ describe.each(targets())('reports GraphQL (%s)', (target) => {
           accountCode accountName incomingBalance debit credit outgoingBalance grouping { level1Name level2Name level3Code }
         }
         balanceSheet(clientAccountId: $ca, reportDate: "2026-03-31") { accountCode balance }
-        incomeStatement(clientAccountId: $ca, dateFrom: "2026-01-01", dateTo: "2026-03-31", groupByDimension: project) {
+        incomeStatement(clientAccountId: $ca, dateFrom: "2026-01-01", dateTo: "2026-03-31", groupByDimension: PROJECT) {
           accountCode relationType relationId relationName monthlyDebitMovements periodDebitMovements
         }
       }`,
@@ -37,7 +37,7 @@ describe.each(targets())('reports GraphQL (%s)', (target) => {
     const sum = res.data.balanceSheet.reduce((s: bigint, r: { balance: string }) => s + BigInt(r.balance.replace('.', '')), 0n);
     expect(sum).toBe(0n);
     const sales = res.data.incomeStatement.find((r: { accountCode: string }) => r.accountCode === '3000');
-    expect(sales).toMatchObject({ relationType: 'project', relationId: f.project, relationName: 'Baristakurs' });
+    expect(sales).toMatchObject({ relationType: 'PROJECT', relationId: f.project, relationName: 'Baristakurs' });
     expect(sales.monthlyDebitMovements).toEqual(['-10000.00', ...Array(11).fill('0.00')]);
     expect(sales.periodDebitMovements['1']).toBe('-10000.00');
     expect(sales.periodDebitMovements['12']).toBe('0.00');

@@ -1,3 +1,4 @@
+import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
@@ -10,14 +11,17 @@ export const Asset = builder.prismaObject('Asset', {
   description: 'A fixed asset of a client account: a dimension journal lines (depreciation, disposals) can be posted to.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId', { description: 'Immutable after creation' }),
     name: t.exposeString('name', { description: 'At most 250 characters' }),
     description: t.exposeString('description', { nullable: true }),
     acquisitionDate: t.expose('acquisitionDate', { type: 'Date', nullable: true }),
     isActive: t.exposeBoolean('isActive'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    updatedBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.updatedById) }),
     updatedById: t.exposeInt('updatedById', { nullable: true }),
   }),
 });

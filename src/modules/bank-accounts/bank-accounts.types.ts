@@ -14,6 +14,7 @@ export const BankAccount = builder.prismaObject('BankAccount', {
   description: "A bank account: one of the company's own (no business partner; posts to a ledger account) or a partner's.",
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId', { description: 'Immutable after creation' }),
     businessPartnerId: t.exposeInt('businessPartnerId', { nullable: true, description: "null for the company's own accounts" }),
     own: t.boolean({ description: "One of the company's own accounts (no business partner)", resolve: (b) => b.businessPartnerId == null }),

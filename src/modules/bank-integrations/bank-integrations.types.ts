@@ -1,3 +1,4 @@
+import { recordById } from '../../shared/record-by-id.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import { listCost } from '../../shared/query-limits.ts';
 import { BANKS, type Bank } from './banks.ts';
@@ -69,6 +70,7 @@ const PdfFormFile = builder.objectRef<PdfFile>('BankPdfForm').implement({
 
 const EinvoiceAccountStatus = builder.objectRef<EinvoiceStatus>('EinvoiceAccountStatus').implement({
   fields: (t) => ({
+    clientAccount: t.prismaField({ type: 'ClientAccount', resolve: (query, p, _a, ctx) => recordById(ctx, 'clientAccount', p.clientAccountId, query) as never }),
     clientAccountId: t.exposeInt('clientAccountId'),
     isActive: t.exposeBoolean('isActive'),
     connected: t.exposeBoolean('connected', { description: 'Registered as a receiver in the e-invoicing network (as the registry answered the last change)' }),
@@ -97,6 +99,7 @@ export const BillingAddOn = builder.prismaObject('BillingAddOn', {
   description: 'A billable add-on of a client account (BANK_INTEGRATION while a bank integration is active); one row per period it was on',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     code: t.exposeString('code'),
     addedAt: t.expose('addedAt', { type: 'DateTime' }),

@@ -1,4 +1,7 @@
+import { recordById } from '../../shared/record-by-id.ts';
+import { loadUser, UserRef } from '../users/users.types.ts';
 import type { Decimal } from '@prisma/client/runtime/client';
+import { CANCELLATION_FLAGS } from '../journal-entries/journal-entries.rules.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
@@ -129,8 +132,10 @@ const PaymentLineRef = builder.objectRef<PaymentLine>('BankPaymentLine').impleme
   description: 'A line of a journal entry booked against a bank transaction (an account entry of its transfer).',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    journalEntry: t.prismaField({ type: 'JournalEntry', resolve: (query, p, _a, ctx) => recordById(ctx, 'journalEntry', p.journalEntryId, query) as never }),
     journalEntryId: t.exposeInt('journalEntryId'),
     postingDate: t.expose('postingDate', { type: 'Date' }),
+    account: t.prismaField({ type: 'Account', resolve: (query, p, _a, ctx) => recordById(ctx, 'account', p.accountId, query) as never }),
     accountId: t.exposeInt('accountId'),
     accountCode: t.exposeString('accountCode'),
     debit: t.field({ type: 'Decimal', description: 'In the accounting currency', resolve: fixed('debit', 2) }),
@@ -138,6 +143,7 @@ const PaymentLineRef = builder.objectRef<PaymentLine>('BankPaymentLine').impleme
     debitFc: t.field({ type: 'Decimal', description: 'In the line currency', resolve: fixed('debitFc', 2) }),
     creditFc: t.field({ type: 'Decimal', description: 'In the line currency', resolve: fixed('creditFc', 2) }),
     currencyCode: t.exposeString('currencyCode'),
+    businessPartner: t.prismaField({ type: 'BusinessPartner', nullable: true, resolve: (query, p, _a, ctx) => recordById(ctx, 'businessPartner', p.businessPartnerId, query) }),
     businessPartnerId: t.exposeInt('businessPartnerId', { nullable: true }),
     reconciledAmount: t.field({ type: 'Decimal', description: 'How much of the line reconciliations have matched', resolve: fixed('reconciledAmount', 2) }),
   }),
@@ -154,7 +160,9 @@ const PostedPayment = builder.objectRef<Payment>('BankPostedPayment').implement(
     id: t.exposeInt('id', { description: 'The journal entry' }),
     sequenceNumber: t.exposeInt('sequenceNumber', { nullable: true }),
     isDraft: t.exposeBoolean('isDraft'),
-    cancelled: t.exposeString('cancelled', { nullable: true, description: "'Y' cancelled, 'C' the reversal of a cancelled one, else null" }),
+    cancelled: t.exposeString('cancelled', { nullable: true, description: "The spec's string: 'Y' on a cancelled entry, 'C' on the reversal entry that cancels it, else null (typed: isCancelled, isCancellation)" }),
+    isCancelled: t.boolean(CANCELLATION_FLAGS.isCancelled),
+    isCancellation: t.boolean(CANCELLATION_FLAGS.isCancellation),
     postedAt: t.expose('postedAt', { type: 'DateTime', nullable: true }),
     description: t.exposeString('description', { nullable: true }),
     transfer: t.field({ type: PaymentTransfer, resolve: (p) => p })
@@ -179,12 +187,14 @@ builder.prismaObject('BankTransactionQuestion', {
   description: 'An open request on a transaction: attach the receipt (ATTACH_FILE) or explain it (STATEMENT). A statement on the transaction closes both.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    bankTransaction: t.relation('bankTransaction'),
     bankTransactionId: t.exposeInt('bankTransactionId'),
     questionType: t.expose('questionType', { type: QuestionType }),
     status: t.expose('status', { type: QuestionStatus }),
     text: t.exposeString('text'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     closedAt: t.expose('closedAt', { type: 'DateTime', nullable: true }),
+    closedBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.closedById) }),
     closedById: t.exposeInt('closedById', { nullable: true }),
   }),
 });
@@ -226,7 +236,9 @@ builder.prismaObject('BankTransactionStatement', {
   fields: (t) => ({
     id: t.exposeInt('id'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
+    clientAccount: t.prismaField({ type: 'ClientAccount', resolve: (query, p, _a, ctx) => recordById(ctx, 'clientAccount', p.clientAccountId, query) as never }),
     clientAccountId: t.exposeInt('clientAccountId'),
     bankTransactionId: t.exposeInt('bankTransactionId'),
     category: t.exposeString('category', { nullable: true }),
@@ -248,12 +260,17 @@ export const BankTransaction = builder.prismaObject('BankTransaction', {
     "A movement on one of the company's bank accounts as the bank reports it: amount signed (positive incoming, negative outgoing) in the bank account's currency.",
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
+    bankAccount: t.relation('bankAccount'),
     bankAccountId: t.exposeInt('bankAccountId', { description: "The company's own account: the payee of an incoming, the payor of an outgoing transaction" }),
+    bankStatement: t.relation('bankStatement', { nullable: true }),
     bankStatementId: t.exposeInt('bankStatementId', { nullable: true }),
     payeeName: t.exposeString('payeeName', { nullable: true }),
+    payeeBankAccount: t.relation('payeeBankAccount', { nullable: true }),
     payeeBankAccountId: t.exposeInt('payeeBankAccountId', { nullable: true }),
     payorName: t.exposeString('payorName', { nullable: true }),
+    payorBankAccount: t.relation('payorBankAccount', { nullable: true }),
     payorBankAccountId: t.exposeInt('payorBankAccountId', { nullable: true }),
     messageId: t.exposeString('messageId', { nullable: true }),
     paymentId: t.exposeString('paymentId', { nullable: true }),
@@ -276,6 +293,7 @@ export const BankTransaction = builder.prismaObject('BankTransaction', {
       resolve: inOwnCurrency('externalReconciledAmount'),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     // the query cost estimate's list sizes (a bank entry's details, its questions and explanations,
     // its payments and their documents are a handful; a batch payment's details a few dozen)
@@ -310,7 +328,9 @@ export const BankStatement = builder.prismaObject('BankStatement', {
   description: 'A statement of one bank account for a period: opening balance + transactions = closing balance.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
+    bankAccount: t.relation('bankAccount'),
     bankAccountId: t.exposeInt('bankAccountId'),
     fromDate: t.expose('fromDate', { type: 'Date' }),
     toDate: t.expose('toDate', { type: 'Date' }),
@@ -319,6 +339,7 @@ export const BankStatement = builder.prismaObject('BankStatement', {
     source: t.exposeString('source', { description: 'JSON or CAMT053' }),
     messageId: t.exposeString('messageId', { nullable: true, description: 'camt.053: GrpHdr/MsgId and Stmt/Id' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     imported: t.int({
       nullable: true,

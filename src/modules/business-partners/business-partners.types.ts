@@ -25,6 +25,7 @@ export const BusinessPartnerAddress = builder.prismaObject('BusinessPartnerAddre
   description: 'One address of a business partner; at most one of each type.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    businessPartner: t.relation('businessPartner'),
     businessPartnerId: t.exposeInt('businessPartnerId'),
     addressType: t.expose('addressType', { type: AddressTypeEnum }),
     line1: t.exposeString('line1', { nullable: true }),
@@ -40,6 +41,7 @@ export const BusinessPartner = builder.prismaObject('BusinessPartner', {
   description: 'A customer, supplier, employee, shareholder, or the company itself.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId', { description: 'Immutable after creation' }),
     name: t.exposeString('name'),
     organizationNumber: t.exposeString('organizationNumber', { nullable: true, description: '9 digits' }),

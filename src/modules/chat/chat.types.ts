@@ -43,11 +43,14 @@ export const ChatThread = builder.prismaObject('ChatThread', {
   },
   fields: (t) => ({
     id: t.exposeInt('id'),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Changes with the thread’s fields and with every published message' }),
     lastMessageCreatedAt: t.expose('lastMessageCreatedAt', { type: 'DateTime', nullable: true, description: 'created_at of the newest published (non-draft) message; null without one' }),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
+    providerClientAccount: t.relation('providerClientAccount', { nullable: true }),
     providerClientAccountId: t.exposeInt('providerClientAccountId', { nullable: true, description: 'A provider account serving the client account' }),
     subject: t.exposeString('subject', { nullable: true }),
     relationType: t.exposeString('relationType', { nullable: true, description: 'What the thread is about: document, businesspartner, voucher, task (a task’s thread) …' }),
@@ -64,6 +67,8 @@ const ChatAttachment = builder.prismaObject('StoredFile', {
   description: 'A file attached to a chat message (uploaded with type CHAT_ATTACHMENT). Its URLs are presigned and expire one hour after the response.',
   fields: (t) => ({
     ...storedFileFields(t),
+    clientAccount: t.relation('clientAccount'),
+    chatMessage: t.relation('chatMessage', { nullable: true }),
     chatMessageId: t.exposeInt('chatMessageId', { nullable: true }),
   }),
 });
@@ -72,6 +77,7 @@ export const ChatMessage = builder.prismaObject('ChatMessage', {
   description: `A message of a chat thread. Its text shows the contents of codeaction and coderesult blocks as ${HIDDEN_CONTENT}.`,
   fields: (t) => ({
     id: t.exposeInt('id'),
+    thread: t.relation('thread'),
     threadId: t.exposeInt('threadId'),
     fromUserId: t.exposeInt('fromUserId', { nullable: true, description: 'Who the message is from (the last to edit it); null for the assistant' }),
     fromUser: t.field({ type: UserRef, nullable: true, resolve: (m, _a, ctx) => loadUser(ctx, m.fromUserId) }),
@@ -82,6 +88,7 @@ export const ChatMessage = builder.prismaObject('ChatMessage', {
     }),
     isDraft: t.exposeBoolean('isDraft', { description: 'A draft is visible to its sender and its creator only' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was posted; for a draft that was sent later, when it was sent' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     actionItems: t.field({
@@ -114,7 +121,9 @@ export const ChatMessage = builder.prismaObject('ChatMessage', {
       resolve: (m) => m.previews as ToolPreview[] | null,
     }),
     toolMode: t.expose('toolMode', { type: ChatToolModeEnum, nullable: true, description: 'PREVIEW or WRITE for a tool-calling message; null otherwise' }),
+    approvesMessage: t.relation('approvesMessage', { nullable: true }),
     approvesMessageId: t.exposeInt('approvesMessageId', { nullable: true, description: 'The PREVIEW message this message approves' }),
+    approvedByMessage: t.relation('approvedBy', { nullable: true, description: 'For a PREVIEW message: the message that approved it, null while unapproved' }),
     approvedByMessageId: t.int({
       nullable: true,
       description: 'For a PREVIEW message: the message that approved it, null while unapproved',
@@ -129,9 +138,11 @@ export const ChatParticipant = builder.prismaObject('ChatParticipant', {
   description: 'A user taking part in a chat thread',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    thread: t.relation('thread'),
     threadId: t.exposeInt('threadId'),
     userId: t.exposeInt('userId'),
     user: t.field({ type: UserRef, nullable: true, resolve: (p, _a, ctx) => loadUser(ctx, p.userId) }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),

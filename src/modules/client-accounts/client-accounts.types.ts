@@ -78,6 +78,7 @@ export const Membership = builder.prismaObject('Membership', {
   ...tenantScoped,
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     role: t.expose('role', { type: RoleEnum }),
     roleId: t.int({ description: '2 AA, 3 CA, 4 BK, 5 EM', resolve: (m) => ROLE_IDS[m.role] }),

@@ -1,3 +1,4 @@
+import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
@@ -17,8 +18,10 @@ export const Department = builder.prismaObject('Department', {
     isActive: t.exposeBoolean('isActive'),
     autonomyLevel: t.expose('autonomyLevel', { type: AutonomyLevel, nullable: true, description: 'Optional marker of operational independence' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    updatedBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.updatedById) }),
     updatedById: t.exposeInt('updatedById', { nullable: true }),
     clientAccount: t.relation('clientAccount'),
   }),

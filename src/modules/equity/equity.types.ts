@@ -1,3 +1,4 @@
+import { recordById } from '../../shared/record-by-id.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import { described } from '../../shared/enum-values.ts';
 import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
@@ -46,6 +47,7 @@ export const EquityTransaction = builder.prismaObject('EquityTransaction', {
     'Entries are never changed; a position is the sum of its entries.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     transactionDate: t.expose('transactionDate', { type: 'Date' }),
     transactionType: t.expose('transactionType', { type: EquityTransactionTypeEnum }),
@@ -77,6 +79,7 @@ const ValueLabel = builder.objectRef<{ value: string; label: string }>('EquityVa
 const EquityPosition = builder.objectRef<Position>('EquityPosition').implement({
   description: "A holder's shares of one class, summed from the entries, with its cost basis",
   fields: (t) => ({
+    businessPartner: t.prismaField({ type: 'BusinessPartner', resolve: (query, p, _a, ctx) => recordById(ctx, 'businessPartner', p.businessPartnerId, query) as never }),
     businessPartnerId: t.exposeInt('businessPartnerId'),
     shareClass: t.field({ type: ShareClassEnum, resolve: (p) => p.shareClass }),
     quantity: t.exposeInt('quantity'),
@@ -97,6 +100,7 @@ const EquityPositionList = builder.objectRef<{ positions: Position[] }>('EquityP
 const CapTableShareholder = builder.objectRef<CapTableRow>('CapTableShareholder').implement({
   description: 'A holder of outstanding shares',
   fields: (t) => ({
+    businessPartner: t.prismaField({ type: 'BusinessPartner', resolve: (query, p, _a, ctx) => recordById(ctx, 'businessPartner', p.businessPartnerId, query) as never }),
     businessPartnerId: t.exposeInt('businessPartnerId'),
     name: t.exposeString('name'),
     positions: t.field({

@@ -1,3 +1,4 @@
+import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import type PrismaTypes from '../../generated/pothos-types.ts';
 import { fileServices } from './file-services.ts';
@@ -60,6 +61,7 @@ export const storedFileFields = (t: StoredFileFieldBuilder) => ({
   size: t.exposeInt('size', { description: 'Bytes' }),
   pageCount: t.exposeInt('pageCount', { nullable: true, description: 'Pages of a PDF, 1 for an image, null for other files' }),
   createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  createdBy: t.field({ type: UserRef, nullable: true, resolve: (f, _a, ctx) => loadUser(ctx, f.createdById) }),
   createdById: t.exposeInt('createdById', { nullable: true }),
   downloadUrl: t.string({ description: 'The file as uploaded, as an attachment (presigned, one hour)', resolve: (f, _a, ctx) => signedUrl(ctx, f.id, 'download') }),
   originalUrl: t.string({ description: 'The file as uploaded, inline (presigned, one hour)', resolve: (f, _a, ctx) => signedUrl(ctx, f.id, 'original') }),
@@ -83,8 +85,12 @@ export const FileRecord = builder.prismaObject('StoredFile', {
   description: 'An uploaded file. Its URLs are presigned and expire one hour after the response.',
   fields: (t) => ({
     ...storedFileFields(t),
+    clientAccount: t.relation('clientAccount'),
+    voucher: t.relation('voucher', { nullable: true }),
     voucherId: t.exposeInt('voucherId', { nullable: true, description: 'The voucher this file is attached to' }),
+    document: t.relation('document', { nullable: true }),
     documentId: t.exposeInt('documentId', { nullable: true, description: 'The document this file is attached to' }),
+    chatMessage: t.relation('chatMessage', { nullable: true }),
     chatMessageId: t.exposeInt('chatMessageId', { nullable: true, description: 'The chat message this file is attached to' }),
     createdVoucherId: t.int({
       nullable: true,

@@ -44,6 +44,7 @@ export const ItemCollection = builder.prismaObject('ItemCollection', {
   description: 'A named set of item lines of a client account: a TEMPLATE, a CART or an ORDER.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId', { description: 'Immutable after creation' }),
     name: t.exposeString('name', { nullable: true, description: 'At most 150 characters' }),
     collectionType: t.expose('collectionType', { type: CollectionType }),
@@ -63,6 +64,7 @@ export const ItemCollectionEntry = builder.prismaObject('ItemCollectionEntry', {
   fields: (t) => ({
     id: t.exposeInt('id'),
     itemCollectionId: t.exposeInt('itemCollectionId', { description: 'Immutable after creation' }),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId', { description: "The collection's client account" }),
     itemId: t.exposeInt('itemId', { nullable: true }),
     description: t.exposeString('description', { nullable: true, description: 'At most 1000 characters' }),

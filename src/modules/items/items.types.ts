@@ -22,6 +22,7 @@ export const Item = builder.prismaObject('Item', {
   description: 'A product (ITEM) or service (SERVICE) a client account sells.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId', { description: 'Immutable after creation' }),
     itemNo: t.exposeString('itemNo', { description: 'Unique within the client account, at most 100 characters' }),
     name: t.exposeString('name', { nullable: true }),

@@ -32,6 +32,19 @@ export const SATISFIED_BY: Record<DimensionType, DimensionKind> = {
   ITEM: 'item',
 };
 
+/** The line dimension type of a GraphQL DimensionType value (the value `mandatory` names), e.g. BUSINESS_PARTNER → businesspartner. */
+export const KIND_OF_TYPE = Object.fromEntries(DIMENSION_KIND_NAMES.map((k) => [DIMENSION_KINDS[k].mandatory, k])) as Partial<Record<DimensionType, DimensionKind>>;
+
+/** The GraphQL DimensionType value of a line dimension type, e.g. businesspartner → BUSINESS_PARTNER. */
+export const typeOfKind = (kind: DimensionKind): DimensionType => DIMENSION_KINDS[kind].mandatory;
+
+/**
+ * A line dimension type as the rules read it: GraphQL's DimensionType value mapped to the line type it
+ * names (BUSINESS_PARTNER → businesspartner); anything else (the line type itself from a job or
+ * service caller, EMPLOYEE, garbage) as given, for the rules' enum to accept or reject.
+ */
+export const asLineKind = (value: unknown): unknown => (typeof value === 'string' && KIND_OF_TYPE[value as DimensionType]) || value;
+
 /** A line's dimension columns as the wire's `{type, id}` list, in the order of DIMENSION_KINDS. */
 export function lineDimensions(line: Partial<Record<DimensionColumn, number | null>>): { type: DimensionKind; id: number }[] {
   const out: { type: DimensionKind; id: number }[] = [];

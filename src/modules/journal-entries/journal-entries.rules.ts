@@ -3,7 +3,7 @@ import { Decimal } from '@prisma/client/runtime/client';
 import { pageArgs } from '../../shared/pagination.ts';
 import { currencyCode, decimal, evenWithIssues, flag, id, immutable, optionalText, required } from '../../shared/validation.ts';
 import { formatDate } from '../../shared/scalars.ts';
-import { DIMENSION_KIND_NAMES } from './dimensions.ts';
+import { asLineKind, DIMENSION_KIND_NAMES } from './dimensions.ts';
 import { isBalanceAccount } from '../ledger-accounts/account-classes.ts';
 
 /** An amount in the accounting currency: at most 2 decimals, never negative (spec 001 "Journal entries"). */
@@ -17,11 +17,24 @@ const taxAmountFc = decimal({ precision: 18, scale: 3 }).nullish();
 const lineNumber = z.number().int('must be a whole number').positive('must be a positive number');
 
 const dimensionInput = z.object({
-  type: z.enum(DIMENSION_KIND_NAMES as [string, ...string[]], { error: `must be one of ${DIMENSION_KIND_NAMES.join(', ')}` }),
+  // GraphQL's DimensionType (BUSINESS_PARTNER) or the line type itself (businesspartner, from jobs and services)
+  type: z.preprocess(asLineKind, z.enum(DIMENSION_KIND_NAMES as [string, ...string[]], { error: `must be one of ${DIMENSION_KIND_NAMES.join(', ')}` })),
   id,
   /** read-only (the record's name): ignored when a client sends a line back */
   name: z.unknown().optional(),
 });
+
+/**
+ * The spec's `cancelled` string of a journal entry (spec 001: "'Y' on a cancelled original, 'C'
+ * internally on a cancellation entry", else null). GraphQL shows it as it is and, beside it, as the
+ * booleans `isCancelled` and `isCancellation` (CANCELLATION_FLAGS).
+ */
+export const CANCELLED = 'Y';
+export const CANCELLATION = 'C';
+export const CANCELLATION_FLAGS = {
+  isCancelled: { description: "The entry is cancelled: a reversal entry undoes it (cancelled 'Y')", resolve: (e: { cancelled: string | null }) => e.cancelled === CANCELLED },
+  isCancellation: { description: "The entry is the reversal that cancels another entry (cancelled 'C')", resolve: (e: { cancelled: string | null }) => e.cancelled === CANCELLATION },
+} as const;
 
 export const MAX_LINES = 5000;
 

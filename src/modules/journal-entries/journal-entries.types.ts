@@ -1,15 +1,16 @@
+import { recordById } from '../../shared/record-by-id.ts';
 import type { Decimal } from '@prisma/client/runtime/client';
 import type { JournalEntry as PrismaJournalEntry } from '../../generated/prisma/client.ts';
-import { builder, tenantScoped } from '../../builder.ts';
+import { builder, tenantScoped, wireSpelled } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
 import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull, inCurrency } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
-import { Account } from '../ledger-accounts/ledger-accounts.types.ts';
-import { DIMENSION_KIND_NAMES, DIMENSION_KINDS, lineDimensions, type DimensionKind } from './dimensions.ts';
-import { journalEntryRules as rules } from './journal-entries.rules.ts';
+import { Account, DimensionType } from '../ledger-accounts/ledger-accounts.types.ts';
+import { DIMENSION_KIND_NAMES, DIMENSION_KINDS, lineDimensions, typeOfKind, type DimensionKind } from './dimensions.ts';
+import { CANCELLATION_FLAGS, journalEntryRules as rules } from './journal-entries.rules.ts';
 import {
   accountBalance,
   cancelJournalEntry,
@@ -21,20 +22,6 @@ import {
   postJournalEntry,
   updateJournalEntry,
 } from './journal-entries.service.ts';
-
-export const DimensionKindEnum = builder.enumType('DimensionKind', {
-  description:
-    'The type of a journal line dimension, as the wire spells it (also the `type` of `type:id` pairs in report filters): businesspartner, bankacc, project, department, asset, tag, item.',
-  values: {
-    businesspartner: { description: 'A business partner (customer, supplier, employee …)' },
-    bankacc: { description: 'A bank account' },
-    project: { description: 'A project' },
-    department: { description: 'A department' },
-    asset: { description: 'A fixed asset' },
-    tag: { description: 'A tag' },
-    item: { description: 'An item' },
-  } as const,
-});
 
 /** The name a dimension shows: each type's own naming column, loaded per request, one query per type. */
 const NAME_OF = {
@@ -68,7 +55,7 @@ function dimensionName(ctx: RequestContext, type: DimensionKind, id: number): Pr
 export const LineDimension = builder.objectRef<{ type: DimensionKind; id: number }>('LineDimension').implement({
   description: 'A dimension of a journal line: the type and id of a record of the same client account, and its name (read-only).',
   fields: (t) => ({
-    type: t.field({ type: DimensionKindEnum, resolve: (d) => d.type }),
+    type: t.field({ type: DimensionType, ...wireSpelled, description: 'Never EMPLOYEE (REST: businesspartner, bankacc, project, department, asset, tag, item)', resolve: (d) => typeOfKind(d.type) }),
     id: t.exposeInt('id'),
     name: t.string({ nullable: true, resolve: (d, _a, ctx) => dimensionName(ctx, d.type, d.id) }),
   }),
@@ -91,6 +78,7 @@ export const JournalEntryLine = builder.prismaObject('JournalEntryLine', {
   description: 'A line of a journal entry: an amount on one side of one ledger account, in the accounting currency and in the line currency (_fc).',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    journalEntry: t.relation('journalEntry'),
     journalEntryId: t.exposeInt('journalEntryId'),
     lineId: t.exposeInt('lineId', { description: 'Position within the entry (1, 2, … unless the client numbered its lines)' }),
     postingDate: t.expose('postingDate', { type: 'Date' }),
@@ -102,6 +90,7 @@ export const JournalEntryLine = builder.prismaObject('JournalEntryLine', {
     credit: t.field({ type: 'Decimal', description: 'In the accounting currency', resolve: fixed('credit', 2) }),
     creditFc: t.field({ type: 'Decimal', description: 'In the line currency', resolve: fcAmount('creditFc') }),
     currencyCode: t.exposeString('currencyCode'),
+    currency: t.prismaField({ type: 'Currency', nullable: true, description: 'The currency of currencyCode', resolve: (query, p, _a, ctx) => ctx.db.currency.findUnique({ ...query, where: { code: p.currencyCode } }) }),
     currencyId: t.int({ nullable: true, resolve: (l, _a, ctx) => currencyId(ctx, l.currencyCode) }),
     exchangeRate: t.field({ type: 'Decimal', description: 'Accounting-currency units per unit of the line currency', resolve: fixed('exchangeRate', 6) }),
     taxCode: t.string({ nullable: true, description: 'The tax code, e.g. "3"', select: { taxCode: { select: { code: true } } }, resolve: (l) => l.taxCode?.code ?? null }),
@@ -138,16 +127,22 @@ export const JournalEntry = builder.prismaObject('JournalEntry', {
   description: 'A journal entry: lines that balance in the accounting currency. Drafts can change; posted entries are numbered, chained and immutable (cancelled by a reversal).',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     sequenceNumber: t.exposeInt('sequenceNumber', { nullable: true, description: '1, 2, 3 … per client account in posting order, without gaps; null while draft' }),
     description: t.exposeString('description', { nullable: true }),
-    cancelled: t.exposeString('cancelled', { nullable: true, description: "'Y' on a cancelled entry, 'C' on the reversal entry that cancels it, else null" }),
+    cancelled: t.exposeString('cancelled', { nullable: true, description: "The spec's string: 'Y' on a cancelled entry, 'C' on the reversal entry that cancels it, else null (typed: isCancelled, isCancellation)" }),
+    isCancelled: t.boolean(CANCELLATION_FLAGS.isCancelled),
+    isCancellation: t.boolean(CANCELLATION_FLAGS.isCancellation),
     cancelledById: t.exposeInt('cancelledById', { nullable: true }),
+    cancellationEntry: t.prismaField({ type: 'JournalEntry', nullable: true, description: 'On a cancelled entry: its reversal entry', resolve: (query, p, _a, ctx) => recordById(ctx, 'journalEntry', p.cancellationEntryId, query) }),
     cancellationEntryId: t.exposeInt('cancellationEntryId', { nullable: true, description: 'On a cancelled entry: its reversal entry' }),
     cancellationReason: t.exposeString('cancellationReason', { nullable: true }),
+    reversesEntry: t.prismaField({ type: 'JournalEntry', nullable: true, description: 'On a reversal entry: the entry it cancels', resolve: (query, p, _a, ctx) => recordById(ctx, 'journalEntry', p.reversesEntryId, query) }),
     reversesEntryId: t.exposeInt('reversesEntryId', { nullable: true, description: "On a reversal entry ('C'): the entry it cancels" }),
     isDraft: t.exposeBoolean('isDraft'),
     isOpeningBalance: t.exposeBoolean('isOpeningBalance', { description: OPENING_BALANCE }),
+    voucher: t.prismaField({ type: 'Voucher', nullable: true, description: 'The voucher the entry was booked from', resolve: (query, p, _a, ctx) => recordById(ctx, 'voucher', p.voucherId, query) }),
     voucherId: t.exposeInt('voucherId', { nullable: true }),
     relationType: t.exposeString('relationType', { nullable: true }),
     relationId: t.exposeInt('relationId', { nullable: true }),
@@ -206,6 +201,7 @@ const AccountBalance = builder
   .implement({
     description: "Sums of an account's lines: balance = debit − credit.",
     fields: (t) => ({
+      account: t.prismaField({ type: 'Account', resolve: (query, p, _a, ctx) => recordById(ctx, 'account', p.account.id, query) as never }),
       accountId: t.int({ resolve: (b) => b.account.id }),
       accountCode: t.string({ resolve: (b) => b.account.code }),
       accountName: t.string({ resolve: (b) => b.account.name }),
@@ -219,7 +215,7 @@ const AccountBalance = builder
 
 const LineDimensionInput = builder.inputType('LineDimensionInput', {
   fields: (t) => ({
-    type: t.field({ type: DimensionKindEnum, required: true }),
+    type: t.field({ type: DimensionType, required: true, ...wireSpelled, description: 'Any type but EMPLOYEE (REST: businesspartner, bankacc, project, department, asset, tag, item)' }),
     id: t.int({ required: true, description: 'A record of the same client account' }),
     name: t.string({ description: 'Read-only: ignored (a line sent back as it was read)' }),
   }),

@@ -17,17 +17,26 @@ export const AccountType = builder.enumType('AccountType', {
   } as const,
 });
 
+/**
+ * The one enum of dimension types: a journal line's dimensions, the report parameters and rows, and
+ * an account's mandatory dimensions. Values are UPPER_CASE like every other enum of the schema (and
+ * the database's); `extensions.wire` is the spec's spelling of the line dimension type (spec 001:
+ * businesspartner, bankacc, project, department, asset, tag, item), which the REST adapter reads and
+ * writes on fields marked `wireSpelled` (src/builder.ts). EMPLOYEE is a mandatory dimension only: a
+ * business partner who is an employee satisfies it; no line carries it.
+ */
 export const DimensionType = builder.enumType('DimensionType', {
-  description: 'Dimensions a posting line can carry; an account may make some of them mandatory.',
+  description:
+    'The type of a dimension: of a journal line, of a report filter or grouping, or one an account makes mandatory (EMPLOYEE: mandatory only, satisfied by a BUSINESS_PARTNER who is an employee). REST spells the line types as spec 001 does: businesspartner, bankacc, project, department, asset, tag, item.',
   values: {
-    PROJECT: { description: 'A project (line dimension type `project`)' },
-    DEPARTMENT: { description: 'A department (`department`)' },
-    BUSINESS_PARTNER: { description: 'A customer, supplier or other business partner (`businesspartner`)' },
-    EMPLOYEE: { description: 'A business partner who is an employee (`businesspartner` naming an employee)' },
-    BANK_ACCOUNT: { description: 'A bank account (`bankacc`)' },
-    ASSET: { description: 'A fixed asset (`asset`)' },
-    TAG: { description: 'A tag (`tag`)' },
-    ITEM: { description: 'An item (`item`)' },
+    PROJECT: { description: 'A project (REST `project`)', extensions: { wire: 'project' } },
+    DEPARTMENT: { description: 'A department (REST `department`)', extensions: { wire: 'department' } },
+    BUSINESS_PARTNER: { description: 'A customer, supplier or other business partner (REST `businesspartner`)', extensions: { wire: 'businesspartner' } },
+    EMPLOYEE: { description: 'A business partner who is an employee: a mandatory dimension only, satisfied by a BUSINESS_PARTNER line dimension naming an employee' },
+    BANK_ACCOUNT: { description: 'A bank account (REST `bankacc`)', extensions: { wire: 'bankacc' } },
+    ASSET: { description: 'A fixed asset (REST `asset`)', extensions: { wire: 'asset' } },
+    TAG: { description: 'A tag (REST `tag`)', extensions: { wire: 'tag' } },
+    ITEM: { description: 'An item (REST `item`)', extensions: { wire: 'item' } },
   } as const,
 });
 
@@ -36,6 +45,7 @@ export const Account = builder.prismaObject('Account', {
   description: 'A ledger account in the chart of accounts of a client account.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId', { description: 'Immutable after creation' }),
     code: t.exposeString('code', { description: '4 to 8 digits; the first digit is the account class 1-8. Immutable' }),
     name: t.exposeString('name'),

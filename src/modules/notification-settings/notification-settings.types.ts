@@ -1,3 +1,4 @@
+import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import { listCost } from '../../shared/query-limits.ts';
 import { NOTIFICATION_TYPES } from './notification-settings.rules.ts';
@@ -24,7 +25,9 @@ export const NotificationSetting = builder.prismaObject('NotificationSetting', {
     id: t.exposeInt('id'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    user: t.field({ type: UserRef, resolve: async (r, _a, ctx) => (await loadUser(ctx, r.userId))! }),
     userId: t.exposeInt('userId', { description: 'Always the caller' }),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     notificationType: t.expose('notificationType', { type: NotificationTypeEnum }),
     emailEnabled: t.exposeBoolean('emailEnabled'),

@@ -1,3 +1,4 @@
+import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import { described } from '../../shared/enum-values.ts';
 import { requestLoader } from '../../shared/loaders.ts';
@@ -50,6 +51,7 @@ export const PayrollTaxCard = builder.prismaObject('PayrollTaxCard', {
   description: 'An employee’s tax card (skattekort) for a year, fetched from the tax authority for the employer',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     businessPartnerId: t.exposeInt('businessPartnerId'),
     year: t.exposeInt('year', { description: 'The income year' }),
@@ -81,6 +83,7 @@ export const PayrollContract = builder.prismaObject('PayrollContract', {
   description: 'An employment contract (arbeidsforhold) of an employee business partner (spec 002 "Employment contract")',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId', { description: 'Immutable' }),
     businessPartnerId: t.exposeInt('businessPartnerId', { description: 'The employee: a business partner of the account, marked isEmployee by an active contract; immutable' }),
     employmentType: t.exposeString('employmentType', { description: 'At most 50 characters; usually an a-melding arbeidsforholdstype code (payrollCodeLists)' }),
@@ -110,6 +113,7 @@ export const PayrollContract = builder.prismaObject('PayrollContract', {
     isPrimaryEmployer: t.exposeBoolean('isPrimaryEmployer'),
     isActive: t.exposeBoolean('isActive'),
     isPayrollDefault: t.exposeBoolean('isPayrollDefault', { description: 'At most one contract of an employee is the default: setting it clears the others' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),

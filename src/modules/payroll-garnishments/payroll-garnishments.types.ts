@@ -1,3 +1,4 @@
+import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import { described } from '../../shared/enum-values.ts';
 import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
@@ -32,10 +33,12 @@ export const PayrollGarnishment = builder.prismaObject('PayrollGarnishment', {
     'Active garnishments are deducted in priority order (lowest first); this API runs no payroll, it exposes the order (payrollGarnishments lists by priority then id).',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true, description: 'Who asked for the fetch that created it' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last change by a fetch' }),
     businessPartnerId: t.exposeInt('businessPartnerId', { description: 'The employee (matched by national id number)' }),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     externalId: t.exposeString('externalId', { description: 'The tax authority’s order id; unique in the client account' }),
     garnishmentType: t.exposeString('garnishmentType', { description: 'As the authority names it, e.g. UTLEGGSTREKK, BIDRAGSTREKK, RESTSKATT' }),
@@ -44,6 +47,7 @@ export const PayrollGarnishment = builder.prismaObject('PayrollGarnishment', {
     percentage: t.field({ type: 'Decimal', nullable: true, description: 'PERCENTAGE: percent of net pay (2 decimals, e.g. "12.50")', resolve: fixedOrNull('percentage', 2) }),
     priority: t.exposeInt('priority', { description: 'Lower is deducted first' }),
     creditorId: t.exposeInt('creditorId', { nullable: true, description: 'The creditor as a business partner of the account (created as a supplier when missing)' }),
+    creditorBankAccount: t.relation('creditorBankAccount', { nullable: true }),
     creditorBankAccountId: t.exposeInt('creditorBankAccountId', { nullable: true, description: 'The bank account the deductions are paid to' }),
     paymentReference: t.exposeString('paymentReference', { nullable: true, description: 'KID or message for the payment' }),
     validFrom: t.expose('validFrom', { type: 'Date' }),
@@ -63,9 +67,11 @@ export const PayrollGarnishmentFetchRun = builder.prismaObject('PayrollGarnishme
   description: 'One fetch of the account’s garnishment orders from the tax authority and what it changed',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     status: t.expose('status', { type: GarnishmentFetchStatusEnum }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was asked for' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),

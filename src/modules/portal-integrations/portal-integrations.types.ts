@@ -49,6 +49,7 @@ export const GovportalSystemUser = builder.prismaObject('GovportalSystemUser', {
     externalRef: t.exposeString('externalRef'),
     systemId: t.exposeString('systemId'),
     orgNumber: t.exposeString('orgNumber'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     status: t.exposeString('status', { description: 'New (awaiting user action), Pending (confirmation started), Active (approved), Rejected (refused by the organization)' }),
     confirmUrl: t.exposeString('confirmUrl', { nullable: true, description: "The portal's page where the organization's representative approves the request" }),

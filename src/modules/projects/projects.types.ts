@@ -1,3 +1,4 @@
+import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
@@ -16,8 +17,10 @@ export const Project = builder.prismaObject('Project', {
     description: t.exposeString('description', { nullable: true }),
     isActive: t.exposeBoolean('isActive'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    updatedBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.updatedById) }),
     updatedById: t.exposeInt('updatedById', { nullable: true }),
     clientAccount: t.relation('clientAccount'),
   }),

@@ -1,3 +1,4 @@
+import { recordById } from '../../shared/record-by-id.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
@@ -19,7 +20,9 @@ export const ReconciliationEntry = builder.prismaObject('ReconciliationEntry', {
   description: "One journal line's part in a reconciliation, on the line's own side, in the accounting currency and in the line's currency (_fc).",
   fields: (t) => ({
     id: t.exposeInt('id'),
+    reconciliation: t.relation('reconciliation'),
     reconciliationId: t.exposeInt('reconciliationId'),
+    journalEntry: t.prismaField({ type: 'JournalEntry', resolve: (query, p, _a, ctx) => recordById(ctx, 'journalEntry', p.journalEntryId, query) as never }),
     journalEntryId: t.exposeInt('journalEntryId'),
     journalEntryLineId: t.exposeInt('journalEntryLineId'),
     debit: t.field({ type: 'Decimal', resolve: fixed('debit', 2) }),
@@ -39,6 +42,7 @@ export const Reconciliation = builder.prismaObject('Reconciliation', {
     id: t.exposeInt('id'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     createdById: t.exposeInt('createdById', { nullable: true }),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     sequenceNumber: t.exposeInt('sequenceNumber', { nullable: true, description: '1, 2, 3 … per client account in commit order; null while draft' }),
     reconciliationDate: t.expose('reconciliationDate', { type: 'Date' }),
@@ -46,11 +50,13 @@ export const Reconciliation = builder.prismaObject('Reconciliation', {
     isDeleted: t.boolean({ description: 'Computed from deletedAt', resolve: (r) => r.deletedAt !== null }),
     deletedAt: t.expose('deletedAt', { type: 'DateTime', nullable: true }),
     deletedById: t.exposeInt('deletedById', { nullable: true }),
+    exchangeEntry: t.relation('exchangeEntry', { nullable: true }),
     exchangeEntryId: t.exposeInt('exchangeEntryId', {
       nullable: true,
       description: 'The exchange gain/loss journal entry posted automatically on commit (entries in one foreign currency, unbalanced only in the accounting currency)',
     }),
     matchRule: t.exposeString('matchRule', { nullable: true, description: 'On a proposal: the matcher rule that found it (KID, AMOUNT, SUM)' }),
+    bankTransaction: t.relation('bankTransaction', { nullable: true }),
     bankTransactionId: t.exposeInt('bankTransactionId', { nullable: true, description: 'On a proposal: the bank transaction it is about' }),
     createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     deletedBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.deletedById) }),

@@ -1,6 +1,6 @@
 import { cursorRules } from '../../shared/pagination.ts';
 import { z } from 'zod';
-import { DIMENSION_KIND_NAMES, type DimensionKind } from '../journal-entries/dimensions.ts';
+import { asLineKind, DIMENSION_KIND_NAMES, type DimensionKind } from '../journal-entries/dimensions.ts';
 import { osloToday } from '../journal-entries/journal-entries.rules.ts';
 import { id } from '../../shared/validation.ts';
 
@@ -64,7 +64,7 @@ const requiredDate = z.date({ error: (issue) => (issue.input == null ? 'is requi
 const flag = (fallback: boolean) => z.boolean().nullish().transform((v) => v ?? fallback);
 const page = z.number().int('must be an integer of at least 1').min(1, 'must be an integer of at least 1').nullish();
 const perPage = z.number().int('must be an integer from 1 to 1000').min(1, 'must be an integer from 1 to 1000').max(1000, 'must be an integer from 1 to 1000').nullish();
-const groupByDimension = z.enum(DIMENSION_KIND_NAMES as [DimensionKind, ...DimensionKind[]]).nullish().transform((v) => v ?? null);
+const groupByDimension = z.preprocess(asLineKind, z.enum(DIMENSION_KIND_NAMES as [DimensionKind, ...DimensionKind[]])).nullish().transform((v) => v ?? null);
 
 const startOfYear = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), 0, 1));
 

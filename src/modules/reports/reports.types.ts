@@ -1,8 +1,12 @@
-import { builder } from '../../builder.ts';
+import { recordById } from '../../shared/record-by-id.ts';
+import { CANCELLATION_FLAGS } from '../journal-entries/journal-entries.rules.ts';
+import { builder, wireSpelled } from '../../builder.ts';
 import { formatFixed, type Decimal } from '../../shared/scalars.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
-import {cursorArgs, pageType } from '../../shared/page-type.ts';
-import { DimensionKindEnum, LineDimension } from '../journal-entries/journal-entries.types.ts';
+import { cursorArgs, pageType } from '../../shared/page-type.ts';
+import { LineDimension } from '../journal-entries/journal-entries.types.ts';
+import { typeOfKind, type DimensionKind } from '../journal-entries/dimensions.ts';
+import { DimensionType } from '../ledger-accounts/ledger-accounts.types.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import type { Grouping } from './grouping.ts';
 import { LEDGER_PAGE_LIMITS, SUB_LEDGER_ACCOUNTS, type SubLedger } from './reports.rules.ts';
@@ -46,6 +50,12 @@ const ReportAccountFields = builder.interfaceRef<{ grouping: Grouping; accountId
   description: 'A report row about one ledger account.',
   fields: (t) => ({
     grouping: t.field({ type: ReportGrouping, resolve: (r) => r.grouping }),
+    account: t.prismaField({
+      type: 'Account',
+      nullable: true,
+      description: 'null on the computed row of the result not yet closed into equity (accountId 0)',
+      resolve: (query, r, _a, ctx) => recordById(ctx, 'account', r.accountId || null, query),
+    }),
     accountId: t.int({ description: '0 on the computed row of the result not yet closed into equity', resolve: (r) => r.accountId }),
     accountCode: t.string({ resolve: (r) => r.accountCode }),
     accountName: t.string({ resolve: (r) => r.accountName }),
@@ -55,7 +65,7 @@ const ReportAccountFields = builder.interfaceRef<{ grouping: Grouping; accountId
 const relationFields = builder.interfaceRef<{ relationType: string | null; relationId: number | null; relationName: string | null }>('ReportRelation').implement({
   description: 'With group_by_dimension: the dimension value of the row (null values: lines without that dimension).',
   fields: (t) => ({
-    relationType: t.field({ type: DimensionKindEnum, nullable: true, resolve: (r) => r.relationType as never }),
+    relationType: t.field({ type: DimensionType, nullable: true, ...wireSpelled, resolve: (r) => (r.relationType ? typeOfKind(r.relationType as DimensionKind) : null) }),
     relationId: t.int({ nullable: true, resolve: (r) => r.relationId }),
     relationName: t.string({ nullable: true, resolve: (r) => r.relationName }),
   }),
@@ -126,8 +136,11 @@ const LedgerEntryRef = builder.objectRef<LedgerEntry>('GeneralLedgerEntry').impl
   fields: (t) => ({
     id: t.exposeInt('id'),
     sequenceNumber: t.exposeInt('sequenceNumber', { nullable: true }),
-    cancelled: t.exposeString('cancelled', { nullable: true }),
+    cancelled: t.exposeString('cancelled', { nullable: true, description: "The spec's string: 'Y' on a cancelled entry, 'C' on the reversal entry that cancels it, else null (typed: isCancelled, isCancellation)" }),
+    isCancelled: t.boolean(CANCELLATION_FLAGS.isCancelled),
+    isCancellation: t.boolean(CANCELLATION_FLAGS.isCancellation),
     isDraft: t.exposeBoolean('isDraft'),
+    voucher: t.prismaField({ type: 'Voucher', nullable: true, resolve: (query, p, _a, ctx) => recordById(ctx, 'voucher', p.voucherId, query) }),
     voucherId: t.exposeInt('voucherId', { nullable: true }),
     description: t.exposeString('description', { nullable: true }),
     relatedObject: t.field({ type: LedgerRelatedObjectRef, nullable: true, resolve: (e) => e.relatedObject }),
@@ -142,6 +155,7 @@ export const GeneralLedgerRowRef = builder.objectRef<LedgerRow>('GeneralLedgerRo
     id: t.exposeInt('id'),
     lineId: t.exposeInt('lineId'),
     postingDate: t.expose('postingDate', { type: 'Date' }),
+    account: t.prismaField({ type: 'Account', resolve: (query, p, _a, ctx) => recordById(ctx, 'account', p.accountId, query) as never }),
     accountId: t.exposeInt('accountId'),
     accountCode: t.exposeString('accountCode'),
     description: t.exposeString('description', { nullable: true }),
@@ -212,7 +226,7 @@ builder.queryFields((t) => ({
       dateFrom: t.arg({ type: 'Date' }),
       dateTo: t.arg({ type: 'Date' }),
       freeText: t.arg.string(),
-      groupByDimension: t.arg({ type: DimensionKindEnum }),
+      groupByDimension: t.arg({ type: DimensionType, description: 'Any type but EMPLOYEE (REST: businesspartner, bankacc, project, department, asset, tag, item)' }),
     },
     resolve: (_root, args, ctx) => incomeStatement(ctx, args),
   }),
@@ -230,7 +244,7 @@ builder.queryFields((t) => ({
       includeCancelled: t.arg.boolean({ description: 'default true' }),
       includeZeroMovement: t.arg.boolean({ description: 'default false; true lists every account of the chart, also those without movement (what the REST files show by default; the REST JSON never does)' }),
       freeText: t.arg.string(),
-      groupByDimension: t.arg({ type: DimensionKindEnum }),
+      groupByDimension: t.arg({ type: DimensionType, description: 'Any type but EMPLOYEE (REST: businesspartner, bankacc, project, department, asset, tag, item)' }),
     },
     resolve: (_root, args, ctx) => trialBalance(ctx, args),
   }),

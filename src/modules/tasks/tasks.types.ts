@@ -1,3 +1,5 @@
+import { recordById } from '../../shared/record-by-id.ts';
+import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
@@ -20,7 +22,9 @@ export const Task = builder.prismaObject('Task', {
   description: 'A piece of work for a person, optionally about a record (relationType + relationId, e.g. voucher 12), with its chat thread.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId', { description: 'Immutable after creation' }),
+    providerClientAccount: t.prismaField({ type: 'ClientAccount', nullable: true, resolve: (query, p, _a, ctx) => recordById(ctx, 'clientAccount', p.providerClientAccountId, query) }),
     providerClientAccountId: t.exposeInt('providerClientAccountId', { nullable: true, description: 'A provider account serving the client account' }),
     title: t.exposeString('title'),
     description: t.exposeString('description', { nullable: true }),
@@ -28,14 +32,17 @@ export const Task = builder.prismaObject('Task', {
     taskType: t.exposeString('taskType', { description: TASK_TYPE }),
     completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true, description: 'Set when the task becomes COMPLETED, cleared when it is reopened' }),
     completionSummary: t.exposeString('completionSummary', { nullable: true }),
+    assignedTo: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.assignedToId) }),
     assignedToId: t.exposeInt('assignedToId', { nullable: true, description: 'A user with access to the client account' }),
     parentTaskId: t.exposeInt('parentTaskId', { nullable: true }),
     relationType: t.exposeString('relationType', { nullable: true, description: 'What the task is about: voucher, document, businesspartner …' }),
     relationId: t.exposeInt('relationId', { nullable: true }),
     threadId: t.exposeInt('threadId', { nullable: true, description: 'The task’s chat thread (made with the task, deleted with it)' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    updatedBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.updatedById) }),
     updatedById: t.exposeInt('updatedById', { nullable: true }),
     subtasks: t.relation('subtasks', { extensions: listCost(100), description: 'The tasks whose parent this is, oldest first', query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
     parentTask: t.relation('parentTask', { nullable: true }),

@@ -23,6 +23,7 @@ export const TaxCode = builder.prismaObject('TaxCode', {
   description: 'A VAT code of a client account, reported as its SAF-T standard tax code.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     code: t.exposeString('code'),
     standardTaxCode: t.exposeString('standardTaxCode', { description: 'SAF-T StandardTaxCode' }),

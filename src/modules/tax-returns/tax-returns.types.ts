@@ -1,3 +1,4 @@
+import { recordById } from '../../shared/record-by-id.ts';
 import { builder, storesNothing, tenantScoped } from '../../builder.ts';
 import { described } from '../../shared/enum-values.ts';
 import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
@@ -64,6 +65,7 @@ export const TaxReturn = builder.prismaObject('TaxReturn', {
   description: 'A company tax return for a year, filed through the government portal (portal_instance_id); its receipt PDF is stored as a voucher.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     reportingYear: t.exposeInt('reportingYear'),
     fromDate: t.expose('fromDate', { type: 'Date' }),
@@ -73,6 +75,7 @@ export const TaxReturn = builder.prismaObject('TaxReturn', {
     status: t.expose('status', { type: TaxReturnStatusEnum }),
     submittedAt: t.expose('submittedAt', { type: 'DateTime', nullable: true }),
     errorMessage: t.exposeString('errorMessage', { nullable: true, description: 'DRAFT: the findings that kept it a draft; REJECTED: the authority’s reason' }),
+    receiptVoucher: t.relation('receiptVoucher', { nullable: true }),
     receiptVoucherId: t.exposeInt('receiptVoucherId', { nullable: true, description: 'The portal’s receipt PDF, stored as an ARCHIVED voucher (channel govportal)' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     createdById: t.exposeInt('createdById', { nullable: true }),
@@ -83,6 +86,7 @@ export const TaxReturn = builder.prismaObject('TaxReturn', {
       resolve: (r) => r.createdBy,
     }),
     innsendingsformaal: t.exposeString('innsendingsformaal', { description: 'egenfastsetting (an original filing) or endringsanmodning (a correction)' }),
+    corrects: t.relation('corrects', { nullable: true }),
     correctsId: t.exposeInt('correctsId', { nullable: true, description: 'The tax return a correction corrects' }),
     findings: t.field({ type: [FindingRef], extensions: listCost(50), description: 'The portal’s validation findings', resolve: (r) => r.findings as unknown as Finding[] }),
     data: t.expose('data', { type: 'JSON', nullable: true, description: 'The næringsspesifikasjon filed (or read from the portal by an import)' }),
@@ -172,6 +176,7 @@ const PreviewRef = builder.objectRef<TaxReturnPreview>('TaxReturnPreview').imple
     'The næringsspesifikasjon computed from the ledger: each account under its næringsspesifikasjon code (its SAF-T grouping code, else its account number), ' +
     'result accounts by their movement in the period, balance accounts by their closing balance; unmapped accounts listed, and the checks',
   fields: (t) => ({
+    clientAccount: t.prismaField({ type: 'ClientAccount', resolve: (query, p, _a, ctx) => recordById(ctx, 'clientAccount', p.clientAccountId, query) as never }),
     clientAccountId: t.exposeInt('clientAccountId'),
     orgNumber: t.exposeString('orgNumber', { nullable: true }),
     reportingYear: t.exposeInt('reportingYear'),
@@ -202,6 +207,7 @@ const ImportedRef = builder.objectRef<ImportedEntry>('TaxReturnImported').implem
     seeded: t.exposeBoolean('seeded', { description: 'The return was filled with the filing’s data (false on a dry run)' }),
     warning: t.exposeBoolean('warning', { description: 'The filing’s data could not be read as a næringsspesifikasjon: imported without it' }),
     dryRun: t.exposeBoolean('dryRun'),
+    taxReturn: t.prismaField({ type: 'TaxReturn', nullable: true, resolve: (query, p, _a, ctx) => recordById(ctx, 'taxReturn', p.taxReturnId, query) }),
     taxReturnId: t.exposeInt('taxReturnId', { nullable: true, description: 'The IMPORTED return made (null on a dry run)' }),
   }),
 });

@@ -1,10 +1,12 @@
+import { recordById } from '../../shared/record-by-id.ts';
+import { loadUser, UserRef } from '../users/users.types.ts';
 import type { JournalEntry as PrismaJournalEntry, Task as PrismaTask, VoucherStatement as PrismaVoucherStatement } from '../../generated/prisma/client.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
 import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
-import { pageImages, PageImage, signedUrl } from '../files/files.types.ts';
+import { FileRecord, pageImages, PageImage, signedUrl } from '../files/files.types.ts';
 import { JournalEntry } from '../journal-entries/journal-entries.types.ts';
 import { Task } from '../tasks/tasks.types.ts';
 import { MAX_MERGE_SOURCES, PAYMENT_METHODS, SOURCE_ACTIONS, VOUCHER_PAGE_LIMITS, VOUCHER_STATEMENT_PAGE_LIMITS, VOUCHER_STATUSES } from './vouchers.rules.ts';
@@ -47,7 +49,9 @@ export const VoucherQuestion = builder.prismaObject('VoucherQuestion', {
   description: 'A question the voucher pipeline asks a person (workflow_status WAITING_FOR_ANSWER), e.g. whether a suspected duplicate should be kept.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.prismaField({ type: 'ClientAccount', resolve: (query, p, _a, ctx) => recordById(ctx, 'clientAccount', p.clientAccountId, query) as never }),
     clientAccountId: t.exposeInt('clientAccountId'),
+    voucher: t.relation('voucher'),
     voucherId: t.exposeInt('voucherId'),
     questionType: t.exposeString('questionType', { description: 'DUPLICATE, DOCUMENT_TYPE …' }),
     text: t.exposeString('text'),
@@ -55,6 +59,7 @@ export const VoucherQuestion = builder.prismaObject('VoucherQuestion', {
     answer: t.exposeString('answer', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     answeredAt: t.expose('answeredAt', { type: 'DateTime', nullable: true }),
+    answeredBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.answeredById) }),
     answeredById: t.exposeInt('answeredById', { nullable: true }),
   }),
 });
@@ -80,13 +85,18 @@ export const VoucherStatement = builder.prismaObject('VoucherStatement', {
   fields: (t) => ({
     id: t.exposeInt('id'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
+    clientAccount: t.prismaField({ type: 'ClientAccount', resolve: (query, p, _a, ctx) => recordById(ctx, 'clientAccount', p.clientAccountId, query) as never }),
     clientAccountId: t.exposeInt('clientAccountId'),
+    voucher: t.relation('voucher'),
     voucherId: t.exposeInt('voucherId'),
     purpose: t.exposeString('purpose', { nullable: true, description: 'The expense purpose in the user’s words' }),
     itemCategories: t.exposeStringList('itemCategories'),
     paymentMethod: t.expose('paymentMethod', { type: VoucherPaymentMethodEnum, nullable: true }),
+    payor: t.prismaField({ type: 'BusinessPartner', nullable: true, resolve: (query, p, _a, ctx) => recordById(ctx, 'businessPartner', p.payorId, query) }),
     payorId: t.exposeInt('payorId', { nullable: true, description: 'Who paid: a business partner (the employee for PRIVATE_CARD)' }),
+    project: t.prismaField({ type: 'Project', nullable: true, resolve: (query, p, _a, ctx) => recordById(ctx, 'project', p.projectId, query) }),
     projectId: t.exposeInt('projectId', { nullable: true }),
     isPaid: t.exposeBoolean('isPaid', { nullable: true }),
     comment: t.exposeString('comment', { nullable: true }),
@@ -144,11 +154,15 @@ export const Voucher = builder.prismaObject('Voucher', {
   fields: (t) => ({
     id: t.exposeInt('id'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    updatedBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.updatedById) }),
     updatedById: t.exposeInt('updatedById', { nullable: true }),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     type: t.exposeString('type', { nullable: true, description: 'Document type (ARINV, APINV, RECPT …)' }),
+    file: t.relation('file', { type: FileRecord, description: "The voucher's own file" }),
     fileId: t.exposeInt('fileId', { description: "The voucher's own file" }),
     fileName: t.string({ select: FILE, resolve: (v) => v.file.fileName }),
     contentType: t.string({ select: FILE, resolve: (v) => v.file.contentType }),

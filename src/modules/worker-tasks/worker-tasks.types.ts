@@ -1,3 +1,5 @@
+import { recordById } from '../../shared/record-by-id.ts';
+import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
@@ -23,11 +25,14 @@ export const WorkerTaskResult = builder.prismaObject('WorkerTaskResult', {
   description: "One worker's answer to a worker task.",
   fields: (t) => ({
     id: t.exposeInt('id'),
+    task: t.relation('task'),
     taskId: t.exposeInt('taskId'),
+    clientAccount: t.prismaField({ type: 'ClientAccount', resolve: (query, p, _a, ctx) => recordById(ctx, 'clientAccount', p.clientAccountId, query) as never }),
     clientAccountId: t.exposeInt('clientAccountId', { description: "The task's client account" }),
     status: t.expose('status', { type: WorkerTaskResultStatusEnum }),
     data: t.expose('data', { type: 'JSON', description: "The answer: a JSON object as sent, or as the schema of one of the service's own task types normalised it (snake_case keys; absent optional fields are null)" }),
     submittedAt: t.expose('submittedAt', { type: 'DateTime' }),
+    submittedBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.submittedById) }),
     submittedById: t.exposeInt('submittedById', { nullable: true }),
   }),
 });
@@ -38,6 +43,7 @@ export const WorkerTask = builder.prismaObject('WorkerTask', {
     "A small judgement workers submit results for, usually about one record (relation) and sometimes a second (secondary relation); it belongs to one client account (the relation's record's, or the one it was created for). Agreeing results complete a task of the service's own types; a task of any other type stays PENDING until cancelled.",
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId', { description: "The client account of the relation's record, or the one the task was created for (set at creation)" }),
     status: t.expose('status', { type: WorkerTaskStatusEnum }),
     taskType: t.exposeString('taskType', { description: TASK_TYPE }),
@@ -47,6 +53,7 @@ export const WorkerTask = builder.prismaObject('WorkerTask', {
     secondaryRelationId: t.exposeInt('secondaryRelationId', { nullable: true }),
     comment: t.exposeString('comment', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true, description: 'When the consensus was reached' }),
     results: t.relation('results', {

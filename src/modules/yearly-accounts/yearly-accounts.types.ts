@@ -1,3 +1,5 @@
+import { recordById } from '../../shared/record-by-id.ts';
+import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import { described } from '../../shared/enum-values.ts';
 import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
@@ -44,6 +46,7 @@ export const YearlyAccountSubmission = builder.prismaObject('YearlyAccountSubmis
   description: 'A yearly account (årsregnskap) of a client account for a reporting year, filed through the government portal.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     reportingYear: t.exposeInt('reportingYear'),
     fromDate: t.expose('fromDate', { type: 'Date' }),
@@ -56,6 +59,7 @@ export const YearlyAccountSubmission = builder.prismaObject('YearlyAccountSubmis
     errorMessage: t.exposeString('errorMessage', { nullable: true, description: 'The authority’s reason when REJECTED' }),
     findings: t.expose('findings', { type: 'JSON', nullable: true, description: 'The portal’s validation findings of the submission ([{severity, code, message, path}])' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -98,6 +102,7 @@ const CheckRef = builder.objectRef<Check>('YearlyAccountCheck').implement({
 const Preview = builder.objectRef<YearlyFigures>('YearlyAccountPreview').implement({
   description: 'The small-enterprise yearly accounts of a period with the previous year’s figures, computed from the posted ledger.',
   fields: (t) => ({
+    clientAccount: t.prismaField({ type: 'ClientAccount', resolve: (query, p, _a, ctx) => recordById(ctx, 'clientAccount', p.clientAccountId, query) as never }),
     clientAccountId: t.exposeInt('clientAccountId'),
     reportingYear: t.exposeInt('reportingYear'),
     fromDate: t.expose('fromDate', { type: 'Date' }),

@@ -1,3 +1,4 @@
+import { recordById } from '../../../shared/record-by-id.ts';
 import { builder } from '../../../builder.ts';
 import { requestSaftZip } from './saft.job.ts';
 import { checkSaftRequest, saftFileNameOf } from './saft.service.ts';
@@ -39,6 +40,7 @@ const SaftExport = builder.objectRef<SaftExportInfo>('SaftExport').implement({
   description:
     'A SAF-T Financial 1.30 file of a client account and period, checked and named: GET /reports/data-export streams it as text/xml (or mails it zipped for application/zip).',
   fields: (t) => ({
+    clientAccount: t.prismaField({ type: 'ClientAccount', resolve: (query, e, _a, ctx) => recordById(ctx, 'clientAccount', e.clientAccountId, query) as never }),
     clientAccountId: t.exposeInt('clientAccountId'),
     dateFrom: t.expose('dateFrom', { type: 'Date' }),
     dateTo: t.expose('dateTo', { type: 'Date' }),
