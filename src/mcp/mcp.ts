@@ -108,7 +108,7 @@ export function createMcpHandler(schema: GraphQLSchema, info: { name: string; ve
       let args = request.params.arguments ?? {};
       try {
         // call_operation runs the tool it names, as that tool runs (its scope, validation, answer and error shape)
-        if (entry.tool.name === 'call_operation') ({ entry, args } = resolveOperation(box, ctx, args));
+        if (entry.tool.name === 'call_operation') ({ entry, args } = resolveOperation(box, args));
         if (!entry.readOnly && !canWrite) throw new InsufficientScopeError('write');
         const result = await entry.call(ctx, args, { weigh: (weight) => weigh(req, weight), heavyCost: options.heavyCost ?? 0 });
         return toolResult(result, entry);

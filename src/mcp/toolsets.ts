@@ -1,6 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestContext } from '../shared/context.ts';
-import { boundedMessage, InsufficientScopeError, ValidationError } from '../shared/errors.ts';
+import { boundedMessage, ValidationError } from '../shared/errors.ts';
 import { READ_ONLY, type Toolbox, type ToolEntry } from './tools.ts';
 
 /**
@@ -99,13 +98,15 @@ function named(box: Toolbox, name: string): ToolEntry {
   return entry;
 }
 
-/** The operation call_operation runs and its arguments, checked as the tool itself checks them (scope first). */
-export function resolveOperation(box: Toolbox, ctx: RequestContext, args: Record<string, unknown>): { entry: ToolEntry; args: Record<string, unknown> } {
+/**
+ * The tool call_operation runs and its arguments. The endpoint then runs it as a call of that tool:
+ * its scope check (a read-only token gets the tool's own 403 error), its validation, its error shape.
+ */
+export function resolveOperation(box: Toolbox, args: Record<string, unknown>): { entry: ToolEntry; args: Record<string, unknown> } {
   const issues = Object.keys(args).filter((k) => k !== 'name' && k !== 'arguments');
   if (issues.length) throw new ValidationError(issues.map((k) => `${boundedMessage(k)}: is not an argument of this tool`).join('; '));
   if (typeof args.name !== 'string') throw ValidationError.field('name', 'is required: the name of a tool (list_toolsets lists them)');
   const entry = named(box, args.name);
-  if (!entry.readOnly && !ctx.actor.scopes.has('write')) throw new InsufficientScopeError('write');
   const inner = args.arguments ?? {};
   if (typeof inner !== 'object' || Array.isArray(inner)) throw ValidationError.field('arguments', "must be a JSON object: the tool's arguments");
   return { entry, args: inner as Record<string, unknown> };
