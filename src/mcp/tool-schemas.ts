@@ -139,7 +139,7 @@ export const OUTLINE_DEPTH = 1;
 
 /**
  * The outline of an output schema that tools/list shows: the keys of the answer and their JSON types,
- * `depth` object levels deep (deeper objects are `{type: 'object'}`), without descriptions, patterns,
+ * `depth` object levels deep (deeper objects are `{type: 'object'}`, arrays of them `{type: 'array'}`), without descriptions, patterns,
  * formats or `required` (what every answer satisfies; the full schema is describe_operation's). The
  * full schemas of the default tools alone would be some 200,000 characters.
  */
@@ -162,7 +162,8 @@ export function outlineSchema(schema: JsonSchema, depth = OUTLINE_DEPTH): JsonSc
     if (types.includes('object') && s.properties && level < depth) out.properties = Object.fromEntries(Object.entries(s.properties as Record<string, JsonSchema>).map(([k, v]) => [k, walk(v, level + 1)]));
     if (types.includes('array') && s.items) {
       const items = walk(s.items as JsonSchema, level);
-      if (Object.keys(items).length) out.items = items;
+      // an array of records below the outline's depth is just an array
+      if (Object.keys(items).length && !(items.type === 'object' && !items.properties)) out.items = items;
     }
     return out;
   };

@@ -184,7 +184,7 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
     fullInputSchema: input,
     tool: {
       name: compiled.toolName,
-      description: `${toolDescription(op.summary)}${paged ? ` Answers ${TOOL_PAGE_SIZE} a page unless per_page (pages from ${paged.firstPage}).` : ''}${output.wrapped ? ' structuredContent: {result}.' : ''}`,
+      description: `${toolDescription(op.summary)}${paged ? ` Answers ${TOOL_PAGE_SIZE} a page unless per_page (pages from ${paged.firstPage}).` : ''}`,
       inputSchema: briefSchema(input) as Tool['inputSchema'],
       outputSchema: outlineSchema(output.schema) as Tool['outputSchema'],
       annotations: readOnly ? READ_ONLY : { readOnlyHint: false, destructiveHint: isDestructive(op), idempotentHint: op.method !== 'POST', openWorldHint: false },
