@@ -6,8 +6,9 @@ import { DECIMAL_INPUT_HINT, DECIMAL_OUTPUT_HINT, INT32, responseSchema, SchemaC
  * The JSON Schemas a tool shows a model: the wire schemas of the OpenAPI document (json-schema.ts,
  * one source), made compact. tools/list is read into a model's context on every turn, so what says
  * nothing goes: the int32 bounds of every integer (403 of them in the full list), the decimal hint
- * repeated on every amount (the server's instructions say it once), and an object schema a tool
- * repeats (a document's lines and their dimensions) is one `$defs` entry referenced by `$ref`.
+ * repeated on every amount (the server's instructions say it once). No tool's input repeats an object
+ * shape, so input schemas have no `$defs`; an output schema's shared shapes are `$defs` entries (the
+ * OpenAPI components of its answer), and tools/list shows its outline (`outlineSchema`).
  */
 
 /** The short form of the decimal hint on a tool's input (the full rule is in the server's instructions). */
@@ -37,61 +38,8 @@ function shortHint(text: string): string {
   return text.replace(` (${DECIMAL_INPUT_HINT})`, `; ${DECIMAL_TOOL_HINT}`).replace(` (${DECIMAL_OUTPUT_HINT})`, '');
 }
 
-/** Object schemas shorter than this stay inline (a `$ref` and its `$defs` entry would not be shorter). */
-const SHARED_MIN_LENGTH = 160;
-
-/**
- * An object schema that occurs more than once in a tool's schema becomes one `$defs` entry (named
- * after the property it first appears under), referenced by `$ref` — within this one schema, as
- * MCP tool schemas are standalone documents.
- */
-export function shareDefinitions(schema: JsonSchema): JsonSchema {
-  const seen = new Map<string, { count: number; name: string }>();
-  const walk = (node: unknown, name: string) => {
-    if (Array.isArray(node)) return node.forEach((n) => walk(n, name));
-    if (!node || typeof node !== 'object') return;
-    const s = node as JsonSchema;
-    if (s.type === 'object' || (Array.isArray(s.type) && s.type.includes('object'))) {
-      const text = JSON.stringify(s);
-      if (text.length >= SHARED_MIN_LENGTH) {
-        const known = seen.get(text);
-        if (known) known.count++;
-        else seen.set(text, { count: 1, name });
-      }
-    }
-    for (const [key, value] of Object.entries(s)) {
-      if (key === 'properties') for (const [k, v] of Object.entries(value as JsonSchema)) walk(v, k);
-      else walk(value, name);
-    }
-  };
-  walk(schema, 'value');
-  const shared = new Map<string, string>();
-  const names = new Set(Object.keys((schema.$defs as JsonSchema | undefined) ?? {}));
-  // the longest first: a shared schema inside another shared one is then referenced from its definition
-  for (const [text, { count, name }] of [...seen].sort((a, b) => b[0].length - a[0].length)) {
-    if (count < 2) continue;
-    let unique = name;
-    for (let i = 2; names.has(unique); i++) unique = `${name}${i}`;
-    names.add(unique);
-    shared.set(text, unique);
-  }
-  if (!shared.size) return schema;
-  const replace = (node: unknown, top: boolean): unknown => {
-    if (Array.isArray(node)) return node.map((n) => replace(n, false));
-    if (!node || typeof node !== 'object') return node;
-    const name = top ? undefined : shared.get(JSON.stringify(node));
-    if (name) return { $ref: `#/$defs/${name}` };
-    return Object.fromEntries(
-      Object.entries(node as JsonSchema).map(([k, v]) => [k, k === 'properties' || k === '$defs' ? Object.fromEntries(Object.entries(v as JsonSchema).map(([p, s]) => [p, replace(s, false)])) : replace(v, false)]),
-    );
-  };
-  const defs: JsonSchema = { ...((schema.$defs as JsonSchema | undefined) ?? {}) };
-  for (const [text, name] of shared) defs[name] = replace(JSON.parse(text), true);
-  return { ...(replace(schema, true) as JsonSchema), $defs: defs };
-}
-
 /** A tool's input schema as describe_operation shows it. */
-export const toolInputSchema = (schema: JsonSchema): JsonSchema => shareDefinitions(compactSchema(schema) as JsonSchema);
+export const toolInputSchema = (schema: JsonSchema): JsonSchema => compactSchema(schema) as JsonSchema;
 
 /** The longest field description tools/list shows; a longer one is cut after its first sentence or here (describe_operation has it whole). */
 export const BRIEF_DESCRIPTION = 120;
