@@ -46,8 +46,8 @@ export interface ToolEntry {
   /** the operation's REST method and path(s) (`GET /api/v2/items`), for describe_operation; none for the GraphQL tools */
   rest?: string;
   /**
-   * The tool's structuredContent is its answer wrapped as `{result: answer}` (an answer that is no
-   * JSON object: an array, a record or {}): its outputSchema says so.
+   * The tool's structuredContent is its answer wrapped as `{result: answer}` (an answer that is not
+   * surely a JSON object: an array, a record of a nullable field, a record or {}): its outputSchema says so.
    */
   wrapped?: boolean;
   /** a paged list: the call asks for TOOL_PAGE_SIZE records unless per_page is given; `pageHint` says how to get the next page */
@@ -223,7 +223,6 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: 
     errorShape: 'graphql',
     tool: {
       name: `graphql_${kind}`,
-      title: readOnly ? 'Run a GraphQL query' : 'Run a GraphQL mutation',
       description: readOnly
         ? 'Runs a GraphQL query on the API schema (the same as POST /graphql; introspect it or read schema.graphql). Mutations are refused: use graphql_mutation.'
         : 'Runs a GraphQL mutation on the API schema (the same as POST /graphql). Needs the write scope.',

@@ -56,15 +56,15 @@ export const DEFAULT_TOOLSETS: readonly string[] = ['vouchers', 'journal-entries
 const ALWAYS = new Set(['graphql', 'toolsets']);
 
 /**
- * The toolsets a `?modules=` value names (module names as on REST, any case, `_` or `-`), `all` for
- * every one; undefined (no parameter): the default toolsets.
+ * The toolsets a `?modules=` value names (module names as on REST, also in snake_case, camelCase or capitals), `all`
+ * for every one; undefined (no parameter): the default toolsets.
  */
 export function listedToolsets(modules: string | undefined): ReadonlySet<string> | 'all' {
   if (modules === undefined) return new Set(DEFAULT_TOOLSETS);
   const names = modules
     .split(/[,; ]+/)
     .filter(Boolean)
-    .map((m) => m.toLowerCase().replace(/_/g, '-'));
+    .map((m) => m.replace(/([a-z\d])([A-Z])/g, '$1-$2').toLowerCase().replace(/_/g, '-'));
   return names.includes('all') ? 'all' : new Set(names);
 }
 

@@ -82,6 +82,10 @@ describe.each(targets())('MCP toolsets, compact tools/list, structured results (
     expect(all.tools.map((x) => x.name).sort()).toEqual([...operationTools, 'graphql_query', 'graphql_mutation', 'list_toolsets', 'describe_operation', 'call_operation'].sort());
     console.info(`tools/list?modules=all (write scope): ${JSON.stringify(all).length} characters, ${all.tools.length} tools`);
     for (const m of toolbox(schema).modules.filter((x) => x !== 'graphql')) expect(TOOLSET_DESCRIPTIONS[m], m).toBeTruthy();
+    // the module names as on REST, or in camelCase, snake_case, capitals
+    const named = (await (await connect('?modules=itemCollections;TAX_RETURNS')).listTools()).tools.map((x) => x.name);
+    expect(named).toEqual(expect.arrayContaining(['list_item_collections', 'list_tax_returns']));
+    expect(named).not.toContain('list_vouchers');
   });
 
   it('every operation is reachable from the default list: list_toolsets names every tool of the table by toolset, describe_operation describes each', async () => {
