@@ -5,9 +5,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, JSONRPCMessageSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestContext } from '../shared/context.ts';
 import { boundedMessage, InsufficientScopeError, JsonRpcRequestError } from '../shared/errors.ts';
-import { toSnake } from '../shared/naming.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from '../shared/query-limits.ts';
-import { toolbox, toolErrorBody, type ToolEntry } from './tools.ts';
+import { pageHint, toolbox, toolErrorBody, type ToolEntry } from './tools.ts';
+import { DEFAULT_TOOLSETS, listedTools, listedToolsets, metaTools, resolveOperation } from './toolsets.ts';
 import { jsonText } from '../shared/json-text.ts';
 import { weigh } from '../http/admission.ts';
 
@@ -31,6 +31,21 @@ function toolError(ctx: RequestContext, e: unknown, entry?: ToolEntry): CallTool
 }
 
 /**
+ * A tool's answer: the REST response body as JSON text (its numbers exact), the same as
+ * structuredContent (wrapped as {result} where the tool's outputSchema says so), and after a page of a
+ * list a second text saying how to get the next.
+ */
+function toolResult(result: unknown, entry: ToolEntry): CallToolResult {
+  const text = jsonText(result);
+  const value: unknown = JSON.parse(text);
+  const hint = entry.paged && pageHint(value, entry.paged.firstPage);
+  return {
+    content: [{ type: 'text', text }, ...(hint ? [{ type: 'text' as const, text: hint }] : [])],
+    structuredContent: (entry.wrapped ? { result: value } : value) as Record<string, unknown>,
+  };
+}
+
+/**
  * A JSON-RPC error answering a request: the SDK answers a thrown error's `code` and `message` (McpError
  * would write "MCP error -32602: " into the message, which clients then prefix again).
  */
@@ -38,12 +53,15 @@ const rpcError = (code: ErrorCode, message: string) => Object.assign(new Error(b
 
 /** The POST /mcp handler (the bearer middleware has put the request context on req.ctx). */
 export function createMcpHandler(schema: GraphQLSchema, info: { name: string; version: string }, options: { queryLimits?: QueryLimits; heavyCost?: number } = {}) {
-  const { tools, byName, modules } = toolbox(schema, options.queryLimits ?? DEFAULT_QUERY_LIMITS);
+  const box = toolbox(schema, options.queryLimits ?? DEFAULT_QUERY_LIMITS);
+  const { tools, byName, modules } = box;
 
-  /** A call of a tool that writes: the Idempotency-Key applies to it (src/http/idempotency.ts). */
+  /** A call of a tool that writes (call_operation: of a write tool): the Idempotency-Key applies to it (src/http/idempotency.ts). */
   const isWriteCall = (req: Request): boolean => {
-    const msg = req.body as { method?: unknown; params?: { name?: unknown } } | null | undefined;
-    return msg?.method === 'tools/call' && byName.get(String(msg.params?.name))?.readOnly === false;
+    const msg = req.body as { method?: unknown; params?: { name?: unknown; arguments?: { name?: unknown } } } | null | undefined;
+    if (msg?.method !== 'tools/call') return false;
+    const name = msg.params?.name === 'call_operation' ? msg.params.arguments?.name : msg.params?.name;
+    return byName.get(String(name))?.readOnly === false;
   };
 
   /**
@@ -66,25 +84,34 @@ export function createMcpHandler(schema: GraphQLSchema, info: { name: string; ve
   const handle = async (req: Request, res: Response) => {
     const ctx = (req as Request & { ctx: RequestContext }).ctx;
     const canWrite = ctx.actor.scopes.has('write');
-    const wanted = typeof req.query.modules === 'string' ? new Set(req.query.modules.split(/[,; ]+/).filter(Boolean).map((m) => toSnake(m).replace(/_/g, '-'))) : undefined;
+    const toolsets = listedToolsets(typeof req.query.modules === 'string' ? req.query.modules : undefined);
+    const meta = metaTools(box, canWrite, toolsets);
+    const metaByName = new Map(meta.map((t) => [t.tool.name, t]));
     const server = new Server(
       { ...info, title: 'Accounting API' },
       {
         capabilities: { tools: { listChanged: false } },
-        instructions: `Tools for a Norwegian accounting API; each REST operation is a tool, plus graphql_query and graphql_mutation. Modules: ${modules.join(', ')} (narrow the list with ?modules=… on the endpoint URL). Decimals are strings (only the balance sheet's balance is a JSON number, with its exact digits); dates YYYY-MM-DD.`,
+        instructions: [
+          `Tools for a Norwegian accounting API: each operation is a tool, grouped in toolsets (${modules.filter((m) => m !== 'graphql').join(', ')}), plus graphql_query and graphql_mutation.`,
+          `tools/list shows ${toolsets === 'all' ? 'every toolset' : `the toolsets ${[...toolsets].join(', ') || '(none)'}`}; list_toolsets lists the others and their tools, describe_operation gives a tool's arguments, call_operation calls any tool by name. A host lists other toolsets with ?modules=a,b on the endpoint URL (?modules=all: every tool; none: ${DEFAULT_TOOLSETS.join(', ')}).`,
+          'Lists answer a small page and say how to get the next. Decimals are strings such as "1250.50" (a JSON number only with at most 15 significant digits; only the balance sheet\'s balance is answered as a JSON number); dates YYYY-MM-DD.',
+        ].join(' '),
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: tools.filter((t) => (canWrite || t.readOnly) && (!wanted || t.module === 'graphql' || wanted.has(t.module))).map((t) => t.tool),
+      tools: [...listedTools(tools, canWrite, toolsets), ...meta].map((t) => t.tool),
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-      const entry = byName.get(request.params.name);
+      let entry = byName.get(request.params.name) ?? metaByName.get(request.params.name);
       // a protocol error, not a tool's result (MCP tools specification: "Unknown tools" are -32602)
       if (!entry) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+      let args = request.params.arguments ?? {};
       try {
+        // call_operation runs the tool it names, as that tool runs (its scope, validation, answer and error shape)
+        if (entry.tool.name === 'call_operation') ({ entry, args } = resolveOperation(box, args));
         if (!entry.readOnly && !canWrite) throw new InsufficientScopeError('write');
-        const result = await entry.call(ctx, request.params.arguments ?? {}, { weigh: (weight) => weigh(req, weight), heavyCost: options.heavyCost ?? 0 });
-        return { content: [{ type: 'text', text: jsonText(result) }] };
+        const result = await entry.call(ctx, args, { weigh: (weight) => weigh(req, weight), heavyCost: options.heavyCost ?? 0 });
+        return toolResult(result, entry);
       } catch (e) {
         return toolError(ctx, e, entry);
       }

@@ -9,6 +9,7 @@ import { checkQuery, DEFAULT_QUERY_LIMITS, parseQuery, queryWeight, type QueryLi
 import type { CompiledOperation } from '../../rest-adapter/compile.ts';
 import { compiledOperations, runOperation } from '../../rest-adapter/index.ts';
 import { inputSchema, type JsonSchema } from '../openapi/json-schema.ts';
+import { briefSchema, isPaged, outlineSchema, toolInputSchema, toolOutputSchema } from './tool-schemas.ts';
 import type { OperationRequest } from '../../rest-adapter/variables.ts';
 import { isDestructive, operationPaths, operationWeight, restPath, withDefaults, withParameter } from '../../rest-adapter/operation.ts';
 
@@ -42,6 +43,19 @@ export interface ToolEntry {
    * create_item_collection_entry the input's `itemCollectionId`.
    */
   argumentNames?: Readonly<Record<string, string>>;
+  /** the operation's REST method and path(s) (`GET /api/v2/items`), for describe_operation; none for the GraphQL tools */
+  rest?: string;
+  /**
+   * The tool's structuredContent is its answer wrapped as `{result: answer}` (an answer that is not
+   * surely a JSON object: an array, a record of a nullable field, a record or {}): its outputSchema says so.
+   */
+  wrapped?: boolean;
+  /** a paged list: the call asks for TOOL_PAGE_SIZE records unless per_page is given; `pageHint` says how to get the next page */
+  paged?: { firstPage: number };
+  /** the whole output schema (describe_operation's; tools/list shows its outline, `tool.outputSchema`) */
+  fullOutputSchema?: JsonSchema;
+  /** the whole input schema, every description whole (describe_operation's; tools/list shows it brief) */
+  fullInputSchema?: JsonSchema;
   call(ctx: RequestContext, args: Record<string, unknown>, admission?: ToolAdmission): Promise<unknown>;
 }
 
@@ -57,6 +71,41 @@ export interface ToolAdmission {
 }
 
 const moduleOf = (path: string) => path.split('/')[1];
+
+/**
+ * The page size of a paged list tool when the call gives no per_page: a model reads every record it
+ * is given, so a tool answers a small page and says how to get the next (REST keeps its own defaults).
+ */
+export const TOOL_PAGE_SIZE = 20;
+
+/**
+ * The annotations of a read-only tool: destructiveHint and idempotentHint are "meaningful only when
+ * readOnlyHint == false" (MCP tools specification), so they are left out.
+ */
+export const READ_ONLY = Object.freeze({ readOnlyHint: true, openWorldHint: false });
+
+/**
+ * An operation's summary as a model reads it: without what only concerns a REST client (the trailing
+ * slash of a path, the envelope of its errors, a quote of the spec, the path a POST form stands for).
+ */
+export function toolDescription(summary: string): string {
+  return summary
+    .replace(/\s*\(the trailing slash is part of the path\)/g, '')
+    .replace(/\s*\(spec \d+: [^)]*\)/g, '')
+    .replace(/\s*\(POST form of [^)]*\)/g, '')
+    .replace(/\s*Errors in the v2 envelope\./g, '')
+    .trim();
+}
+
+/** The text that follows a page of a list: where the list stands and how to get the next page. */
+export function pageHint(body: unknown, firstPage: number): string | undefined {
+  const meta = (body as { meta?: { page?: unknown; pages?: unknown; per_page?: unknown; records?: unknown } } | null)?.meta;
+  if (!meta || typeof meta.page !== 'number' || typeof meta.pages !== 'number') return undefined;
+  const last = meta.pages - 1 + firstPage;
+  if (meta.page >= last) return undefined;
+  const shown = meta.page - firstPage + 1;
+  return `Page ${shown} of ${meta.pages}${typeof meta.records === 'number' ? ` (${meta.records} records)` : ''}: call again with page ${meta.page + 1} for the next${typeof meta.per_page === 'number' ? ` ${meta.per_page}` : ''} (per_page sets the page size).`;
+}
 
 /** How a tool's flat arguments split into path, query and body again. */
 function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): ToolEntry {
@@ -108,7 +157,8 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
   }
   const readOnly = !compiled.needsWrite;
   const top = compiled.operation.selectionSet.selections[0];
-  const rootField = top.kind === Kind.FIELD ? (compiled.isMutation ? schema.getMutationType() : schema.getQueryType())?.getFields()[top.name.value] : undefined;
+  const root = (compiled.isMutation ? schema.getMutationType() : schema.getQueryType())!;
+  const rootField = top.kind === Kind.FIELD ? root.getFields()[top.name.value] : undefined;
   const returned = rootField?.type;
   const named = returned && getNamedType(returned);
   const argumentOf = new Map<string, string>();
@@ -116,6 +166,10 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
   const argumentNames: Record<string, string> = {};
   for (const v of compiled.variables) if (v.source !== 'body' && argumentOf.has(v.name) && argumentOf.get(v.name) !== v.wire) argumentNames[v.wire] = argumentOf.get(v.name)!;
   for (const b of compiled.boundFields) argumentNames[b.wire] = b.field;
+  const output = toolOutputSchema(compiled, root);
+  const input = toolInputSchema({ type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false });
+  const pageArgument = rootField?.args.find((a) => a.name === 'page');
+  const paged = isPaged(compiled) ? { firstPage: pageArgument?.defaultValue === 0 ? 0 : 1 } : undefined;
   return {
     module: moduleOf(op.path),
     recordType: named && isObjectType(named) ? named.name : undefined,
@@ -123,12 +177,17 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
     readOnly,
     storesNothing: isStoresNothing(rootField),
     errorShape: 'simple',
+    rest: `${op.method} ${operationPaths(op).map((p) => restPath({ ...op, path: p }).replace(/:(\w+)/g, '{$1}')).join(' or ')}`,
+    wrapped: output.wrapped,
+    paged,
+    fullOutputSchema: output.schema,
+    fullInputSchema: input,
     tool: {
       name: compiled.toolName,
-      title: op.summary.split(/[.:]/)[0],
-      description: `${op.summary} (REST: ${op.method} ${operationPaths(op).map((p) => restPath({ ...op, path: p }).replace(/:(\w+)/g, '{$1}')).join(' or ')})`,
-      inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false },
-      annotations: { readOnlyHint: readOnly, destructiveHint: isDestructive(op), idempotentHint: op.method !== 'POST', openWorldHint: false },
+      description: `${toolDescription(op.summary)}${paged ? ` Answers ${TOOL_PAGE_SIZE} a page unless per_page (pages from ${paged.firstPage}).` : ''}`,
+      inputSchema: briefSchema(input) as Tool['inputSchema'],
+      outputSchema: outlineSchema(output.schema) as Tool['outputSchema'],
+      annotations: readOnly ? READ_ONLY : { readOnlyHint: false, destructiveHint: isDestructive(op), idempotentHint: op.method !== 'POST', openWorldHint: false },
     },
     async call(ctx, args, admission) {
       const request: OperationRequest = { params: {}, query: {}, body: nestedBody ? args.body : undefined };
@@ -140,6 +199,7 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
         else if (place[key] === 'body') body[key] = value;
         else if (key !== 'body' || !nestedBody) throw ValidationError.field(key, 'is not an argument of this tool');
       }
+      if (paged && request.query.per_page === undefined) request.query.per_page = TOOL_PAGE_SIZE;
       if (listBody) request.body = body[listBody.wire];
       else if (!nestedBody && (compiled.bodyVariable || Object.keys(body).length)) request.body = body;
       await admission?.weigh(operationWeight(op, false));
@@ -163,7 +223,6 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: 
     errorShape: 'graphql',
     tool: {
       name: `graphql_${kind}`,
-      title: readOnly ? 'Run a GraphQL query' : 'Run a GraphQL mutation',
       description: readOnly
         ? 'Runs a GraphQL query on the API schema (the same as POST /graphql; introspect it or read schema.graphql). Mutations are refused: use graphql_mutation.'
         : 'Runs a GraphQL mutation on the API schema (the same as POST /graphql). Needs the write scope.',
@@ -177,7 +236,11 @@ function graphqlTool(schema: GraphQLSchema, kind: 'query' | 'mutation', limits: 
         required: ['query'],
         additionalProperties: false,
       },
-      annotations: { readOnlyHint: readOnly, destructiveHint: !readOnly, idempotentHint: readOnly, openWorldHint: false },
+      outputSchema: {
+        type: 'object',
+        properties: { data: { type: ['object', 'null'] }, errors: { type: 'array', items: { type: 'object' } } },
+      },
+      annotations: readOnly ? READ_ONLY : { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
     async call(ctx, args, admission) {
       const query = args.query;

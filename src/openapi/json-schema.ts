@@ -31,7 +31,11 @@ import { isWireSpelled } from '../builder.ts';
  */
 export type JsonSchema = Record<string, unknown>;
 
-const INT32 = { type: 'integer', minimum: -2147483648, maximum: 2147483647 };
+export const INT32 = { type: 'integer', minimum: -2147483648, maximum: 2147483647 };
+
+/** The hints of a Decimal's wire form (the MCP tools shorten them: src/mcp/tool-schemas.ts). */
+export const DECIMAL_INPUT_HINT = 'decimal as a string, e.g. "1250.50"; a JSON number only if it has at most 15 significant digits';
+export const DECIMAL_OUTPUT_HINT = 'decimal as a string, with the scale of its column';
 
 /** The wire form of a scalar (input and output agree, except Decimal, which accepts exact JSON numbers). */
 function scalarSchema(type: GraphQLNamedType, direction: 'input' | 'output', spelled = false): JsonSchema {
@@ -42,8 +46,8 @@ function scalarSchema(type: GraphQLNamedType, direction: 'input' | 'output', spe
   switch (type.name) {
     case 'Decimal':
       return direction === 'output'
-        ? { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', description: 'decimal as a string, with the scale of its column' }
-        : { type: ['string', 'number'], description: 'decimal as a string, e.g. "1250.50"; a JSON number only if it has at most 15 significant digits' };
+        ? { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$', description: DECIMAL_OUTPUT_HINT }
+        : { type: ['string', 'number'], description: DECIMAL_INPUT_HINT };
     case 'Date':
       return { type: 'string', format: 'date' };
     case 'DateTime':

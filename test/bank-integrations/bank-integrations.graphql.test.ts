@@ -48,7 +48,7 @@ describe.each(targets())('bank integrations over GraphQL and MCP (%s)', (target)
   it('MCP: the tools exist; get_bank_integration_status answers as REST does', async () => {
     const c = await company(app);
     const client = new Client({ name: 'bank-integrations-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${c.user.token}` } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp?modules=integrations`), { requestInit: { headers: { authorization: `Bearer ${c.user.token}` } } }));
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(

@@ -108,7 +108,7 @@ describe.each(targets())('chat and tasks over GraphQL and MCP (%s)', (target) =>
   it('MCP: the chat and task tools; a read-only token lists the read tools only and cannot post', async () => {
     const connect = async (token: string) => {
       const client = new Client({ name: 'chat-test', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp?modules=chat,tasks`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
       return client;
     };
     const writer = await connect(t.user.token);

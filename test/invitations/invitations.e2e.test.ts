@@ -145,7 +145,7 @@ describe.each(targets())('invitations end to end: the e-mail, acceptance, the to
     });
     expect(refreshed.status, refreshed.text).toBe(200);
     expect(decodeJwt(refreshed.body.access_token).aud).toBe(`${app.url}/mcp`);
-    const tools = await app.http('POST', '/mcp', {
+    const tools = await app.http('POST', '/mcp?modules=invitations', {
       token: refreshed.body.access_token,
       body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
       headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },

@@ -103,7 +103,8 @@ describe.each(targets())('invitations over GraphQL and MCP (%s)', (target) => {
       const { tools } = await client.listTools();
       const names = tools.map((x) => x.name).filter((n) => n.includes('invitation'));
       expect(names.sort()).toEqual(['accept_invitation', 'cancel_invitation', 'create_invitation', 'get_invitation', 'get_public_invitation', 'list_invitations']);
-      expect(tools.find((x) => x.name === 'get_public_invitation')!.description).toContain('(REST: GET /public/v2/invitations/{token})');
+      const described = await client.callTool({ name: 'describe_operation', arguments: { name: 'get_public_invitation' } });
+      expect(described.structuredContent).toMatchObject({ rest: 'GET /public/v2/invitations/{token}' });
       const created = await client.callTool({ name: 'create_invitation', arguments: { email: `mcp-${uniq()}@example.no`, client_account_id: t.account.id, role_id: 5 } });
       const inv = JSON.parse((created.content as { text: string }[])[0].text);
       expect(inv).toMatchObject({ status: 'PENDING', role: { id: 5, name: 'EM' } });

@@ -96,12 +96,22 @@ describe.each(targets())('MCP tool endpoint through the SDK client (%s)', (targe
     expect(decodeJwt(reader.provider.saved!.access_token)).toMatchObject({ aud: `${app.url}/mcp`, scope: 'read' });
   });
 
-  it('tools/list with write: every operation of the table plus graphql_query and graphql_mutation, annotated', async () => {
-    const { tools } = await writer.client.listTools();
+  /** Another client with the same host's tokens, on the endpoint URL with a query (?modules=…). */
+  async function sameTokens(provider: TestAuthProvider, query: string): Promise<Client> {
+    const client = new Client({ name: 'test-host', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp${query}`), { authProvider: provider }));
+    return client;
+  }
+
+  it('tools/list?modules=all with write: every operation of the table plus graphql_query and graphql_mutation, annotated', async () => {
+    const all = await sameTokens(writer.provider, '?modules=all');
+    const { tools } = await all.listTools();
+    await all.close();
     const names = tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['list_items', 'get_item', 'create_item', 'update_item', 'deactivate_item', 'list_units', 'create_item_collection_entry', 'graphql_query', 'graphql_mutation']));
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(byName.list_items.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    // destructiveHint and idempotentHint are "meaningful only when readOnlyHint == false"
+    expect(byName.list_items.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
     expect(byName.delete_item_collection_entry.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(byName.create_item.inputSchema).toMatchObject({ type: 'object', required: expect.arrayContaining(['client_account_id', 'item_no', 'sales_unit_id', 'tax_code_id']) });
     expect(byName.list_items.inputSchema.properties).toHaveProperty('with');
@@ -114,10 +124,10 @@ describe.each(targets())('MCP tool endpoint through the SDK client (%s)', (targe
     expect(tools.map((t) => t.name)).not.toContain('create_item');
   });
 
-  it('?modules= narrows tools/list to those modules (the GraphQL tools stay)', async () => {
+  it('?modules= lists those toolsets (the GraphQL tools and the toolset tools stay)', async () => {
     const narrowed = await connectReadOnly('?modules=units');
     const { tools } = await narrowed.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['get_unit', 'graphql_query', 'list_units']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['call_operation', 'describe_operation', 'get_unit', 'graphql_query', 'list_toolsets', 'list_units']);
     await narrowed.client.close();
   });
 

@@ -75,7 +75,8 @@ describe.each(targets())('the write scope on every write of the operation table 
     return { path, body: body && c.bodyVariable ? wireKeys(body, c.bodyVariable.type) : body };
   }
 
-  const mcp = (token: string, method: string, params?: unknown) => app.http('POST', '/mcp', { token, headers: MCP_HEADERS, body: { jsonrpc: '2.0', id: 1, method, params } });
+  // ?modules=all: every tool listed (without it tools/list shows the default toolsets, src/mcp/toolsets.ts)
+  const mcp = (token: string, method: string, params?: unknown) => app.http('POST', '/mcp?modules=all', { token, headers: MCP_HEADERS, body: { jsonrpc: '2.0', id: 1, method, params } });
 
   it('spec 000: "A token without write cannot perform POST, PUT, PATCH or DELETE": every such entry answers 403 insufficient_scope to a read-only token, and nothing changes', async () => {
     // the three POSTs that store nothing (and two of which call the tax authority) are writes too
@@ -103,7 +104,8 @@ describe.each(targets())('the write scope on every write of the operation table 
     expect(res.status, res.text).toBe(200);
     const tools = res.body.result.tools as { name: string; annotations?: { readOnlyHint?: boolean } }[];
     expect(tools.filter((t) => t.annotations?.readOnlyHint !== true)).toEqual([]);
-    const expected = [...compiled.filter((c) => c.op.method === 'GET').map((c) => c.toolName), 'graphql_query'];
+    // list_toolsets, describe_operation, and call_operation, which for a read-only token calls read-only tools only
+    const expected = [...compiled.filter((c) => c.op.method === 'GET').map((c) => c.toolName), 'graphql_query', 'list_toolsets', 'describe_operation', 'call_operation'];
     expect(tools.map((t) => t.name).sort()).toEqual(expected.sort());
   });
 
@@ -113,12 +115,14 @@ describe.each(targets())('the write scope on every write of the operation table 
     const writeTools = tools.filter((t) => !t.annotations.readOnlyHint);
     // every POST, PUT, PATCH and DELETE of the table is one of them (the public invitation accept too: the tool endpoint always has a token)
     const writeEntries = compiled.filter((c) => SPEC_WRITE_METHODS.includes(c.op.method));
-    expect(writeTools.map((t) => t.name).sort()).toEqual([...writeEntries.map((c) => c.toolName), 'graphql_mutation'].sort());
+    expect(writeTools.map((t) => t.name).sort()).toEqual([...writeEntries.map((c) => c.toolName), 'graphql_mutation', 'call_operation'].sort());
     const before = await fingerprint();
     const wrong: string[] = [];
     for (const tool of writeTools) {
       const c = writeEntries.find((e) => e.toolName === tool.name);
-      const args = c ? validArguments(c, world.ctx, 'body' in tool.inputSchema.properties) : { query: 'mutation($i: UpdateMeInput!) { updateMe(input: $i) { id } }', variables: { i: { firstName: 'Changed' } } };
+      const updateMe = { query: 'mutation($i: UpdateMeInput!) { updateMe(input: $i) { id } }', variables: { i: { firstName: 'Changed' } } };
+      // call_operation naming a write tool: that tool's refusal
+      const args = c ? validArguments(c, world.ctx, 'body' in tool.inputSchema.properties) : tool.name === 'call_operation' ? { name: 'graphql_mutation', arguments: updateMe } : updateMe;
       const res = await mcp(readToken, 'tools/call', { name: tool.name, arguments: args });
       const result = res.body?.result as { isError?: boolean; content: { text: string }[] } | undefined;
       const error = result?.isError ? JSON.parse(result.content[0].text) : undefined;

@@ -172,7 +172,8 @@ describe.each(targets())('the garnishment fetch against the tax authority sandbo
       expect(tools.map((x) => x.name).filter((n) => n.includes('garnishment')).sort()).toEqual(['fetch_payroll_garnishments', 'get_payroll_garnishment', 'list_payroll_garnishments']);
       const res = await client.callTool({ name: 'list_payroll_garnishments', arguments: { client_account_id: t.account.id } });
       const body = JSON.parse((res.content as { text: string }[])[0]!.text);
-      expect(body).toMatchObject({ data: [{ id: g.id, amount: '1500.00' }], meta: { page: 1, pages: 1, per_page: 100, records: 1 } });
+      // a list tool answers 20 a page unless per_page says otherwise (REST: 100)
+      expect(body).toMatchObject({ data: [{ id: g.id, amount: '1500.00' }], meta: { page: 1, pages: 1, per_page: 20, records: 1 } });
     } finally {
       await client.close();
     }

@@ -432,7 +432,7 @@ describe.each(targets())(`hostile values on every route, field and tool: ${surfa
 
     beforeAll(async () => {
       ({ t, ctx } = await fixtureWorld(app));
-      const list = await app.http('POST', '/mcp', { token: t.user.token, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: MCP_HEADERS });
+      const list = await app.http('POST', '/mcp?modules=all', { token: t.user.token, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: MCP_HEADERS });
       properties = new Map(list.body.result.tools.map((tool: { name: string; inputSchema: { properties: Record<string, unknown> } }) => [tool.name, tool.inputSchema.properties]));
     });
 

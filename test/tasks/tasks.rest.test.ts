@@ -361,7 +361,7 @@ describe.each(targets())('tasks REST (%s)', (target) => {
     expect(props.task_type.description).toContain('VOUCHER_REVIEW');
     const listing = doc.paths['/tasks'].get.parameters.find((p: any) => p.name === 'status');
     expect(JSON.stringify(listing.schema)).not.toContain('enum');
-    const tools = await app.http('POST', '/mcp', {
+    const tools = await app.http('POST', '/mcp?modules=tasks', {
       token: t.user.token,
       body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
       headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },

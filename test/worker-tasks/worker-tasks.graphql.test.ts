@@ -102,8 +102,11 @@ describe.each(targets())('worker tasks GraphQL and MCP (%s)', (target) => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp?modules=contributor`), { requestInit: { headers: { authorization: `Bearer ${t.user.token}` } } }));
     try {
       const tools = (await client.listTools()).tools;
-      expect(tools.map((x) => x.name).sort()).toEqual(['create_worker_task', 'get_worker_task', 'graphql_mutation', 'graphql_query', 'list_worker_tasks', 'submit_worker_task_result', 'update_worker_task']);
-      expect(tools.find((x) => x.name === 'list_worker_tasks')?.description).toContain('/api/v2/contributor/tasks or /api/v2/worker/tasks');
+      expect(tools.map((x) => x.name).sort()).toEqual([
+        'call_operation', 'create_worker_task', 'describe_operation', 'get_worker_task', 'graphql_mutation', 'graphql_query', 'list_toolsets', 'list_worker_tasks', 'submit_worker_task_result', 'update_worker_task',
+      ]);
+      const described = await client.callTool({ name: 'describe_operation', arguments: { name: 'list_worker_tasks' } });
+      expect((described.structuredContent as { rest: string }).rest).toContain('/api/v2/contributor/tasks or /api/v2/worker/tasks');
       const v = await make.voucher(t);
       const created = await client.callTool({ name: 'create_worker_task', arguments: { task_type: 'MANUAL_REVIEW', relation_type: 'voucher', relation_id: v.id } });
       expect(created.isError).toBeFalsy();

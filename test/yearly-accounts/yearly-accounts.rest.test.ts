@@ -580,7 +580,7 @@ describe.each(targets())('yearly accounts REST (%s)', (target) => {
     it('MCP: the tools exist; preview and the notes PUT (an array body) through the tools', async () => {
       const { c, draft: d } = await draft();
       const client = new Client({ name: 'yearly-test', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${c.user.token}` } } }));
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp?modules=yearly-accounts`), { requestInit: { headers: { authorization: `Bearer ${c.user.token}` } } }));
       try {
         const names = (await client.listTools()).tools.map((t) => t.name);
         expect(names).toEqual(expect.arrayContaining([
