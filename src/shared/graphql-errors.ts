@@ -38,6 +38,13 @@ export function fromPrismaError(e: unknown): AppError | null {
  */
 const PROJECT_CODE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
 
+/**
+ * Codes a client protocol reads, kept as the protocol spells them: an unknown persisted hash
+ * (`PersistedQueryNotFound`, src/shared/persisted-operations.ts) is how Apollo Client's and urql's
+ * APQ links know to send the document.
+ */
+const PROTOCOL_CODES = new Set(['PERSISTED_QUERY_NOT_FOUND']);
+
 /** The code of a client error yoga answers with this HTTP status (the REST codes of the same statuses). */
 const CODE_BY_STATUS: Record<number, string> = {
   404: 'common.not_found',
@@ -57,7 +64,7 @@ const CODE_BY_STATUS: Record<number, string> = {
  */
 export function graphqlErrorCode(error: GraphQLError): string {
   const ext = error.extensions as { code?: unknown; unexpected?: unknown; http?: { status?: number } } | undefined;
-  if (typeof ext?.code === 'string' && PROJECT_CODE.test(ext.code)) return ext.code;
+  if (typeof ext?.code === 'string' && (PROJECT_CODE.test(ext.code) || PROTOCOL_CODES.has(ext.code))) return ext.code;
   const status = ext?.http?.status;
   if (ext?.code === 'INTERNAL_SERVER_ERROR' || ext?.unexpected || (status !== undefined && status >= 500)) return 'common.internal_error';
   if (status !== undefined && CODE_BY_STATUS[status]) return CODE_BY_STATUS[status];
