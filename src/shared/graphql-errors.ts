@@ -112,7 +112,7 @@ function httpOf(app: AppError): { status: number; headers?: Record<string, strin
  * Does the operation select only fields anyone may use: introspection (__schema, __type, __typename)
  * and the root fields marked public (`publicField` in src/builder.ts)?
  */
-function anonymousAllowed(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): boolean {
+export function anonymousAllowed(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): boolean {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const op = getOperationAST(document, operationName);

@@ -3,6 +3,8 @@ import { GraphQLError, Kind, parse, validate, type DocumentNode, type GraphQLSch
 import type { Plugin } from 'graphql-yoga';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { Request } from 'express';
+import type { RequestContext } from './context.ts';
+import { anonymousAllowed } from './graphql-errors.ts';
 
 /**
  * Persisted operations on /graphql: a client sends `extensions.persistedQuery {version: 1,
@@ -114,8 +116,10 @@ export function checkTrustedDocuments(schema: GraphQLSchema, trusted: ReadonlyMa
 
 /**
  * APQ registration: a request with a document and its hash. The hash must be the document's SHA-256
- * (else 400 PersistedQueryMismatch, nothing kept); the document is kept once it has validated (after
- * the query limits, which run before validation), so what the registry holds always ran.
+ * (else 400 PersistedQueryMismatch, nothing kept); the document is kept once it has passed the query
+ * limits and validation, and only when the caller may run it: a token holder, or without a token an
+ * operation of introspection and public fields only (`requireToken` refuses the rest), so a caller
+ * without a token cannot push other clients' documents out of the registry with its own.
  */
 function registerOperations(cache: OperationCache): Plugin {
   const pending = new WeakMap<object, { hash: string; document: string }>();
@@ -129,12 +133,16 @@ function registerOperations(cache: OperationCache): Plugin {
       const req = (context as { req?: Request }).req;
       if (req) pending.set(req, { hash: pq.sha256Hash, document: params.query });
     },
-    onValidate({ context }) {
-      const req = (context as { req?: Request }).req;
+    onValidate({ context, params }) {
+      // the initial context: yoga builds ours (req.ctx) after validation
+      const { req, params: request } = context as { req?: Request & { ctx?: RequestContext }; params?: { operationName?: string | null } };
+      const actor = req?.ctx?.actor;
       const registration = req && pending.get(req);
       if (!registration) return;
       return ({ valid }) => {
-        if (valid) cache.set(registration.hash, registration.document);
+        if (!valid) return;
+        if (actor?.tokenKind === 'anonymous' && !anonymousAllowed(params.schema, params.documentAST, request?.operationName)) return;
+        cache.set(registration.hash, registration.document);
       };
     },
   };

@@ -138,6 +138,18 @@ describe.each(targets())('persisted operations by hash (%s)', (target) => {
     expect(lookup.body.errors[0].message).toBe('PersistedQueryNotFound');
   });
 
+  it('without a token only what the caller may run is registered: introspection yes, a query of private fields no (401, not kept)', async () => {
+    const schemaQuery = '{ __schema { mutationType { name } } }';
+    const privateQuery = '{ me { user { email } } }';
+    const anonymous = { accept: 'application/json' };
+    expect((await app.http('POST', '/graphql', { body: { query: schemaQuery, extensions: JSON.parse(apqExtensions(schemaQuery)) }, headers: anonymous })).status).toBe(200);
+    expect((await app.http('POST', '/graphql', { body: { query: privateQuery, extensions: JSON.parse(apqExtensions(privateQuery)) }, headers: anonymous })).status).toBe(401);
+    const known = await app.http('POST', '/graphql', { token: t.user.readToken, body: { extensions: JSON.parse(apqExtensions(schemaQuery)) } });
+    expect(known.body.data.__schema.mutationType.name).toBe('Mutation');
+    const unknown = await app.http('POST', '/graphql', { token: t.user.readToken, body: { extensions: JSON.parse(apqExtensions(privateQuery)) } });
+    expect(unknown.body.errors[0].message).toBe('PersistedQueryNotFound');
+  });
+
   it('graphql-request over GET: a query with variables runs (and its mutations go by POST); a mutation over GET is refused 405 (GraphQL over HTTP), also by hash', async () => {
     const log: Exchange[] = [];
     const client = new GraphQLClient(`${app.url}/graphql`, { method: 'GET', headers: { authorization: `Bearer ${t.user.token}` }, fetch: recordingFetch(log) });
