@@ -1,28 +1,14 @@
-import { Kind, getOperationAST, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from './context.ts';
+import { everyRootField } from './graphql-errors.ts';
 
 /** how long a shared cache (a CDN) may keep an anonymous introspection answer to a GET */
 export const PUBLIC_SCHEMA_MAX_AGE = 300;
 
-/** Does the operation select only introspection (`__schema`, `__type`, `__typename`)? */
-export function introspectionOnly(document: DocumentNode, operationName: string | null | undefined): boolean {
-  const op = getOperationAST(document, operationName);
-  if (!op || op.operation !== 'query') return false;
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-  const seen = new Set<string>();
-  const only = (set: SelectionSetNode): boolean =>
-    set.selections.every((s) => {
-      if (s.kind === Kind.FIELD) return s.name.value.startsWith('__');
-      if (s.kind === Kind.INLINE_FRAGMENT) return only(s.selectionSet);
-      if (seen.has(s.name.value)) return true;
-      seen.add(s.name.value);
-      const f = fragments.get(s.name.value);
-      return !!f && only(f.selectionSet);
-    });
-  return only(op.selectionSet);
-}
+/** Does the operation, a query, select only introspection (`__schema`, `__type`, `__typename`)? */
+export const introspectionOnly = (document: DocumentNode, operationName: string | null | undefined): boolean =>
+  everyRootField(document, operationName, (field, op) => op.operation === 'query' && field.startsWith('__'));
 
 /**
  * Cache headers of the answers to GET /graphql (queries, also by persisted hash), set as yoga

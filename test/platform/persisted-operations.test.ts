@@ -38,6 +38,17 @@ function recordingFetch(log: Exchange[]): typeof fetch {
   };
 }
 
+/** an urql client with its persisted exchange (APQ, queries by GET), recording into `log` */
+function urqlClient(url: string, token: string, log: Exchange[], options: Parameters<typeof persistedExchange>[0] = {}): Client {
+  return new Client({
+    url: `${url}/graphql`,
+    exchanges: [cacheExchange, persistedExchange({ preferGetForPersistedQueries: true, ...options }), fetchExchange],
+    fetch: recordingFetch(log),
+    fetchOptions: { headers: { authorization: `Bearer ${token}` } },
+    requestPolicy: 'network-only',
+  });
+}
+
 const apqExtensions = (document: string) => JSON.stringify({ persistedQuery: { version: 1, sha256Hash: sha256Hex(document) } });
 
 describe.each(targets())('persisted operations by hash (%s)', (target) => {
@@ -53,13 +64,7 @@ describe.each(targets())('persisted operations by hash (%s)', (target) => {
 
   it("urql's persisted exchange: an unknown hash is PersistedQueryNotFound over GET, the client sends the document, later calls send the hash alone over GET", async () => {
     const log: Exchange[] = [];
-    const client = new Client({
-      url: `${app.url}/graphql`,
-      exchanges: [persistedExchange({ preferGetForPersistedQueries: true }), fetchExchange],
-      fetch: recordingFetch(log),
-      fetchOptions: { headers: { authorization: `Bearer ${t.user.readToken}` } },
-      requestPolicy: 'network-only',
-    });
+    const client = urqlClient(app.url, t.user.readToken, log);
     const query = gql(PROJECTS);
     const first = await client.query(query, { clientAccountId: t.account.id }).toPromise();
     expect(first.error).toBeUndefined();
@@ -77,12 +82,7 @@ describe.each(targets())('persisted operations by hash (%s)', (target) => {
 
     // a second client (another tab) with the same document: one GET, by hash alone
     const again: Exchange[] = [];
-    const second = new Client({
-      url: `${app.url}/graphql`,
-      exchanges: [persistedExchange({ preferGetForPersistedQueries: true }), fetchExchange],
-      fetch: recordingFetch(again),
-      fetchOptions: { headers: { authorization: `Bearer ${t.user.readToken}` } },
-    });
+    const second = urqlClient(app.url, t.user.readToken, again);
     const hit = await second.query(query, { clientAccountId: t.account.id }).toPromise();
     expect(hit.data.projects.nodes).toHaveLength(1);
     expect(again).toHaveLength(1);
@@ -235,16 +235,7 @@ describe.each(targets())('trusted documents only: GRAPHQL_PERSISTED_OPERATIONS w
     const log: Exchange[] = [];
     // urql's enforcePersistedQueries: the hash alone, never the document; the hash is the manifest's
     // (client-preset's documents carry it as `__meta__.hash`, which generateHash returns)
-    const client = new Client({
-      url: `${app.url}/graphql`,
-      exchanges: [
-        cacheExchange,
-        persistedExchange({ preferGetForPersistedQueries: true, enforcePersistedQueries: true, generateHash: async () => sha256Hex(PROJECTS) }),
-        fetchExchange,
-      ],
-      fetch: recordingFetch(log),
-      fetchOptions: { headers: { authorization: `Bearer ${t.user.readToken}` } },
-    });
+    const client = urqlClient(app.url, t.user.readToken, log, { enforcePersistedQueries: true, generateHash: async () => sha256Hex(PROJECTS) });
     const result = await client.query(gql(PROJECTS), { clientAccountId: t.account.id }).toPromise();
     expect(result.data.projects.nodes.map((p: { name: string }) => p.name)).toEqual(['Trusted']);
     expect(log.map((e) => [e.method, e.status])).toEqual([['GET', 200]]);
