@@ -6,6 +6,7 @@ import type { Prisma } from '../db/database.ts';
 import { methodNeedsWrite } from './authentication.ts';
 import type { RequestContext } from '../shared/context.ts';
 import { ConflictError, UnprocessableError, ValidationError } from '../shared/errors.ts';
+import { persistedHashOf } from '../shared/persisted-operations.ts';
 
 /**
  * Idempotency keys on writes (Stripe's idempotent requests; the IETF httpapi Idempotency-Key draft).
@@ -102,8 +103,8 @@ export function isGraphqlMutation(req: Request, documentOf?: (hash: string) => s
   if (req.method !== 'POST') return false;
   if (req.is('multipart/form-data')) return true;
   const params = graphqlParams(req);
-  const hash = (params?.extensions as { persistedQuery?: { sha256Hash?: unknown } } | undefined)?.persistedQuery?.sha256Hash;
-  const query = typeof params?.query === 'string' ? params.query : typeof hash === 'string' ? documentOf?.(hash) : undefined;
+  const hash = persistedHashOf(params?.extensions);
+  const query = typeof params?.query === 'string' ? params.query : hash !== undefined ? documentOf?.(hash) : undefined;
   if (query === undefined) return false;
   try {
     const name = typeof params?.operationName === 'string' && params.operationName ? params.operationName : undefined;
