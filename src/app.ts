@@ -16,6 +16,8 @@ import { createRequestContext, type Actor, type RequestContext } from './shared/
 import { ReferenceCache } from './shared/reference-cache.ts';
 import { boundValidationErrors, graphqlErrorCodes, guardGraphqlInput, maskError, partialDataStatus, requireToken } from './shared/graphql-errors.ts';
 import { queryLimitsPlugin } from './shared/query-limits.ts';
+import { checkTrustedDocuments, persistedOperations } from './shared/persisted-operations.ts';
+import { graphqlCacheHeaders } from './shared/graphql-cache-headers.ts';
 import { guardGraphqlHttp, guardPath, guardQuery, jsonBody } from './http/input-guard.ts';
 import { errorShapeOf, sendError } from './http/error-renderer.ts';
 import { admissionControl, requestKeys, type Admission } from './http/admission.ts';
@@ -255,6 +257,9 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     { title: 'Accounting API', defaultQuery: graphiqlDefaultQuery(config.baseUrl), headers: JSON.stringify({ Authorization: 'Bearer <paste a token>' }, null, 2) },
     config.baseUrl,
   );
+  if (config.persistedOperations.trusted) checkTrustedDocuments(schema, config.persistedOperations.trusted);
+  /** documents by hash: trusted ones (GRAPHQL_PERSISTED_OPERATIONS) and, unless only those run, those clients registered (APQ) */
+  const persisted = persistedOperations(config.persistedOperations);
   const yoga: YogaServerInstance<{ req: ContextRequest; res: Response }, RequestContext> = createYoga({
     schema,
     graphqlEndpoint: '/graphql',
@@ -267,11 +272,23 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     // bufferGraphqlBody enforces the 1 MB limit before yoga (413 from Content-Length, chunked bodies
     // read with the limit); yoga's own check piped every body through a TransformStream again
     maxRequestBodySize: false,
-    // the query limits run before GraphQL's validation, the token check before execution
-    plugins: [guardGraphqlInput, boundValidationErrors, queryLimitsPlugin(config.graphqlLimits, { heavyCost: config.graphqlHeavyCost }), requireToken(challenge('graphql')), graphqlErrorCodes, partialDataStatus, graphiql.plugin],
+    // persisted operations first (a hash becomes its document), then the query limits before
+    // GraphQL's validation, the token check before execution
+    plugins: [
+      ...persisted.plugins,
+      guardGraphqlInput,
+      boundValidationErrors,
+      queryLimitsPlugin(config.graphqlLimits, { heavyCost: config.graphqlHeavyCost }),
+      requireToken(challenge('graphql')),
+      graphqlErrorCodes,
+      partialDataStatus,
+      graphqlCacheHeaders(),
+      graphiql.plugin,
+    ],
   });
-  // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen.
-  const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: isGraphqlMutation });
+  // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen
+  // (a persisted one's by its hash).
+  const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: (req) => isGraphqlMutation(req, persisted.documentOf) });
   app.use('/graphql', guardGraphqlHttp, bearer('graphql'), apiLimit, bufferGraphqlBody(), graphqlIdempotency, (req, res) => yoga(req as ContextRequest, res));
 
   app.use((req, _res, next) => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JWK } from 'jose';
 import { z } from 'zod';
@@ -101,6 +102,14 @@ const schema = z.object({
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(DEFAULT_QUERY_LIMITS.maxAliases),
   GRAPHQL_MAX_FIELDS: z.coerce.number().int().positive().default(DEFAULT_QUERY_LIMITS.maxFields),
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(DEFAULT_QUERY_LIMITS.maxCost),
+  /**
+   * A JSON file of trusted GraphQL documents by hash, `{"<sha256>": "<document>"}` (the
+   * persisted-documents.json of @graphql-codegen/client-preset): /graphql runs them by
+   * `extensions.persistedQuery.sha256Hash` (src/shared/persisted-operations.ts)
+   */
+  GRAPHQL_PERSISTED_OPERATIONS: z.string().min(1).optional(),
+  /** true: /graphql runs only the documents of GRAPHQL_PERSISTED_OPERATIONS (no other document, no automatic registration) */
+  GRAPHQL_PERSISTED_OPERATIONS_ONLY: z.enum(['true', 'false']).default('false'),
   /** SMTP server for outgoing mail (smtp://user:password@host:587, smtps:// for TLS from the start); unset: .eml files in DATA_DIR/outbox */
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   /** Sender of outgoing mail; default "Accounting API" <no-reply@host of BASE_URL> */
@@ -185,6 +194,8 @@ export interface Config {
   apiRateLimit: { limit: number; windowMs: number } | null;
   /** limits on GraphQL documents (/graphql, MCP graphql_query and graphql_mutation) */
   graphqlLimits: QueryLimits;
+  /** trusted documents by hash (GRAPHQL_PERSISTED_OPERATIONS) and whether only they run (…_ONLY) */
+  persistedOperations: { trusted: Map<string, string> | undefined; only: boolean };
   /** DATA_DIR/outbox: where messages are written as .eml files when there is no SMTP server */
   mailOutbox: string;
   mailFrom: string;
@@ -266,6 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlHeavyCost: e.GRAPHQL_HEAVY_COST,
     apiRateLimit: /^(0+|off)$/i.test(e.API_RATE_LIMIT) ? null : { limit: Number(e.API_RATE_LIMIT), windowMs: e.API_RATE_LIMIT_WINDOW_SECONDS * 1000 },
     graphqlLimits: { maxTokens: e.GRAPHQL_MAX_TOKENS, maxDepth: e.GRAPHQL_MAX_DEPTH, maxAliases: e.GRAPHQL_MAX_ALIASES, maxFields: e.GRAPHQL_MAX_FIELDS, maxCost: e.GRAPHQL_MAX_COST },
+    persistedOperations: persistedOperations(e.GRAPHQL_PERSISTED_OPERATIONS, e.GRAPHQL_PERSISTED_OPERATIONS_ONLY === 'true'),
     mailOutbox: join(e.DATA_DIR, 'outbox'),
     mailFrom: e.MAIL_FROM ?? `"Accounting API" <no-reply@${new URL(baseUrl).hostname}>`,
     invitationUrl: e.INVITATION_URL ?? `${baseUrl}/public/v2/invitations/{token}`,
@@ -314,6 +326,28 @@ export function asOrigin(text: string): string | undefined {
   const u = new URL(text);
   if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password || u.pathname !== '/' || u.search || u.hash) return undefined;
   return u.origin;
+}
+
+/** The manifest of GRAPHQL_PERSISTED_OPERATIONS, read once at boot: a JSON object of hash → document. */
+function persistedOperations(path: string | undefined, only: boolean): Config['persistedOperations'] {
+  const fail = (why: string) => new ConfigError(`Invalid configuration:\n  ${why}`);
+  if (path === undefined) {
+    if (only) throw fail('GRAPHQL_PERSISTED_OPERATIONS_ONLY: needs GRAPHQL_PERSISTED_OPERATIONS, the file of the documents to run');
+    return { trusted: undefined, only };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw fail(`GRAPHQL_PERSISTED_OPERATIONS: cannot read ${path} as JSON: ${(e as Error).message}`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw fail('GRAPHQL_PERSISTED_OPERATIONS: expected a JSON object {"<hash>": "<GraphQL document>", …}');
+  const trusted = new Map<string, string>();
+  for (const [hash, document] of Object.entries(value)) {
+    if (typeof document !== 'string' || !document.trim()) throw fail(`GRAPHQL_PERSISTED_OPERATIONS: the value of ${hash.slice(0, 80)} is not a GraphQL document (a string)`);
+    trusted.set(hash, document);
+  }
+  return { trusted, only };
 }
 
 function parseJwks(text: string): { keys: JWK[] } {

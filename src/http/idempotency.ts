@@ -6,6 +6,7 @@ import type { Prisma } from '../db/database.ts';
 import { methodNeedsWrite } from './authentication.ts';
 import type { RequestContext } from '../shared/context.ts';
 import { ConflictError, UnprocessableError, ValidationError } from '../shared/errors.ts';
+import { persistedHashOf } from '../shared/persisted-operations.ts';
 
 /**
  * Idempotency keys on writes (Stripe's idempotent requests; the IETF httpapi Idempotency-Key draft).
@@ -73,7 +74,7 @@ function hasBody(req: Request): boolean {
 }
 
 /** A GraphQL request's query and operation name from the kept body, as yoga's POST parsers read them. */
-function graphqlParams(req: Request): { query?: unknown; operationName?: unknown } | undefined {
+function graphqlParams(req: Request): { query?: unknown; operationName?: unknown; extensions?: unknown } | undefined {
   const raw = (req as unknown as WithRawBody)[RAW_BODY];
   if (!raw) return undefined;
   const type = (req.get('content-type') ?? '').split(/[,;]/)[0].trim().toLowerCase();
@@ -94,15 +95,20 @@ function graphqlParams(req: Request): { query?: unknown; operationName?: unknown
  * A POST to /graphql whose selected operation is a mutation. Multipart requests (the GraphQL
  * multipart request spec, for uploads) count as mutations without being parsed. A body that does not
  * parse, or names no operation yoga would run, is no write: yoga answers it without executing.
+ * A body with a persisted operation's hash instead of the document (`extensions.persistedQuery`)
+ * is judged by the document `documentOf` finds for the hash (src/shared/persisted-operations.ts);
+ * an unknown hash is no write (yoga answers PersistedQueryNotFound without executing).
  */
-export function isGraphqlMutation(req: Request): boolean {
+export function isGraphqlMutation(req: Request, documentOf?: (hash: string) => string | undefined): boolean {
   if (req.method !== 'POST') return false;
   if (req.is('multipart/form-data')) return true;
   const params = graphqlParams(req);
-  if (typeof params?.query !== 'string') return false;
+  const hash = persistedHashOf(params?.extensions);
+  const query = typeof params?.query === 'string' ? params.query : hash !== undefined ? documentOf?.(hash) : undefined;
+  if (query === undefined) return false;
   try {
-    const name = typeof params.operationName === 'string' && params.operationName ? params.operationName : undefined;
-    return getOperationAST(parse(params.query), name)?.operation === OperationTypeNode.MUTATION;
+    const name = typeof params?.operationName === 'string' && params.operationName ? params.operationName : undefined;
+    return getOperationAST(parse(query), name)?.operation === OperationTypeNode.MUTATION;
   } catch {
     return false;
   }

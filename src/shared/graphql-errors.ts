@@ -1,4 +1,4 @@
-import { getOperationAST, GraphQLError, Kind, type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { getOperationAST, GraphQLError, Kind, type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from './context.ts';
 import { guardDocument, guardInput } from '../http/input-guard.ts';
@@ -38,6 +38,13 @@ export function fromPrismaError(e: unknown): AppError | null {
  */
 const PROJECT_CODE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
 
+/**
+ * Codes a client protocol reads, kept as the protocol spells them: an unknown persisted hash
+ * (`PersistedQueryNotFound`, src/shared/persisted-operations.ts) is how Apollo Client's and urql's
+ * APQ links know to send the document.
+ */
+const PROTOCOL_CODES = new Set(['PERSISTED_QUERY_NOT_FOUND']);
+
 /** The code of a client error yoga answers with this HTTP status (the REST codes of the same statuses). */
 const CODE_BY_STATUS: Record<number, string> = {
   404: 'common.not_found',
@@ -57,7 +64,7 @@ const CODE_BY_STATUS: Record<number, string> = {
  */
 export function graphqlErrorCode(error: GraphQLError): string {
   const ext = error.extensions as { code?: unknown; unexpected?: unknown; http?: { status?: number } } | undefined;
-  if (typeof ext?.code === 'string' && PROJECT_CODE.test(ext.code)) return ext.code;
+  if (typeof ext?.code === 'string' && (PROJECT_CODE.test(ext.code) || PROTOCOL_CODES.has(ext.code))) return ext.code;
   const status = ext?.http?.status;
   if (ext?.code === 'INTERNAL_SERVER_ERROR' || ext?.unexpected || (status !== undefined && status >= 500)) return 'common.internal_error';
   if (status !== undefined && CODE_BY_STATUS[status]) return CODE_BY_STATUS[status];
@@ -102,19 +109,22 @@ function httpOf(app: AppError): { status: number; headers?: Record<string, strin
 }
 
 /**
- * Does the operation select only fields anyone may use: introspection (__schema, __type, __typename)
- * and the root fields marked public (`publicField` in src/builder.ts)?
+ * Does every root field the operation selects (through fragments and inline fragments) pass `test`?
+ * False when the document names no operation yoga would run, or a subscription.
  */
-function anonymousAllowed(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): boolean {
+export function everyRootField(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  test: (field: string, operation: OperationDefinitionNode) => boolean,
+): boolean {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const op = getOperationAST(document, operationName);
   if (!op || op.operation === 'subscription') return false;
-  const root = schema.getRootType(op.operation);
   const seen = new Set<string>();
   const only = (set: SelectionSetNode): boolean =>
     set.selections.every((s) => {
-      if (s.kind === Kind.FIELD) return (op.operation === 'query' && s.name.value.startsWith('__')) || root?.getFields()[s.name.value]?.extensions.publicField === true;
+      if (s.kind === Kind.FIELD) return test(s.name.value, op);
       if (s.kind === Kind.INLINE_FRAGMENT) return only(s.selectionSet);
       if (seen.has(s.name.value)) return true;
       seen.add(s.name.value);
@@ -122,6 +132,18 @@ function anonymousAllowed(schema: GraphQLSchema, document: DocumentNode, operati
       return !!f && only(f.selectionSet);
     });
   return only(op.selectionSet);
+}
+
+/**
+ * Does the operation select only fields anyone may use: introspection (__schema, __type, __typename)
+ * and the root fields marked public (`publicField` in src/builder.ts)?
+ */
+export function anonymousAllowed(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): boolean {
+  return everyRootField(
+    document,
+    operationName,
+    (field, op) => (op.operation === 'query' && field.startsWith('__')) || schema.getRootType(op.operation)?.getFields()[field]?.extensions.publicField === true,
+  );
 }
 
 /**
