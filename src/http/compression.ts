@@ -57,7 +57,8 @@ export function precompressed(text: string): (encoding: Encoding) => Promise<Buf
 
 /** Sends a precompressed body in the encoding the request prefers (br, then gzip, then none). */
 export async function sendPrecompressed(req: Request, res: Response, body: (encoding: Encoding) => Promise<Buffer>): Promise<void> {
-  const encoding = (req.acceptsEncodings(['br', 'gzip', 'identity']) || 'identity') as Encoding;
+  // br whenever accepted (as the compression middleware prefers it), whatever the order the client lists them in
+  const encoding: Encoding = req.acceptsEncodings('br') ? 'br' : req.acceptsEncodings('gzip') ? 'gzip' : 'identity';
   const bytes = await body(encoding);
   res.vary('Accept-Encoding');
   if (encoding !== 'identity') res.setHeader('Content-Encoding', encoding);

@@ -89,11 +89,10 @@ describe.skipIf(!hasChromium || pageTargets.length === 0)(`pages in Chromium${ha
       await page.click('button[value=yes]');
       await page.waitForURL(`${app.url}/graphql**`);
       await page.locator('#graphiql-signin', { hasText: 'Signed in' }).waitFor();
-      // back from the sign-in GraphiQL opens a new empty tab; the first one still has the query
-      await page.locator('.graphiql-tab-button', { hasText: 'Me' }).click();
-      await page.locator('.graphiql-query-editor', { hasText: 'query Me' }).waitFor();
+      // back from the sign-in GraphiQL shows the first query again (test/platform/first-visit.test.ts: no empty tab)
+      await page.locator('.graphiql-query-editor', { hasText: 'query FirstSteps' }).waitFor();
       const [answer] = await Promise.all([
-        page.waitForResponse((r) => r.url() === `${app.url}/graphql` && r.request().method() === 'POST' && /query Me/.test(r.request().postData() ?? '')),
+        page.waitForResponse((r) => r.url() === `${app.url}/graphql` && r.request().method() === 'POST' && /query FirstSteps/.test(r.request().postData() ?? '')),
         page.locator('.graphiql-execute-button').click(),
       ]);
       expect(answer.request().headers().authorization).toMatch(/^Bearer ey/); // the access token of the sign-in
