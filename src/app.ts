@@ -148,7 +148,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   app.use('/mcp', cors({ ...crossOriginOptions, origin: config.mcpOrigins }));
 
   // where a first visit lands: the links of the start banner, the demo login when seeded (landing-page.ts)
-  app.get('/', landingPage(demo));
+  app.get('/', landingPage(demo, config.baseUrl));
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });

@@ -16,31 +16,32 @@ export interface DemoInfo {
 /**
  * What a person sees first in GraphiQL: a query that runs once signed in, and how to sign in. With
  * the demo seeded the query also reads the demo company's chart of accounts (its id). Comment lines
- * stay within 60 characters, the width of the editor beside the result pane at 1280 px.
+ * stay within 46 characters, what the editor shows beside the result pane in a 1280 px window.
  */
 export const graphiqlDefaultQuery = (demo?: DemoInfo | null): string => {
   const head = [
     '# Accounting API: GraphQL',
     '#',
     '# 1. Click "Sign in" (top right).',
-    demo ? `#    Demo login: ${demo.email} / ${demo.password}` : '#    (users: npm run admin -- create-user)',
-    '# 2. Run this tab: the ▶ button or Ctrl+Enter.',
+    demo ? `#    Demo: ${demo.email} / ${demo.password}` : '#    Users: npm run admin -- create-user',
+    '# 2. Run this tab: ▶ or Ctrl+Enter.',
     '#',
-    '# Ctrl+Space completes a field; the Docs pane (book icon,',
-    '# left) lists them all. A token of your own goes in the',
-    '# Headers tab below: {"Authorization": "Bearer <token>"}',
-    '# (a token from POST /v2/oauth/login; it wins over the',
-    '# sign-in).',
+    '# Ctrl+Space completes a field; the Docs',
+    '# pane (book icon, left) lists them all.',
+    '# Your own token instead of the sign-in:',
+    '# Headers tab below, {"Authorization":',
+    '#   "Bearer <token>"} (POST /v2/oauth/login)',
     '',
   ];
   const company = demo
     ? [
-        `  # the demo company, ${demo.companyName} (client account ${demo.clientAccountId})`,
+        `  # the demo company (client account ${demo.clientAccountId}):`,
+        `  # ${demo.companyName}`,
         `  accounts(clientAccountId: ${demo.clientAccountId}, perPage: 5) {`,
         '    nodes { code name accountType }',
         '  }',
       ]
-    : ['  # clientAccounts: the ids the other queries take as clientAccountId'];
+    : ['  # each id is a clientAccountId for other queries'];
   return [...head, 'query FirstSteps {', '  me {', '    user { email firstName lastName }', '    clientAccounts { id displayName }', '  }', ...company, '}', ''].join('\n');
 };
 

@@ -6,7 +6,8 @@ import { PACKAGE_VERSION } from './version.ts';
 /**
  * GET / : where a first visit lands. A browser gets a small page (the links of the start banner and,
  * when the demo is seeded, its login and company); any other client (curl's `*` / `*`, a JSON Accept)
- * gets the same links as JSON. Paths are relative to the host the page was opened under.
+ * gets the same links as JSON. Links are relative to the host the page was opened under; the curl
+ * lines name BASE_URL.
  */
 export const LINKS = {
   graphiql: { path: '/graphql', label: 'GraphiQL', note: 'GraphQL in the browser: sign in, then run the first tab' },
@@ -17,7 +18,7 @@ export const LINKS = {
   health: { path: '/health', label: 'Health', note: 'for load balancers' },
 } as const;
 
-export function landingPage(demo: DemoInfo | null) {
+export function landingPage(demo: DemoInfo | null, baseUrl: string) {
   const json = {
     name: PRODUCT_NAME,
     version: PACKAGE_VERSION,
@@ -43,11 +44,13 @@ ${
     : `<h2>Sign in</h2>
 <p>No demo on this database: create a user with <code>npm run admin -- create-user</code>, then sign in in <a href="/graphql">GraphiQL</a> or get a token:</p>`
 }
-<pre>curl -s -X POST &lt;this server&gt;/v2/oauth/login -H 'Content-Type: application/json' \\
+<pre>curl -s -X POST ${escapeHtml(baseUrl)}/v2/oauth/login \\
+  -H 'Content-Type: application/json' \\
   -d '${escapeHtml(login)}'</pre>${
     demo
       ? `
-<pre>curl -s '&lt;this server&gt;/api/v2/items?client_account_id=${demo.clientAccountId}' -H "Authorization: Bearer $TOKEN"</pre>`
+<pre>curl -s -H "Authorization: Bearer $TOKEN" \\
+  '${escapeHtml(baseUrl)}/api/v2/items?client_account_id=${demo.clientAccountId}'</pre>`
       : ''
   }`;
   return (req: Request, res: Response) => {

@@ -23,7 +23,7 @@ label{display:block;margin:.9rem 0 .25rem;font-weight:600}input[type=email],inpu
 button{margin:1.2rem .5rem 0 0;padding:.55rem 1.3rem;font:inherit;border-radius:6px;border:1px solid var(--accent);background:var(--card);color:var(--accent);cursor:pointer}
 button.primary,button[type=submit]:first-of-type{background:var(--accent);color:var(--on-accent)}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}.error{color:var(--error);font-weight:600}
-code,pre{font:.9em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}pre{padding:.75rem;overflow-x:auto;background:var(--bg);border:1px solid var(--line);border-radius:6px;white-space:pre-wrap;word-break:break-all}
+code,pre{font:.9em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}pre{padding:.75rem;overflow-x:auto;background:var(--bg);border:1px solid var(--line);border-radius:6px}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:.5rem 0}dt{font-weight:600}dd{margin:0}`;
 const STYLE_HASH = hashSource(STYLE);
 
