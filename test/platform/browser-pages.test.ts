@@ -149,7 +149,9 @@ describe.skipIf(!hasChromium || pageTargets.length === 0)(`pages in Chromium${ha
       await page.locator('.opblock').first().waitFor();
       await page.locator('button.authorize').first().click();
       await page.fill('#client_id_authorizationCode', client.client_id);
-      const [popup] = await Promise.all([page.waitForEvent('popup'), page.locator('.auth-container button.authorize').first().click()]);
+      // the OAuth scheme's own Authorize button (the bearer scheme's comes first in the dialog)
+      const oauth2 = page.locator('.auth-container', { has: page.locator('#client_id_authorizationCode') });
+      const [popup] = await Promise.all([page.waitForEvent('popup'), oauth2.locator('button.authorize').click()]);
       await popup.waitForURL(/\/public\/v2\/oauth\/login/);
       await popup.fill('#email', user.email);
       await popup.fill('#password', PASSWORD);
