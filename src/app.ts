@@ -33,8 +33,10 @@ import { jwtTokenVerifier } from './modules/oauth/jwt-verifier.ts';
 import { userTokenIssuer } from './modules/oauth/user-tokens.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { createApiRateLimiter, createAttemptLimiter, createRateLimiters, OAUTH_RATE_LIMITS, PASSWORD_CHECK_LIMIT, type RateLimitRules } from './http/rate-limit.ts';
-import { graphiqlDefaultQuery, graphiqlPage } from './graphiql.ts';
+import { graphiqlDefaultQuery, graphiqlPage, type DemoInfo } from './graphiql.ts';
 import { securityHeaders } from './http/security-headers.ts';
+import { compressResponses } from './http/compression.ts';
+import { landingPage } from './landing-page.ts';
 import { createFileServices } from './modules/files/file-services.ts';
 import { createIntegrations } from './integrations/integrations.ts';
 import { bufferGraphqlBody, idempotency, isGraphqlMutation, isWriteMethod, keepRawBody } from './http/idempotency.ts';
@@ -48,6 +50,8 @@ export interface AppDeps {
   rateLimits?: Partial<RateLimitRules>;
   /** prefix of the rate-limit keys: apps sharing one database share counts only with the same namespace */
   rateLimitNamespace?: string;
+  /** the demo seeded on this database (findDemo): GET / and GraphiQL's first query show it */
+  demo?: DemoInfo | null;
 }
 
 export interface App {
@@ -69,12 +73,14 @@ type Entry = 'api' | 'graphql' | 'mcp';
  * Builds the HTTP application: the OAuth authorization server (/v2/oauth, /public/v2/oauth,
  * /.well-known), the REST adapter under /api/v2 and GraphQL at /graphql.
  */
-export async function createApp({ config, db, logger, rateLimits, rateLimitNamespace }: AppDeps): Promise<App> {
+export async function createApp({ config, db, logger, rateLimits, rateLimitNamespace, demo = null }: AppDeps): Promise<App> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   // nosniff, Referrer-Policy, X-Frame-Options, a CSP for non-pages (pages set theirs), HSTS on https: see security-headers.ts
   app.use(securityHeaders(config.baseUrl));
+  // br/gzip for HTML, JS and JSON of 1 KB and more; handlers below write plain bytes (compression.ts)
+  app.use(compressResponses());
   const keys = await loadOauthKeys(db.prisma, { jwks: config.oauthJwks, cookieKeys: config.oauthCookieKeys });
   const oauth = createOauthProvider({ config, prisma: db.prisma, keys, logger });
   const authenticator = new Authenticator();
@@ -143,6 +149,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   // /mcp: the origins its Origin check lets through (config.mcpOrigins), never `*`
   app.use('/mcp', cors({ ...crossOriginOptions, origin: config.mcpOrigins }));
 
+  // where a first visit lands: the links of the start banner, the demo login when seeded (landing-page.ts)
+  app.get('/', landingPage(demo, config.baseUrl));
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -253,10 +261,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   );
   app.all('/mcp', (req, _res, next) => next(new MethodNotAllowedError(`Method ${req.method} is not allowed on /mcp: every call is a POST (stateless Streamable HTTP)`, ['POST'])));
 
-  const graphiql = graphiqlPage(
-    { title: 'Accounting API', defaultQuery: graphiqlDefaultQuery(config.baseUrl), headers: JSON.stringify({ Authorization: 'Bearer <paste a token>' }, null, 2) },
-    config.baseUrl,
-  );
+  const defaultQuery = graphiqlDefaultQuery(demo);
+  const graphiql = graphiqlPage({ title: 'Accounting API', defaultQuery, query: defaultQuery }, config.baseUrl);
   if (config.persistedOperations.trusted) checkTrustedDocuments(schema, config.persistedOperations.trusted);
   /** documents by hash: trusted ones (GRAPHQL_PERSISTED_OPERATIONS) and, unless only those run, those clients registered (APQ) */
   const persisted = persistedOperations(config.persistedOperations);
@@ -265,8 +271,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     graphqlEndpoint: '/graphql',
     context: ({ req }) => req.ctx,
     maskedErrors: { maskError: (error, message) => maskError(error, message, logger) },
-    graphiql: graphiql.options,
-    renderGraphiQL: graphiql.render,
+    graphiql: false, // the page is graphiql.serve's, compressed once
     logging: false,
     landingPage: false,
     // bufferGraphqlBody enforces the 1 MB limit before yoga (413 from Content-Length, chunked bodies
@@ -283,13 +288,12 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
       graphqlErrorCodes,
       partialDataStatus,
       graphqlCacheHeaders(),
-      graphiql.plugin,
     ],
   });
   // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen
   // (a persisted one's by its hash).
   const graphqlIdempotency = idempotency({ prisma: db.prisma, isWrite: (req) => isGraphqlMutation(req, persisted.documentOf) });
-  app.use('/graphql', guardGraphqlHttp, bearer('graphql'), apiLimit, bufferGraphqlBody(), graphqlIdempotency, (req, res) => yoga(req as ContextRequest, res));
+  app.use('/graphql', guardGraphqlHttp, bearer('graphql'), apiLimit, graphiql.serve, bufferGraphqlBody(), graphqlIdempotency, (req, res) => yoga(req as ContextRequest, res));
 
   app.use((req, _res, next) => {
     next(new NoSuchEndpointError(req.method, req.path));

@@ -20,6 +20,8 @@ const schema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** pretty: one coloured line per entry (pino-pretty); json: one JSON object per line; unset: pretty on a terminal */
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   /** Lifetime of the session tokens issued by POST /v2/oauth/login */
   SESSION_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
   /** How long a process keeps a verified session token before looking it up again (0: every request) */
@@ -168,6 +170,8 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+  /** LOG_FORMAT; undefined: pretty when stdout is a terminal, else JSON */
+  logFormat: 'json' | 'pretty' | undefined;
   sessionTtlSeconds: number;
   /** seconds a verified session token is kept in this process (SESSION_CACHE_SECONDS) */
   sessionCacheSeconds: number;
@@ -252,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     sessionCacheSeconds: e.SESSION_CACHE_SECONDS,
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : !e.DATABASE_URL,

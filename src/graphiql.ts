@@ -1,28 +1,49 @@
-import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
-import { DEMO_LOGIN } from './admin/seed-demo.ts';
+import type { Request, RequestHandler, Response, NextFunction } from 'express';
+import type { GraphiQLOptions } from 'graphql-yoga';
 import { GRAPHIQL_CLIENT_ID } from './modules/oauth/provider.ts';
 import { graphiqlSignInScript, type SignInConfig } from './graphiql-signin.ts';
 import { graphiqlPolicy, hashSource, serializePolicy } from './http/security-headers.ts';
+import { precompressed, sendPrecompressed } from './http/compression.ts';
 
-/** What a person sees first in GraphiQL: how to get a token, and a query to run with it. */
-export const graphiqlDefaultQuery = (baseUrl: string): string => `# Click "Sign in" (top right) to run queries as yourself, or get a token from a terminal (below).
-#
-# Signed in, your requests carry your token; run this query.
-#
-# From a terminal instead:
-#      curl -s -X POST ${baseUrl}/v2/oauth/login \\
-#        -H 'Content-Type: application/json' \\
-#        -d '{"email":"${DEMO_LOGIN.email}","password":"${DEMO_LOGIN.password}"}'   (the demo login on a new embedded database)
-#    then set in the Headers tab below (a token set there wins over the sign-in)
-#      {"Authorization": "Bearer <access_token>"}
-
-query Me {
-  me {
-    user { id email firstName lastName }
-    clientAccounts { id displayName organizationNumber isProvider }
-  }
+/** The demo the server knows of (seeded on this database): its login and its company. */
+export interface DemoInfo {
+  email: string;
+  password: string;
+  clientAccountId: number;
+  companyName: string;
 }
-`;
+
+/**
+ * What a person sees first in GraphiQL: a query that runs once signed in, and how to sign in. With
+ * the demo seeded the query also reads the demo company's chart of accounts (its id). Comment lines
+ * stay within 46 characters, what the editor shows beside the result pane in a 1280 px window.
+ */
+export const graphiqlDefaultQuery = (demo?: DemoInfo | null): string => {
+  const head = [
+    '# Accounting API: GraphQL',
+    '#',
+    '# 1. Click "Sign in" (top right).',
+    demo ? `#    Demo: ${demo.email} / ${demo.password}` : '#    Users: npm run admin -- create-user',
+    '# 2. Run this tab: ▶ or Ctrl+Enter.',
+    '#',
+    '# Ctrl+Space completes a field; the Docs',
+    '# pane (book icon, left) lists them all.',
+    '# Your own token instead of the sign-in:',
+    '# Headers tab below, {"Authorization":',
+    '#   "Bearer <token>"} (POST /v2/oauth/login)',
+    '',
+  ];
+  const company = demo
+    ? [
+        `  # the demo company (client account ${demo.clientAccountId}):`,
+        `  # ${demo.companyName}`,
+        `  accounts(clientAccountId: ${demo.clientAccountId}, perPage: 5) {`,
+        '    nodes { code name accountType }',
+        '  }',
+      ]
+    : ['  # each id is a clientAccountId for other queries'];
+  return [...head, 'query FirstSteps {', '  me {', '    user { email firstName lastName }', '    clientAccounts { id displayName }', '  }', ...company, '}', ''].join('\n');
+};
 
 /** How the GraphiQL page signs in: the first-party public client and the OAuth endpoints on BASE_URL. */
 export const graphiqlSignInConfig = (baseUrl: string): SignInConfig => ({
@@ -41,32 +62,41 @@ export interface BuiltGraphiQLPage {
   headers: Record<string, string>;
 }
 
-/** The GraphiQL page of one app: yoga's `graphiql` options, its `renderGraphiQL` and a plugin giving the page its headers. */
-export interface GraphiQLPage {
-  options: GraphiQLOptions;
-  render(): Promise<string>;
-  plugin: Plugin;
-}
+/**
+ * GraphiQL's options as the page reads them. `query` (which @graphql-yoga/graphiql still reads, below
+ * a `?query=` in the URL) opens the first visit, and every visit without a query in its URL, on the
+ * tab holding that query: GraphiQL matches the stored tabs against it and adds it as a tab when none
+ * holds it. Without it, a visit with stored tabs (the return from the sign-in) matched no tab against
+ * an empty query and opened a new empty `<untitled>` tab.
+ */
+export type GraphiQLPageOptions = GraphiQLOptions & { title?: string; query?: string };
 
 /**
- * The GraphiQL page, built on the first view and kept (the same options every time). The plugin puts
- * its headers on yoga's answer when that is the page (yoga answers text/html for GraphiQL only).
+ * The GraphiQL page of one app, answered here rather than by yoga: as yoga decides it (GET whose
+ * Accept names text/html), built on the first view and kept, and sent compressed (br or gzip) from
+ * bytes compressed once: 9 MB of HTML is about 2 MB of brotli, which costs 0.5 s of CPU to make.
  */
-export function graphiqlPage(options: GraphiQLOptions, baseUrl: string): GraphiQLPage {
-  let built: Promise<BuiltGraphiQLPage> | undefined;
+export function graphiqlPage(options: GraphiQLPageOptions, baseUrl: string): { serve: RequestHandler } {
+  let built: Promise<{ page: BuiltGraphiQLPage; body: ReturnType<typeof precompressed> }> | undefined;
   const build = () =>
-    (built ??= buildGraphiQLPage(options, baseUrl).catch((e: unknown) => {
-      built = undefined; // the next view tries again
-      throw e;
-    }));
-  return {
-    options,
-    render: async () => (await build()).html,
-    plugin: {
-      async onResponse({ response }) {
-        if (!response.headers.get('content-type')?.startsWith('text/html')) return;
-        for (const [name, value] of Object.entries((await build()).headers)) response.headers.set(name, value);
+    (built ??= buildGraphiQLPage(options, baseUrl).then(
+      (page) => ({ page, body: precompressed(page.html) }),
+      (e: unknown) => {
+        built = undefined; // the next view tries again
+        throw e;
       },
+    ));
+  return {
+    serve: (req: Request, res: Response, next: NextFunction) => {
+      if (req.method !== 'GET' || !req.get('accept')?.includes('text/html')) return next();
+      build()
+        .then(({ page, body }) => {
+          for (const [name, value] of Object.entries(page.headers)) res.setHeader(name, value);
+          res.setHeader('Content-Type', 'text/html; charset=utf-8');
+          res.setHeader('Cache-Control', 'no-cache');
+          return sendPrecompressed(req, res, body);
+        })
+        .catch(next);
     },
   };
 }
@@ -78,7 +108,7 @@ export function graphiqlPage(options: GraphiQLOptions, baseUrl: string): GraphiQ
  * 9 MB), so GraphiQL works without internet access (yoga's default loads them from unpkg). It is
  * imported on the first page view only. The page's CSP allows exactly its inline scripts, by hash.
  */
-export async function buildGraphiQLPage(options: GraphiQLOptions, baseUrl: string): Promise<BuiltGraphiQLPage> {
+export async function buildGraphiQLPage(options: GraphiQLPageOptions, baseUrl: string): Promise<BuiltGraphiQLPage> {
   const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
   const page = renderGraphiQL(options);
   const end = page.indexOf('</head>');

@@ -39,7 +39,7 @@ async function phase<T>(name: string, work: () => Promise<T>): Promise<T> {
 async function main(): Promise<void> {
   const started = performance.now();
   const config = loadConfig();
-  const logger = createLogger(config.logLevel, { asyncOutput: true });
+  const logger = createLogger(config.logLevel, { asyncOutput: true, format: config.logFormat });
   const imported = phase('imports', importApp);
   imported.catch(() => undefined); // awaited below; a failure to open the database is reported first
   const db = await phase('database', () =>
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   const applied = await phase('migrations', () => applyMigrations(db.adapterFactory));
   if (applied.length) logger.info({ applied }, 'migrations applied');
   await phase('referenceData', () => ensureReferenceData(db.prisma));
-  const { createApp, createMailer, migrateJobs, startJobs, seedDemo, DEMO_LOGIN } = await imported;
+  const { createApp, createMailer, migrateJobs, startJobs, seedDemo, findDemo } = await imported;
   // the job queue's schema and queues, before the demo seed or requests can enqueue jobs (one statement when in place)
   await phase('jobsSchema', () => migrateJobs(db, logger));
   let demo = false;
@@ -56,7 +56,8 @@ async function main(): Promise<void> {
     await phase('demo', () => seedDemo(db.prisma));
     demo = true;
   }
-  const { express, admission } = await phase('app', () => createApp({ config, db, logger }));
+  const demoInfo = await findDemo(db.prisma);
+  const { express, admission } = await phase('app', () => createApp({ config, db, logger, demo: demoInfo }));
   const server: Server = createServer(serverOptions, express);
   applyServerTimeouts(server, config);
   answerClientErrors(server);
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
     [
       '',
       `  Accounting API on ${config.baseUrl}  (${db.describe}, ready in ${ms} ms)`,
+      `  Start:     ${config.baseUrl}/   (these links${demoInfo ? ' and the demo login' : ''} as a page)`,
       `  GraphiQL:  ${config.baseUrl}/graphql   (click Sign in)`,
       `  OAuth 2.0: ${config.baseUrl}/.well-known/oauth-authorization-server`,
       `  REST:      ${config.baseUrl}/api/v2/...   (docs: ${config.baseUrl}/api/v2/docs, OpenAPI: /api/v2/openapi.json)`,
@@ -91,9 +93,10 @@ async function main(): Promise<void> {
       `  Mail:      ${mailer.describe}`,
       sandboxAt ? `  Sandbox:   ${sandboxAt}` : '',
       `  Token:     curl -s -X POST ${config.baseUrl}/v2/oauth/login -H 'Content-Type: application/json' \\`,
-      demo || (await db.prisma.user.count({ where: { email: DEMO_LOGIN.email } }))
-        ? `               -d '{"email":"${DEMO_LOGIN.email}","password":"${DEMO_LOGIN.password}"}'   (demo login)`
+      demoInfo
+        ? `               -d '{"email":"${demoInfo.email}","password":"${demoInfo.password}"}'   (demo login)`
         : `               -d '{"email":"<you>","password":"<yours>"}'   (create users with npm run admin -- create-user)`,
+      demoInfo ? `  Demo:      ${demoInfo.companyName}, client account ${demoInfo.clientAccountId} (client_account_id=${demoInfo.clientAccountId} in REST)` : '',
       demo ? '  Demo data seeded on this new database (npm run admin -- seed-demo does it again elsewhere).' : '',
       '',
     ]

@@ -21,6 +21,18 @@ import { mod10CheckDigit } from '../modules/reconciliations/matcher.rules.ts';
 export const DEMO_LOGIN = { email: 'demo@example.no', password: 'demo-password' } as const;
 
 /**
+ * The demo on this database, when seeded: its login and its company (GET /, GraphiQL's first query
+ * and the start banner show them); null when the demo login or the company is missing.
+ */
+export async function findDemo(prisma: Prisma): Promise<{ email: string; password: string; clientAccountId: number; companyName: string } | null> {
+  const [user, company] = await Promise.all([
+    prisma.user.findUnique({ where: { email: DEMO_LOGIN.email }, select: { id: true } }),
+    prisma.clientAccount.findUnique({ where: { uniqueName: 'demo-nordlys-kaffe-as' }, select: { id: true, displayName: true } }),
+  ]);
+  return user && company ? { ...DEMO_LOGIN, clientAccountId: company.id, companyName: company.displayName } : null;
+}
+
+/**
  * A demo accounting firm (provider, 69.201) serving a demo company, a user who is accountant in the
  * firm and owner of the company, and the company's items, partners, bank accounts, projects and
  * departments; then its books: the whole previous calendar year, closed (result transferred to equity)

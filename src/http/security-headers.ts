@@ -8,7 +8,7 @@ import helmet from 'helmet';
  *   - JSON and everything else that is no page (the API, OAuth endpoints, errors): API_POLICY
  *   - the GraphiQL page (GET /graphql as HTML, graphiql.ts): graphiqlPolicy, with its inline scripts' hashes
  *   - the Swagger UI docs page and its files (/api/v2/docs, docs-route.ts): docsPolicy
- *   - the OAuth login and consent pages (modules/oauth/http.ts): oauthPagePolicy
+ *   - the server's small pages, GET / and the OAuth login and consent pages (http/page.ts): oauthPagePolicy
  * A page sets its own policy when it renders; it replaces the one helmet set for every response.
  */
 

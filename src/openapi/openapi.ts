@@ -407,7 +407,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
         },
       },
       // spec 000: "A token without write cannot perform POST, PUT, PATCH or DELETE"
-      security: c.op.public ? [] : [{ oauth2: [c.needsWrite ? 'write' : 'read'] }, { bearer: [c.needsWrite ? 'write' : 'read'] }],
+      security: c.op.public ? [] : [{ bearer: [c.needsWrite ? 'write' : 'read'] }, { oauth2: [c.needsWrite ? 'write' : 'read'] }],
       ...(c.op.public ? { servers: [{ url: base }] } : {}),
     };
     for (const [other, r] of Object.entries(c.op.representations?.responses ?? {})) {
@@ -469,6 +469,13 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
         RetryAfter: { description: 'Seconds to wait before the next request.', schema: { type: 'integer', minimum: 0 } },
       },
       securitySchemes: {
+        // bearer first: Swagger UI's Authorize dialog lists the schemes in this order, and a token
+        // from POST /v2/oauth/login (or GraphiQL) pasted there is the quickest way in
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A session token from POST /v2/oauth/login ({"email", "password"} → {access_token}), or any access token of the OAuth server.',
+        },
         oauth2: {
           type: 'oauth2',
           description: `OAuth 2.0 (metadata: ${base}/.well-known/oauth-authorization-server). Authorization code with PKCE (S256 or plain) for apps acting for a user, client credentials for server-to-server integrations (clients registered with POST /v2/oauth/clients). Access tokens are JWTs valid 3600 s.`,
@@ -476,11 +483,6 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
             authorizationCode: { authorizationUrl: `${base}/v2/oauth/authorize`, tokenUrl: `${base}/v2/oauth/token`, refreshUrl: `${base}/v2/oauth/token`, scopes },
             clientCredentials: { tokenUrl: `${base}/v2/oauth/token`, scopes },
           },
-        },
-        bearer: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'A session token from POST /v2/oauth/login ({"email", "password"} → {access_token}), or any access token of the OAuth server.',
         },
       },
     },

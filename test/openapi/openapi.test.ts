@@ -52,7 +52,7 @@ describe('the OpenAPI document', () => {
       const scope = c.isMutation ? 'write' : 'read';
       // a public operation needs no token and names its own server (the base URL: its key is the whole path)
       if (c.op.public) expect(operation).toMatchObject({ security: [], servers: [{ url: BASE }] });
-      else expect(operation.security).toEqual([{ oauth2: [scope] }, { bearer: [scope] }]);
+      else expect(operation.security).toEqual([{ bearer: [scope] }, { oauth2: [scope] }]);
     });
 
     it('every path parameter is required; every query variable is a query parameter typed by its GraphQL type', () => {

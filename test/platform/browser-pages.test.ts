@@ -89,11 +89,10 @@ describe.skipIf(!hasChromium || pageTargets.length === 0)(`pages in Chromium${ha
       await page.click('button[value=yes]');
       await page.waitForURL(`${app.url}/graphql**`);
       await page.locator('#graphiql-signin', { hasText: 'Signed in' }).waitFor();
-      // back from the sign-in GraphiQL opens a new empty tab; the first one still has the query
-      await page.locator('.graphiql-tab-button', { hasText: 'Me' }).click();
-      await page.locator('.graphiql-query-editor', { hasText: 'query Me' }).waitFor();
+      // back from the sign-in GraphiQL shows the first query again (test/platform/first-visit.test.ts: no empty tab)
+      await page.locator('.graphiql-query-editor', { hasText: 'query FirstSteps' }).waitFor();
       const [answer] = await Promise.all([
-        page.waitForResponse((r) => r.url() === `${app.url}/graphql` && r.request().method() === 'POST' && /query Me/.test(r.request().postData() ?? '')),
+        page.waitForResponse((r) => r.url() === `${app.url}/graphql` && r.request().method() === 'POST' && /query FirstSteps/.test(r.request().postData() ?? '')),
         page.locator('.graphiql-execute-button').click(),
       ]);
       expect(answer.request().headers().authorization).toMatch(/^Bearer ey/); // the access token of the sign-in
@@ -150,7 +149,9 @@ describe.skipIf(!hasChromium || pageTargets.length === 0)(`pages in Chromium${ha
       await page.locator('.opblock').first().waitFor();
       await page.locator('button.authorize').first().click();
       await page.fill('#client_id_authorizationCode', client.client_id);
-      const [popup] = await Promise.all([page.waitForEvent('popup'), page.locator('.auth-container button.authorize').first().click()]);
+      // the OAuth scheme's own Authorize button (the bearer scheme's comes first in the dialog)
+      const oauth2 = page.locator('.auth-container', { has: page.locator('#client_id_authorizationCode') });
+      const [popup] = await Promise.all([page.waitForEvent('popup'), oauth2.locator('button.authorize').click()]);
       await popup.waitForURL(/\/public\/v2\/oauth\/login/);
       await popup.fill('#email', user.email);
       await popup.fill('#password', PASSWORD);

@@ -112,7 +112,7 @@ describe('operation table', () => {
       for (const path of operationPaths(c.op)) {
         const described = openapi.paths[openApiKey({ ...c.op, path })][c.op.method.toLowerCase()];
         const scope = write ? 'write' : 'read';
-        expect(described.security).toEqual(c.op.public ? [] : [{ oauth2: [scope] }, { bearer: [scope] }]);
+        expect(described.security).toEqual(c.op.public ? [] : [{ bearer: [scope] }, { oauth2: [scope] }]);
         expect(described.parameters?.some((p) => '$ref' in p && p.$ref.endsWith('/IdempotencyKey'))).toBe(write && !c.op.public);
       }
     });

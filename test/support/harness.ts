@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { inject } from 'vitest';
 import { createApp } from '../../src/app.ts';
+import type { DemoInfo } from '../../src/graphiql.ts';
 import type { Admission } from '../../src/http/admission.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
@@ -149,6 +150,8 @@ export interface StartOptions {
    * temporary one of its own (uploaded files, the mail outbox), removed by close().
    */
   env?: Record<string, string>;
+  /** the demo the app shows (GET /, GraphiQL's first query), as src/server.ts passes findDemo's answer */
+  demo?: DemoInfo;
 }
 
 /**
@@ -187,6 +190,7 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
     logger,
     rateLimits: options.rateLimits === 'spec' ? undefined : { ...RELAXED_LIMITS, ...(typeof options.rateLimits === 'object' ? options.rateLimits : {}) },
     rateLimitNamespace: options.rateLimitNamespace ?? `test-${randomUUID()}:`,
+    demo: options.demo,
   });
   handler = express;
   const jobs = options.jobs

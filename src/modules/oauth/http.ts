@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { hashSource, oauthPagePolicy, serializePolicy } from '../../http/security-headers.ts';
+import { sendPage } from '../../http/page.ts';
 
 /** Helpers of the OAuth endpoints: their error shape, redirects back to the client, cookies, CSRF, HTML. */
 
@@ -78,29 +78,9 @@ export const openCors: RequestHandler = (req, res, next) => {
   res.status(204).end();
 };
 
-export const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export { escapeHtml } from '../../http/page.ts';
 
-const STYLE = `body{font-family:system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem;color:#222}
-label{display:block;margin:.8rem 0 .2rem}input[type=email],input[type=password]{width:100%;padding:.5rem;box-sizing:border-box}
-button{margin:1rem .5rem 0 0;padding:.5rem 1.2rem}.error{color:#b00020}ul{padding-left:1.2rem}`;
-const STYLE_HASH = hashSource(STYLE);
-
-/**
- * A minimal self-contained page: no script, no external asset, its one <style> allowed by hash
- * (oauthPagePolicy). `formAction`: where its form may be submitted, counting the redirects after the
- * submission (none when the page has no form). CORP same-origin: the pages show who is signed in,
- * and no other origin has a reason to load them as a resource.
- */
+/** A page of the authorization server (sign-in, consent, errors): the server's page shell (src/http/page.ts). */
 export function page(res: Response, status: number, title: string, body: string, formAction: string[] = []): void {
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Content-Security-Policy', serializePolicy(oauthPagePolicy(STYLE_HASH, formAction)));
-  res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
-  res.status(status).type('html').send(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head><body><h1>${escapeHtml(title)}</h1>
-${body}
-</body></html>`);
+  sendPage(res, status, title, body, { formAction });
 }
