@@ -55,7 +55,7 @@ function dimensionName(ctx: RequestContext, type: DimensionKind, id: number): Pr
 export const LineDimension = builder.objectRef<{ type: DimensionKind; id: number }>('LineDimension').implement({
   description: 'A dimension of a journal line: the type and id of a record of the same client account, and its name (read-only).',
   fields: (t) => ({
-    type: t.field({ type: DimensionType, ...wireSpelled, description: 'Never EMPLOYEE (REST: businesspartner, bankacc, project, department, asset, tag, item)', resolve: (d) => typeOfKind(d.type) }),
+    type: t.field({ type: DimensionType, ...wireSpelled, description: 'Never EMPLOYEE (spelled as the spec on REST and in MCP tools: businesspartner, bankacc, project, department, asset, tag, item)', resolve: (d) => typeOfKind(d.type) }),
     id: t.exposeInt('id'),
     name: t.string({ nullable: true, resolve: (d, _a, ctx) => dimensionName(ctx, d.type, d.id) }),
   }),
@@ -215,7 +215,7 @@ const AccountBalance = builder
 
 const LineDimensionInput = builder.inputType('LineDimensionInput', {
   fields: (t) => ({
-    type: t.field({ type: DimensionType, required: true, ...wireSpelled, description: 'Any type but EMPLOYEE (REST: businesspartner, bankacc, project, department, asset, tag, item)' }),
+    type: t.field({ type: DimensionType, required: true, ...wireSpelled, description: 'Any type but EMPLOYEE (spelled as the spec on REST and in MCP tools: businesspartner, bankacc, project, department, asset, tag, item)' }),
     id: t.int({ required: true, description: 'A record of the same client account' }),
     name: t.string({ description: 'Read-only: ignored (a line sent back as it was read)' }),
   }),
