@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { toCamel, toSnake } from './naming.ts';
-import { Issues } from './validation.ts';
+import { Issues, parse } from './validation.ts';
 
 /**
  * Page-based lists, without GraphQL (the admin CLI, jobs and reports use them too): a list service
@@ -73,6 +73,8 @@ const cursorArg = z
 export const cursorRules = { first: windowSize, after: cursorArg, last: windowSize, before: cursorArg };
 export const pageArgs = { page: pageNumber, perPage: pageNumber, ...cursorRules };
 
+const windowRules = z.object(pageArgs);
+
 /** A list's page size when none is asked for, and the most it serves (GraphQL's query cost uses them too). */
 export interface PageLimits {
   defaultPerPage: number;
@@ -141,9 +143,36 @@ export async function findPage<T extends { id: RowId }>(
   return page(nodes, records, pageInfo, null);
 }
 
-function page<T extends { id: RowId }>(nodes: T[], totalCount: number, has: { hasNextPage: boolean; hasPreviousPage: boolean }, meta: PageMeta | null): Page<T> {
-  const edges = nodes.map((node) => ({ cursor: encodeCursor(node.id), node }));
+function page<T>(
+  nodes: T[],
+  totalCount: number,
+  has: { hasNextPage: boolean; hasPreviousPage: boolean },
+  meta: PageMeta | null,
+  keyOf: (row: T) => RowId = (row) => (row as { id: RowId }).id,
+): Page<T> {
+  const edges = nodes.map((node) => ({ cursor: encodeCursor(keyOf(node)), node }));
   return { nodes, edges, totalCount, meta, pageInfo: { ...has, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null } };
+}
+
+/**
+ * A window of a list computed in memory (reference values, positions summed from entries): the same
+ * arguments and answer as every list, cursors on each row's stable key (digits, letters, _ and -).
+ * Without window arguments the whole list (these lists are small and bounded).
+ */
+export function arrayPage<T>(rows: readonly T[], keyOf: (row: T) => RowId, args: WindowArgs = {}): Page<T> {
+  const all = Math.max(rows.length, 1);
+  const window = pageWindow(parse(windowRules, args), { defaultPerPage: all, maxPerPage: all });
+  if (!window.cursor) {
+    const nodes = rows.slice((window.page - 1) * window.perPage, window.page * window.perPage);
+    return page(nodes, rows.length, { hasPreviousPage: window.page > 1, hasNextPage: window.page * window.perPage < rows.length }, { ...window, records: rows.length }, keyOf);
+  }
+  const { size, backward, id } = window.cursor;
+  const at = id === null ? (backward ? rows.length : -1) : rows.findIndex((r) => keyOf(r) === id);
+  if (id !== null && at < 0) return page([], rows.length, { hasPreviousPage: false, hasNextPage: false }, null, keyOf);
+  const start = backward ? Math.max(0, at - size) : at + 1;
+  const end = backward ? at : Math.min(rows.length, at + 1 + size);
+  const has = backward ? { hasPreviousPage: start > 0, hasNextPage: id !== null } : { hasPreviousPage: id !== null, hasNextPage: end < rows.length };
+  return page(rows.slice(start, end), rows.length, has, null, keyOf);
 }
 
 /** Prisma's cursor window for one row more than asked (a negative take reads backwards, still in order). */

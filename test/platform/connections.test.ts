@@ -106,6 +106,18 @@ describe.each(targets())('GraphQL connections and partial data (%s)', (target) =
     expect(back.nodes.map((n: { id: number }) => n.id)).toEqual(ids.slice(5, 8));
   });
 
+  it("a list computed in memory (the equity share classes) is a connection too, its cursors on each row's key", async () => {
+    const q = (args: string) => app.gql(t.user.token, `{ equityShareClasses${args} { nodes { value } shareClasses { value } totalCount pageInfo { hasNextPage endCursor } } }`);
+    const all = (await q('')).data.equityShareClasses;
+    expect(all.nodes).toEqual(all.shareClasses);
+    const first = (await q('(first: 1)')).data.equityShareClasses;
+    expect(first.nodes).toEqual(all.nodes.slice(0, 1));
+    const rest = (await q(`(first: 100, after: "${first.pageInfo.endCursor}")`)).data.equityShareClasses;
+    expect([...first.nodes, ...rest.nodes]).toEqual(all.nodes);
+    expect(rest.pageInfo.hasNextPage).toBe(false);
+    expect((await q('(after: "bm9wZQ")')).errors?.[0].message).toMatch(/^after: is not a cursor of this list/);
+  });
+
   it('partial data: `{ me { … } tag(id: missing) { id } }` answers 200 with me, tag null and a coded error at its path', async () => {
     const res = await app.http('POST', '/graphql', { token: t.user.token, body: { query: '{ me { user { id } } missing: tag(id: 99999999) { id } }' } });
     expect(res.status).toBe(200);

@@ -1,7 +1,8 @@
 import { recordById } from '../../shared/record-by-id.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import { described } from '../../shared/enum-values.ts';
-import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
+import { cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
+import { arrayPage, type Page } from '../../shared/pagination.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
@@ -93,9 +94,14 @@ const EquityPosition = builder.objectRef<Position>('EquityPosition').implement({
   }),
 });
 
-const EquityPositionList = builder.objectRef<{ positions: Position[] }>('EquityPositionList').implement({
-  fields: (t) => ({ positions: t.field({ type: [EquityPosition], resolve: (l) => l.positions }) }),
-});
+// The three computed lists are connections as every list, with the REST envelope's own field beside
+// (spec 002: {positions}, {share_classes}, {transaction_types}).
+const EquityPositionList = pageType('EquityPositionPage', EquityPosition);
+builder.objectFields(EquityPositionList, (t) => ({
+  positions: t.field({ type: [EquityPosition], description: 'The same rows as nodes', resolve: (c) => (c as unknown as Page<Position>).nodes }),
+}));
+/** A position's stable key: its holder and share class. */
+const positionKey = (p: Position) => `${p.businessPartnerId}_${p.shareClass}`;
 
 const CapTableShareholder = builder.objectRef<CapTableRow>('CapTableShareholder').implement({
   description: 'A holder of outstanding shares',
@@ -123,12 +129,16 @@ const EquityCapTable = builder.objectRef<CapTable>('EquityCapTable').implement({
   }),
 });
 
-const ShareClassList = builder.objectRef<{ shareClasses: { value: string; label: string }[] }>('EquityShareClassList').implement({
-  fields: (t) => ({ shareClasses: t.field({ type: [ValueLabel], extensions: listCost(SHARE_CLASSES.length), resolve: (l) => l.shareClasses }) }),
-});
-const TransactionTypeList = builder.objectRef<{ transactionTypes: { value: string; label: string }[] }>('EquityTransactionTypeList').implement({
-  fields: (t) => ({ transactionTypes: t.field({ type: [ValueLabel], extensions: listCost(EQUITY_TRANSACTION_TYPES.length), resolve: (l) => l.transactionTypes }) }),
-});
+type ValueLabelRow = { value: string; label: string };
+const ShareClassList = pageType('EquityShareClassPage', ValueLabel);
+builder.objectFields(ShareClassList, (t) => ({
+  shareClasses: t.field({ type: [ValueLabel], description: 'The same rows as nodes', extensions: listCost(SHARE_CLASSES.length), resolve: (c) => (c as unknown as Page<ValueLabelRow>).nodes }),
+}));
+const TransactionTypeList = pageType('EquityTransactionTypePage', ValueLabel);
+builder.objectFields(TransactionTypeList, (t) => ({
+  transactionTypes: t.field({ type: [ValueLabel], description: 'The same rows as nodes', extensions: listCost(EQUITY_TRANSACTION_TYPES.length), resolve: (c) => (c as unknown as Page<ValueLabelRow>).nodes }),
+}));
+const byValue = (row: ValueLabelRow) => row.value;
 
 // ── Inputs ────────────────────────────────────────────────────────────────────────────────────────
 
@@ -236,8 +246,12 @@ builder.queryFields((t) => ({
       businessPartnerId: t.arg.int(),
       shareClass: t.arg({ type: ShareClassEnum }),
       includeVoid: t.arg.boolean({ defaultValue: false, description: 'Also positions that are back to 0 shares' }),
+      page: t.arg.int(),
+      perPage: t.arg.int(),
+      ...cursorArgs(t),
     },
-    resolve: async (_root, args, ctx) => ({ positions: await equityPositions(ctx, args) }),
+    resolve: async (_root, { page, perPage, first, after, last, before, ...args }, ctx) =>
+      arrayPage(await equityPositions(ctx, args), positionKey, { page, perPage, first, after, last, before }),
   }),
 
   equityCapTable: t.field({
@@ -251,13 +265,15 @@ builder.queryFields((t) => ({
   equityShareClasses: t.field({
     type: ShareClassList,
     description: 'The share classes with English labels.',
-    resolve: () => ({ shareClasses: shareClassList() }),
+    args: { page: t.arg.int(), perPage: t.arg.int(), ...cursorArgs(t) },
+    resolve: (_root, args) => arrayPage(shareClassList(), byValue, args),
   }),
 
   equityTransactionTypes: t.field({
     type: TransactionTypeList,
     description: 'The equity transaction types with English labels (CONVERSION has no operation).',
-    resolve: () => ({ transactionTypes: transactionTypeList() }),
+    args: { page: t.arg.int(), perPage: t.arg.int(), ...cursorArgs(t) },
+    resolve: (_root, args) => arrayPage(transactionTypeList(), byValue, args),
   }),
 }));
 
