@@ -37,8 +37,10 @@ export const graphiqlDefaultQuery = (demo?: DemoInfo | null): string => {
     ? [
         `  # the demo company (client account ${demo.clientAccountId}):`,
         `  # ${demo.companyName}`,
-        `  accounts(clientAccountId: ${demo.clientAccountId}, perPage: 5) {`,
+        '  # the next five: first: 5, after: <endCursor>',
+        `  accounts(clientAccountId: ${demo.clientAccountId}, first: 5) {`,
         '    nodes { code name accountType }',
+        '    pageInfo { hasNextPage endCursor }',
         '  }',
       ]
     : ['  # each id is a clientAccountId for other queries'];
