@@ -7,6 +7,7 @@ import {
   typeFromAST,
   validate,
   type DocumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLInputObjectType,
   type GraphQLInputType,
@@ -49,6 +50,11 @@ export interface CompiledOperation {
   toolName: string;
   /** response key of the single top-level field: its value is the response body */
   resultKey: string;
+  /**
+   * the body is the `nodes` of the connection the field answers: a document that selects nothing
+   * but `nodes` of a connection answers the bare array its REST path documents
+   */
+  nodesOnly: boolean;
   variables: VariableSpec[];
   /** the variable that takes the whole JSON body, if any */
   bodyVariable?: VariableSpec;
@@ -214,6 +220,7 @@ export function compileOperation(schema: GraphQLSchema, op: Operation): Compiled
     needsWrite: writes,
     toolName: toSnake(ops[0].name.value).replace(/^_/, ''),
     resultKey: resultField.alias?.value ?? resultField.name.value,
+    nodesOnly: selectsOnlyNodes(schema, operation.operation === 'mutation', resultField),
     variables,
     bodyVariable,
     boundFields,
@@ -221,4 +228,11 @@ export function compileOperation(schema: GraphQLSchema, op: Operation): Compiled
     echoIgnored,
     wireSpelled: wireSpelledPaths(getNamedType((operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType())!.getFields()[resultField.name.value].type), resultField.selectionSet, fragments),
   };
+}
+
+/** Whether the top-level field answers a connection of which the document selects only `nodes` (no alias). */
+function selectsOnlyNodes(schema: GraphQLSchema, mutation: boolean, field: FieldNode): boolean {
+  const type = getNamedType((mutation ? schema.getMutationType() : schema.getQueryType())!.getFields()[field.name.value].type);
+  const only = field.selectionSet?.selections.length === 1 ? field.selectionSet.selections[0] : undefined;
+  return type.name.endsWith('Connection') && only?.kind === Kind.FIELD && only.name.value === 'nodes' && !only.alias;
 }

@@ -109,7 +109,8 @@ export async function runOperation(schema: GraphQLSchema, compiled: CompiledOper
   if (status === 204) return { status, body: {} };
   const empty = compiled.op.emptyBody === 'always' || (compiled.op.emptyBody === 'whenNull' && value === null);
   if (empty) return { status, body: {} };
-  const spelled = compiled.wireSpelled.length ? withWireSpelling(value, compiled.wireSpelled) : value;
+  const spelledWhole = compiled.wireSpelled.length ? withWireSpelling(value, compiled.wireSpelled) : value;
+  const spelled = compiled.nodesOnly ? (spelledWhole as { nodes: unknown[] }).nodes : spelledWhole;
   const shown = compiled.op.omitWhenNull ? withoutNulls(spelled, compiled.op.omitWhenNull) : spelled;
   return { status, body: compiled.op.numbers ? withJsonNumbers(shown, compiled.op.numbers) : shown };
 }

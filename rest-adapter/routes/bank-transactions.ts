@@ -203,7 +203,7 @@ export const bankTransactionOperations = defineOperations([
     summary: 'The statements (explanations) of a bank transaction, oldest first, as an array.',
     document: /* GraphQL */ `
       query ListBankTransactionStatements($bankTransactionId: Int!) {
-        bankTransactionStatements(bankTransactionId: $bankTransactionId) { ...BankTransactionStatementFields }
+        bankTransactionStatements(bankTransactionId: $bankTransactionId) { nodes { ...BankTransactionStatementFields } }
       }
       ${STATEMENT_FIELDS}`,
     names: { bankTransactionId: 'id' },

@@ -197,7 +197,7 @@ export const chatOperations = defineOperations([
     path: '/chat/threads/:thread_id/participants',
     summary: `The participants of a thread as an array, in the order they joined (the creator, senders of messages, assignees of a task's thread and those added). ${ACCESS}`,
     document: /* GraphQL */ `
-      query ListChatParticipants($threadId: Int!) { chatParticipants(threadId: $threadId) { ...ChatParticipantFields } }
+      query ListChatParticipants($threadId: Int!) { chatParticipants(threadId: $threadId) { nodes { ...ChatParticipantFields } } }
       ${PARTICIPANT_FIELDS}`,
     with: PARTICIPANT_WITH,
   },

@@ -18,7 +18,7 @@ export const notificationSettingOperations = defineOperations([
     path: '/client-accounts/:client_account_id/notification-settings',
     summary: 'List your stored notification settings at a client account, as an array; types without a stored setting are absent (they are enabled on every channel).',
     document: /* GraphQL */ `
-      query ListNotificationSettings($clientAccountId: Int!) { notificationSettings(clientAccountId: $clientAccountId) { ...NotificationSettingFields } }
+      query ListNotificationSettings($clientAccountId: Int!) { notificationSettings(clientAccountId: $clientAccountId) { nodes { ...NotificationSettingFields } } }
       ${SETTING_FIELDS}`,
   },
   {

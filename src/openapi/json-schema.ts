@@ -196,6 +196,7 @@ export function responseSchema(compiled: CompiledOperation, root: GraphQLObjectT
   if (compiled.op.emptyBody === 'always') return empty;
   const full = selectionSchema(root, compiled.operation.selectionSet, compiled.fragments, components);
   let result = (full.properties as Record<string, JsonSchema>)[compiled.resultKey];
+  if (compiled.nodesOnly) result = (stripNull(result).properties as Record<string, JsonSchema>).nodes;
   // a lookup is null in GraphQL only beside its error (a missing or forbidden record), which REST
   // answers as that error's status
   if (compiled.op.emptyBody !== 'whenNull') result = stripNull(result);

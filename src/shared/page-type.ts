@@ -124,3 +124,10 @@ export const cursorArgs = (t: { arg: ArgBuilder<Types> }) => ({
   last: t.arg.int({ description: 'Relay: the last n rows (before `before`), capped at the list maximum' }),
   before: t.arg.string({ description: 'Relay: an edge cursor or pageInfo.startCursor; the rows before it' }),
 });
+
+/** page/perPage and Relay's window arguments, for a list field that declares no page arguments of its own. */
+export const windowArgs = (t: { arg: ArgBuilder<Types> }) => ({
+  page: t.arg.int({ description: 'Page number from 1 (with perPage); not with first/after/last/before' }),
+  perPage: t.arg.int({ description: 'Rows per page' }),
+  ...cursorArgs(t),
+});

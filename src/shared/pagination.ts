@@ -322,3 +322,17 @@ export function toOrderBy(values: readonly string[] | null | undefined, allowed:
   if (!out.some((o) => 'id' in o)) out.push({ id: 'asc' });
   return out;
 }
+
+/**
+ * A bounded list read whole (reference lists, a record's few children), answered as every list: the
+ * window arguments split off the filters, `read` gets the filters, the rows are windowed in memory
+ * (arrayPage), their cursors on the id unless `keyOf` says otherwise.
+ */
+export async function wholeList<A extends WindowArgs, T>(
+  args: A,
+  read: (filters: Omit<A, keyof WindowArgs>) => Promise<readonly T[]> | readonly T[],
+  keyOf: (row: T) => RowId = (row) => (row as { id: RowId }).id,
+): Promise<Page<T>> {
+  const { page, perPage, first, after, last, before, ...filters } = args;
+  return arrayPage(await read(filters), keyOf, { page, perPage, first, after, last, before });
+}

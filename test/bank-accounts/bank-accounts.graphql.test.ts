@@ -7,7 +7,7 @@ const BANK = `id clientAccountId businessPartnerId own name accountNumber format
 const CREATE = `mutation($input: CreateBankAccountInput!) { createBankAccount(input: $input) { ${BANK} } }`;
 const UPDATE = `mutation($id: Int!, $input: UpdateBankAccountInput!) { updateBankAccount(id: $id, input: $input) { ${BANK} } }`;
 const LIST = `query($clientAccountId: Int!, $businessPartnerId: Int, $own: Boolean, $isActive: Boolean = true) {
-  bankAccounts(clientAccountId: $clientAccountId, businessPartnerId: $businessPartnerId, own: $own, isActive: $isActive) { id }
+  bankAccounts(clientAccountId: $clientAccountId, businessPartnerId: $businessPartnerId, own: $own, isActive: $isActive) { nodes { id } }
 }`;
 
 /** Valid account numbers (mod-11) for one run; each test takes fresh ones. */
@@ -95,7 +95,7 @@ describe.each(targets())('bank accounts GraphQL (%s)', (target) => {
     const ids = async (vars: Record<string, unknown>) => {
       const res = await app.gql(tenant.user.token, LIST, { clientAccountId: tenant.account.id, ...vars });
       expect(res.errors).toBeUndefined();
-      return res.data.bankAccounts.map((b: { id: number }) => b.id);
+      return res.data.bankAccounts.nodes.map((b: { id: number }) => b.id);
     };
     expect(await ids({})).toEqual([own.id, theirs.id]);
     expect(await ids({ own: true })).toEqual([own.id]);
@@ -210,7 +210,7 @@ describe.each(targets())('bank accounts GraphQL (%s)', (target) => {
         `{ bankAccount(id: ${theirs.id}) { id } }`,
         `mutation { updateBankAccount(id: ${theirs.id}, input: { name: "Mine" }) { id } }`,
         `mutation { deactivateBankAccount(id: ${theirs.id}) { id } }`,
-        `{ bankAccounts(clientAccountId: ${other.account.id}) { id } }`,
+        `{ bankAccounts(clientAccountId: ${other.account.id}) { nodes { id } } }`,
         `mutation { createBankAccount(input: { clientAccountId: ${other.account.id}, accountNumber: "${nextNumber()}" }) { id } }`,
       ]) {
         const res = await app.gql(t.user.token, q);
@@ -239,9 +239,9 @@ describe.each(targets())('bank accounts GraphQL (%s)', (target) => {
         const res = await app.gql(t.user.readToken, q);
         expect(res.errors?.[0].extensions, q).toMatchObject({ code: 'insufficient_scope' });
       }
-      const read = await app.gql(t.user.readToken, `{ bankAccounts(clientAccountId: ${t.account.id}) { id } }`);
+      const read = await app.gql(t.user.readToken, `{ bankAccounts(clientAccountId: ${t.account.id}) { nodes { id } } }`);
       expect(read.errors).toBeUndefined();
-      expect(read.data.bankAccounts.map((b: { id: number }) => b.id)).toContain(acc.id);
+      expect(read.data.bankAccounts.nodes.map((b: { id: number }) => b.id)).toContain(acc.id);
     });
   });
 });

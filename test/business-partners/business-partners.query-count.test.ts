@@ -52,8 +52,8 @@ describe.each(targets())('business partner list batching (%s)', (target) => {
     for (const own of [false, true]) {
       app.statements.length = 0;
       const res = await app.gql(t.user.token, `query($id: Int!) { bankAccounts(clientAccountId: $id, own: ${own}) {
-        id businessPartner { name addresses { city } } ledgerAccount { code } } }`, { id: t.account.id });
-      expect(res.data.bankAccounts).toHaveLength(30);
+        nodes { id businessPartner { name addresses { city } } ledgerAccount { code } } } }`, { id: t.account.id });
+      expect(res.data.bankAccounts.nodes).toHaveLength(30);
       // tenancy (memberships) + bank accounts + partners + addresses + ledger accounts
       expect(app.statements.length, `own: ${own}`).toBeLessThan(10);
     }

@@ -141,9 +141,9 @@ describe.each(targets())('client accounts GraphQL (%s)', (target) => {
         providers: [],
       });
       expect(made.uniqueName).toMatch(/^ny-bedrift-as(-\d+)?$/);
-      const chart = await app.gql(user.token, `{ accounts(clientAccountId: ${made.id}) { meta { records } } taxCodes(clientAccountId: ${made.id}) { code } }`);
+      const chart = await app.gql(user.token, `{ accounts(clientAccountId: ${made.id}) { meta { records } } taxCodes(clientAccountId: ${made.id}) { nodes { code } } }`);
       expect(chart.data.accounts.meta.records).toBe(DEFAULT_CHART_OF_ACCOUNTS.length);
-      expect(chart.data.taxCodes).toHaveLength(30);
+      expect(chart.data.taxCodes.nodes).toHaveLength(30);
       expect(await eligibleViaMe(user)).toEqual([made.id]);
     });
 

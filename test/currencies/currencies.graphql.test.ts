@@ -14,11 +14,11 @@ describe.each(targets())('currencies GraphQL (%s)', (target) => {
   afterAll(() => app?.close());
 
   it('"currencies lists every ISO 4217 currency of the reference data, by code" (no client account needed)', async () => {
-    const res = await app.gql(user.readToken, `{ currencies { id code name minorUnits } }`);
+    const res = await app.gql(user.readToken, `{ currencies { nodes { id code name minorUnits } } }`);
     expect(res.errors).toBeUndefined();
-    const codes = res.data.currencies.map((c: { code: string }) => c.code);
+    const codes = res.data.currencies.nodes.map((c: { code: string }) => c.code);
     expect(codes).toEqual(CURRENCIES.map((c) => c.code).sort());
-    expect(res.data.currencies.find((c: { code: string }) => c.code === 'NOK')).toMatchObject({ name: 'Norwegian Krone', minorUnits: 2 });
+    expect(res.data.currencies.nodes.find((c: { code: string }) => c.code === 'NOK')).toMatchObject({ name: 'Norwegian Krone', minorUnits: 2 });
   });
 
   it.each([
@@ -37,7 +37,7 @@ describe.each(targets())('currencies GraphQL (%s)', (target) => {
   });
 
   it('"/graphql needs a bearer token" (401 without one)', async () => {
-    const res = await app.http('POST', '/graphql', { body: { query: '{ currencies { code } }' } });
+    const res = await app.http('POST', '/graphql', { body: { query: '{ currencies { nodes { code } } }' } });
     expect(res.status).toBe(401);
   });
 });

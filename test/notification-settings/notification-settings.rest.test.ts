@@ -102,8 +102,8 @@ describe.each(targets())('notification settings REST (%s)', (target) => {
       `mutation { updateNotificationSetting(clientAccountId: ${tenant.account.id}, notificationType: ORGANIZATIONAL_ROLE_CHANGES, input: { emailEnabled: false, pushEnabled: true }) { userId notificationType emailEnabled pushEnabled } }`,
     );
     expect(res.data.updateNotificationSetting).toEqual({ userId: tenant.user.id, notificationType: 'ORGANIZATIONAL_ROLE_CHANGES', emailEnabled: false, pushEnabled: true });
-    const read = await app.gql(tenant.user.token, `{ notificationSettings(clientAccountId: ${tenant.account.id}) { notificationType emailEnabled } }`);
-    expect(read.data.notificationSettings).toEqual([{ notificationType: 'ORGANIZATIONAL_ROLE_CHANGES', emailEnabled: false }]);
-    expect(errorCode(await app.gql(tenant.user.token, `{ notificationSettings(clientAccountId: ${other.account.id}) { id } }`))).toBe('common.forbidden');
+    const read = await app.gql(tenant.user.token, `{ notificationSettings(clientAccountId: ${tenant.account.id}) { nodes { notificationType emailEnabled } } }`);
+    expect(read.data.notificationSettings.nodes).toEqual([{ notificationType: 'ORGANIZATIONAL_ROLE_CHANGES', emailEnabled: false }]);
+    expect(errorCode(await app.gql(tenant.user.token, `{ notificationSettings(clientAccountId: ${other.account.id}) { nodes { id } } }`))).toBe('common.forbidden');
   });
 });

@@ -37,7 +37,7 @@ describe.each(targets())('reconciliations GraphQL (%s)', (target) => {
   const OPEN_ITEMS = /* GraphQL */ `
     query Open($clientAccountId: Int!, $accountCode: String, $businessPartnerId: Int) {
       openItems(clientAccountId: $clientAccountId, accountCode: $accountCode, businessPartnerId: $businessPartnerId) {
-        id accountCode debit credit reconciledAmount remainingAmount remainingAmountFc
+        nodes { id accountCode debit credit reconciledAmount remainingAmount remainingAmountFc }
       }
     }`;
 
@@ -47,8 +47,8 @@ describe.each(targets())('reconciliations GraphQL (%s)', (target) => {
     const pay = await entry('1500', 0, 200, customer, '1920', '2026-05-03');
     const open = await app.gql(t.user.token, OPEN_ITEMS, { clientAccountId: t.account.id, businessPartnerId: customer });
     expect(open.errors).toBeUndefined();
-    expect(open.data.openItems.map((l: any) => [l.id, l.remainingAmount])).toEqual(expect.arrayContaining([[inv, '500.00'], [pay, '200.00']]));
-    expect(open.data.openItems.map((l: any) => l.id)).not.toContain(bill);
+    expect(open.data.openItems.nodes.map((l: any) => [l.id, l.remainingAmount])).toEqual(expect.arrayContaining([[inv, '500.00'], [pay, '200.00']]));
+    expect(open.data.openItems.nodes.map((l: any) => l.id)).not.toContain(bill);
 
     const created = await app.gql(
       t.user.token,
@@ -58,13 +58,13 @@ describe.each(targets())('reconciliations GraphQL (%s)', (target) => {
     expect(created.errors).toBeUndefined();
     expect(created.data.createReconciliation).toMatchObject({ isDraft: false, entries: [{ journalEntryLineId: inv, debit: '200.00' }, { journalEntryLineId: pay, credit: '200.00' }] });
     const after = await app.gql(t.user.token, OPEN_ITEMS, { clientAccountId: t.account.id, accountCode: '1500', businessPartnerId: customer });
-    const rows = after.data.openItems.filter((l: any) => l.id === inv || l.id === pay);
+    const rows = after.data.openItems.nodes.filter((l: any) => l.id === inv || l.id === pay);
     expect(rows).toEqual([expect.objectContaining({ id: inv, reconciledAmount: '200.00', remainingAmount: '300.00' })]);
 
     const deleted = await app.gql(t.user.token, /* GraphQL */ `mutation D($id: Int!) { deleteReconciliation(id: $id) }`, { id: created.data.createReconciliation.id });
     expect(deleted.data.deleteReconciliation).toBe(true);
     const back = await app.gql(t.user.token, OPEN_ITEMS, { clientAccountId: t.account.id, businessPartnerId: customer });
-    expect(back.data.openItems.find((l: any) => l.id === inv).remainingAmount).toBe('500.00');
+    expect(back.data.openItems.nodes.find((l: any) => l.id === inv).remainingAmount).toBe('500.00');
   });
 
   it('commitReconciliation: a deleted one is a conflict (409), a read-only token may not write', async () => {

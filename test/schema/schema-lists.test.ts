@@ -10,19 +10,10 @@ const isRecord = (t: GraphQLObjectType) => 'id' in t.getFields();
 const CONNECTION_ARGS = ['first', 'after', 'last', 'before'];
 
 /**
- * Root lists that stay plain arrays, each with why: bounded reference lists a client reads whole,
- * and a record's few children read through their parent. A new root list of records must be a
- * connection or be added here with its reason.
+ * Root lists that may stay plain arrays, each with why. None today: a new root list of records must be
+ * a connection or be added here with its reason.
  */
-const PLAIN_LISTS: Record<string, string> = {
-  currencies: 'the ISO 4217 currencies: reference data read whole',
-  bankAccounts: "a client account's own and its partners' bank accounts: a few, read whole by forms",
-  bankTransactionStatements: "the explanations of one bank transaction: its children, a few",
-  chatParticipants: "the participants of one thread: its children, a few",
-  notificationSettings: "one row per notification type of an account: a fixed, small set",
-  taxCodes: "an account's VAT codes: the fixed Norwegian list and its own few",
-  openItems: "the open items of one account and partner on a date: what a reconciliation shows whole",
-};
+const PLAIN_LISTS: Record<string, string> = {};
 
 describe('lists are Relay connections', () => {
   const connections = rootFields.filter((f) => getNamedType(f.type).name.endsWith('Connection'));

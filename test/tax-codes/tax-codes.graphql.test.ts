@@ -28,11 +28,11 @@ describe.each(targets())('tax codes GraphQL (%s)', (target) => {
 
   describe('the standard tax codes of a new client account', () => {
     it('"a new client account has the 30 SAF-T standard tax codes", ordered by number', async () => {
-      const res = await app.gql(t.user.token, `{ taxCodes(clientAccountId: ${t.account.id}) { code standardTaxCode direction } }`);
+      const res = await app.gql(t.user.token, `{ taxCodes(clientAccountId: ${t.account.id}) { nodes { code standardTaxCode direction } } }`);
       expect(res.errors).toBeUndefined();
-      expect(res.data.taxCodes).toHaveLength(30);
-      expect(res.data.taxCodes.map((c: { code: string }) => c.code)).toEqual(STANDARD_TAX_CODES.map((c) => c.code));
-      expect(res.data.taxCodes.every((c: { code: string; standardTaxCode: string }) => c.code === c.standardTaxCode)).toBe(true);
+      expect(res.data.taxCodes.nodes).toHaveLength(30);
+      expect(res.data.taxCodes.nodes.map((c: { code: string }) => c.code)).toEqual(STANDARD_TAX_CODES.map((c) => c.code));
+      expect(res.data.taxCodes.nodes.every((c: { code: string; standardTaxCode: string }) => c.code === c.standardTaxCode)).toBe(true);
     });
 
     it.each([
@@ -79,8 +79,8 @@ describe.each(targets())('tax codes GraphQL (%s)', (target) => {
       });
       expect(await rateOn(res.data.createTaxCode.id, '2026-12-31')).toBe('25.00');
       expect(await rateOn(res.data.createTaxCode.id, '2027-01-01')).toBe('26.00');
-      const list = await app.gql(t.user.token, `{ taxCodes(clientAccountId: ${t.account.id}) { code } }`);
-      expect(list.data.taxCodes.at(-1)).toEqual({ code: 'S25' });
+      const list = await app.gql(t.user.token, `{ taxCodes(clientAccountId: ${t.account.id}) { nodes { code } } }`);
+      expect(list.data.taxCodes.nodes.at(-1)).toEqual({ code: 'S25' });
     });
 
     it('"standardTaxCode may be NA"; a code without rates computes no VAT', async () => {
@@ -120,10 +120,10 @@ describe.each(targets())('tax codes GraphQL (%s)', (target) => {
       const res = await app.gql(t.user.token, UPDATE, { id: made.id, input: { name: 'Renamed', nameEn: null, validFrom: '2024-01-01', validTo: '2024-12-31', isActive: false } });
       expect(res.errors).toBeUndefined();
       expect(res.data.updateTaxCode).toMatchObject({ name: 'Renamed', nameEn: null, validFrom: '2024-01-01', validTo: '2024-12-31', isActive: false });
-      const active = await app.gql(t.user.token, `{ taxCodes(clientAccountId: ${t.account.id}) { code } }`);
-      expect(active.data.taxCodes.map((c: { code: string }) => c.code)).not.toContain('U1');
-      const all = await app.gql(t.user.token, `{ taxCodes(clientAccountId: ${t.account.id}, isActive: null) { code } }`);
-      expect(all.data.taxCodes.map((c: { code: string }) => c.code)).toContain('U1');
+      const active = await app.gql(t.user.token, `{ taxCodes(clientAccountId: ${t.account.id}) { nodes { code } } }`);
+      expect(active.data.taxCodes.nodes.map((c: { code: string }) => c.code)).not.toContain('U1');
+      const all = await app.gql(t.user.token, `{ taxCodes(clientAccountId: ${t.account.id}, isActive: null) { nodes { code } } }`);
+      expect(all.data.taxCodes.nodes.map((c: { code: string }) => c.code)).toContain('U1');
     });
 
     it('"validFrom must not be after validTo" against the stored bound (400)', async () => {
@@ -136,7 +136,7 @@ describe.each(targets())('tax codes GraphQL (%s)', (target) => {
       const theirs = await other.taxCode('3');
       expect(code(await app.gql(t.user.token, UPDATE, { id: theirs, input: { name: 'Hijack' } }))).toBe('common.forbidden');
       expect(code(await app.gql(t.user.token, `{ taxCode(id: ${theirs}) { id } }`))).toBe('common.forbidden');
-      expect(code(await app.gql(t.user.token, `{ taxCodes(clientAccountId: ${other.account.id}) { id } }`))).toBe('common.forbidden');
+      expect(code(await app.gql(t.user.token, `{ taxCodes(clientAccountId: ${other.account.id}) { nodes { id } } }`))).toBe('common.forbidden');
       expect(code(await app.gql(t.user.token, UPDATE, { id: 99999999, input: { name: 'X' } }))).toBe('common.not_found');
       expect(code(await app.gql(t.user.token, `{ taxCode(id: 99999999) { id } }`))).toBe('common.not_found');
       expect(code(await app.gql(t.user.readToken, UPDATE, { id: await t.taxCode('3'), input: { name: 'X' } }))).toBe('insufficient_scope');

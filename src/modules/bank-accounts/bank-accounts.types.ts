@@ -1,3 +1,5 @@
+import { nodesQuery, pageType, windowArgs } from '../../shared/page-type.ts';
+import { wholeList } from '../../shared/pagination.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import { formatBankAccountNumber } from './bank-accounts.rules.ts';
@@ -67,18 +69,22 @@ const UpdateBankAccountInput = builder.inputType('UpdateBankAccountInput', {
   }),
 });
 
+/** bankAccounts: a bounded list read whole, answered as a connection as every list. */
+const BankAccountList = pageType('BankAccountPage', BankAccount);
+
 builder.queryFields((t) => ({
 
-  bankAccounts: t.prismaField({
-    type: ['BankAccount'],
+  bankAccounts: t.field({
+    type: BankAccountList,
     description: 'Bank accounts of a client account, by id.',
     args: {
       clientAccountId: t.arg.int({ required: true }),
       businessPartnerId: t.arg.int({ description: "Only this partner's accounts" }),
       own: t.arg.boolean({ description: "true: the company's own accounts; false: partners' accounts; omitted: both" }),
       isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all accounts' }),
+      ...windowArgs(t),
     },
-    resolve: (query, _root, args, ctx) => listBankAccounts(ctx, args, query),
+    resolve: (_root, args, ctx, info) => wholeList(args, (filters) => listBankAccounts(ctx, filters, nodesQuery(ctx, info))),
   }),
   bankAccount: t.prismaField({
     nullable: true,

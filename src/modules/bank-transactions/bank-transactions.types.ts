@@ -1,3 +1,5 @@
+import { cursorArgs, nodesQuery, pageType, windowArgs } from '../../shared/page-type.ts';
+import { wholeList } from '../../shared/pagination.ts';
 import { recordById } from '../../shared/record-by-id.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import type { Decimal } from '@prisma/client/runtime/client';
@@ -5,7 +7,6 @@ import { CANCELLATION_FLAGS } from '../journal-entries/journal-entries.rules.ts'
 import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
-import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull, inCurrency } from '../../shared/scalars.ts';
 import { MAX_CAMT053_LENGTH, PAYMENT_RELATION_TYPE } from './bank-transactions.rules.ts';
@@ -230,7 +231,7 @@ const VoucherRef = builder.objectRef<{ id: number }>('BankStatementVoucher').imp
   fields: (t) => ({ id: t.exposeInt('id') }),
 });
 
-builder.prismaObject('BankTransactionStatement', {
+const BankTransactionStatementRef = builder.prismaObject('BankTransactionStatement', {
   ...tenantScoped,
   description: "A person's explanation of a bank transaction (what it was, for whom, which voucher).",
   fields: (t) => ({
@@ -446,6 +447,9 @@ const ImportBankStatementInput = builder.inputType('ImportBankStatementInput', {
 
 // ── Fields ───────────────────────────────────────────────────────────────────────────────────────
 
+/** bankTransactionStatements: a bounded list read whole, answered as a connection as every list. */
+const BankTransactionStatementList = pageType('BankTransactionStatementPage', BankTransactionStatementRef);
+
 builder.queryFields((t) => ({
 
   bankTransactions: t.field({
@@ -473,11 +477,11 @@ builder.queryFields((t) => ({
     resolve: (query, _root, args, ctx) => getBankTransaction(ctx, args, query),
   }),
 
-  bankTransactionStatements: t.prismaField({
-    type: ['BankTransactionStatement'],
+  bankTransactionStatements: t.field({
+    type: BankTransactionStatementList,
     description: 'The statements (explanations) of a bank transaction, oldest first.',
-    args: { bankTransactionId: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => listBankTransactionStatements(ctx, args, query),
+    args: { bankTransactionId: t.arg.int({ required: true }), ...windowArgs(t) },
+    resolve: (_root, args, ctx, info) => wholeList(args, (filters) => listBankTransactionStatements(ctx, filters, nodesQuery(ctx, info))),
   }),
 
   bankStatements: t.field({

@@ -1,5 +1,6 @@
+import { cursorArgs, nodesQuery, pageType, windowArgs } from '../../shared/page-type.ts';
+import { wholeList } from '../../shared/pagination.ts';
 import { builder } from '../../builder.ts';
-import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { accountAccess } from '../../shared/tenancy.ts';
 import { storedFileFields } from '../files/files.types.ts';
@@ -199,6 +200,9 @@ const AddChatParticipantInput = builder.inputType('AddChatParticipantInput', {
   fields: (t) => ({ userId: t.int({ required: true, description: 'A user with access to the thread’s client account or its provider account' }) }),
 });
 
+/** chatParticipants: a bounded list read whole, answered as a connection as every list. */
+const ChatParticipantList = pageType('ChatParticipantPage', ChatParticipant);
+
 builder.queryFields((t) => ({
 
   chatThreads: t.field({
@@ -241,12 +245,12 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx, info) => listChatMessages(ctx, args, nodesQuery(ctx, info)),
   }),
 
-  chatParticipants: t.prismaField({
-    type: ['ChatParticipant'],
+  chatParticipants: t.field({
+    type: ChatParticipantList,
     extensions: listCost(100),
     description: 'The participants of a thread, in the order they joined.',
-    args: { threadId: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => listChatParticipants(ctx, args, query),
+    args: { threadId: t.arg.int({ required: true }), ...windowArgs(t) },
+    resolve: (_root, args, ctx, info) => wholeList(args, (filters) => listChatParticipants(ctx, filters, nodesQuery(ctx, info))),
   }),
 }));
 

@@ -1,3 +1,5 @@
+import { nodesQuery, pageType, windowArgs } from '../../shared/page-type.ts';
+import { wholeList } from '../../shared/pagination.ts';
 import { builder } from '../../builder.ts';
 import { getCurrency, listCurrencies } from './currencies.service.ts';
 
@@ -12,12 +14,16 @@ export const Currency = builder.prismaObject('Currency', {
   }),
 });
 
+/** currencies: a bounded list read whole, answered as a connection as every list. */
+const CurrencyList = pageType('CurrencyPage', Currency);
+
 builder.queryFields((t) => ({
 
-  currencies: t.prismaField({
-    type: ['Currency'],
+  currencies: t.field({
+    type: CurrencyList,
     description: 'All currencies, by code.',
-    resolve: (query, _root, args, ctx) => listCurrencies(ctx, args, query),
+    args: windowArgs(t),
+    resolve: (_root, args, ctx, info) => wholeList(args, (filters) => listCurrencies(ctx, filters, nodesQuery(ctx, info))),
   }),
   currency: t.prismaField({
     nullable: true,

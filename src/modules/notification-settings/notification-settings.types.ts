@@ -1,3 +1,5 @@
+import { nodesQuery, pageType, windowArgs } from '../../shared/page-type.ts';
+import { wholeList } from '../../shared/pagination.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import { listCost } from '../../shared/query-limits.ts';
@@ -43,14 +45,17 @@ const UpdateNotificationSettingInput = builder.inputType('UpdateNotificationSett
   }),
 });
 
+/** notificationSettings: a bounded list read whole, answered as a connection as every list. */
+const NotificationSettingList = pageType('NotificationSettingPage', NotificationSetting);
+
 builder.queryFields((t) => ({
 
-  notificationSettings: t.prismaField({
-    type: ['NotificationSetting'],
+  notificationSettings: t.field({
+    type: NotificationSettingList,
     extensions: listCost(NOTIFICATION_TYPES.length),
     description: "The caller's stored notification settings at a client account; types without a stored setting are absent (they are enabled).",
-    args: { clientAccountId: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => listNotificationSettings(ctx, args, query),
+    args: { clientAccountId: t.arg.int({ required: true }), ...windowArgs(t) },
+    resolve: (_root, args, ctx, info) => wholeList(args, (filters) => listNotificationSettings(ctx, filters, nodesQuery(ctx, info))),
   }),
 }));
 

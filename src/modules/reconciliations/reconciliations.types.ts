@@ -1,6 +1,7 @@
+import { cursorArgs, nodesQuery, pageType, windowArgs } from '../../shared/page-type.ts';
+import { wholeList } from '../../shared/pagination.ts';
 import { recordById } from '../../shared/record-by-id.ts';
 import { builder, tenantScoped } from '../../builder.ts';
-import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import { fixed, formatFixed, inCurrency } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
@@ -104,6 +105,9 @@ const CreateReconciliationInput = builder.inputType('CreateReconciliationInput',
   }),
 });
 
+/** openItems: a bounded list read whole, answered as a connection as every list. */
+const JournalEntryLineList = pageType('JournalEntryLinePage', JournalEntryLine);
+
 builder.queryFields((t) => ({
 
   reconciliations: t.field({
@@ -131,8 +135,8 @@ builder.queryFields((t) => ({
     resolve: (query, _root, args, ctx) => getReconciliation(ctx, args, query),
   }),
 
-  openItems: t.prismaField({
-    type: ['JournalEntryLine'],
+  openItems: t.field({
+    type: JournalEntryLineList,
     description:
       'Open items: posted, not cancelled lines with an amount not yet reconciled (remainingAmount), by posting date; of one account (id or code), one business partner, up to a date.',
     args: {
@@ -141,8 +145,9 @@ builder.queryFields((t) => ({
       accountCode: t.arg.string(),
       businessPartnerId: t.arg.int(),
       dateTo: t.arg({ type: 'Date' }),
+      ...windowArgs(t),
     },
-    resolve: (query, _root, args, ctx) => listOpenItems(ctx, args, query),
+    resolve: (_root, args, ctx, info) => wholeList(args, (filters) => listOpenItems(ctx, filters, nodesQuery(ctx, info))),
   }),
 }));
 

@@ -1,3 +1,5 @@
+import { nodesQuery, pageType, windowArgs } from '../../shared/page-type.ts';
+import { wholeList } from '../../shared/pagination.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import { listCost } from '../../shared/query-limits.ts';
 import { fixed, formatFixed } from '../../shared/scalars.ts';
@@ -89,13 +91,16 @@ const UpdateTaxCodeInput = builder.inputType('UpdateTaxCodeInput', {
   }),
 });
 
+/** taxCodes: a bounded list read whole, answered as a connection as every list. */
+const TaxCodeList = pageType('TaxCodePage', TaxCode);
+
 builder.queryFields((t) => ({
 
-  taxCodes: t.prismaField({
-    type: ['TaxCode'],
+  taxCodes: t.field({
+    type: TaxCodeList,
     description: 'The VAT codes of a client account, by code.',
-    args: { clientAccountId: t.arg.int({ required: true }), isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all codes' }) },
-    resolve: (query, _root, args, ctx) => listTaxCodes(ctx, args, query),
+    args: { clientAccountId: t.arg.int({ required: true }), isActive: t.arg.boolean({ defaultValue: true, description: 'true by default; null lists all codes' }), ...windowArgs(t) },
+    resolve: (_root, args, ctx, info) => wholeList(args, (filters) => listTaxCodes(ctx, filters, nodesQuery(ctx, info))),
   }),
   taxCode: t.prismaField({
     nullable: true,
