@@ -35,7 +35,7 @@ describe.each(targets())('reconciliation matcher (%s)', (target) => {
             data: { clientAccountId, businessPartnerId: o.partner, documentType: o.payable ? 'APINV' : 'ARINV', documentNumber: o.doc, documentDate: new Date(o.date), isDraft: false },
           })
         : null;
-      const bp = [{ type: 'businesspartner', id: o.partner }];
+      const bp = [{ type: 'BUSINESS_PARTNER', id: o.partner }];
       const lines = o.payable
         ? [
             { postingDate: o.date, accountCode: '6540', debit: o.amount, credit: '0' },
