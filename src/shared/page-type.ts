@@ -125,9 +125,5 @@ export const cursorArgs = (t: { arg: ArgBuilder<Types> }) => ({
   before: t.arg.string({ description: 'Relay: an edge cursor or pageInfo.startCursor; the rows before it' }),
 });
 
-/** page/perPage and Relay's window arguments, for a list field that declares no page arguments of its own. */
-export const windowArgs = (t: { arg: ArgBuilder<Types> }) => ({
-  page: t.arg.int({ description: 'Page number from 1 (with perPage); not with first/after/last/before' }),
-  perPage: t.arg.int({ description: 'Rows per page' }),
-  ...cursorArgs(t),
-});
+/** The window arguments of a bounded list read whole (wholeList): Relay's cursors only, no pages. */
+export const windowArgs = (t: { arg: ArgBuilder<Types> }) => cursorArgs(t);

@@ -2,7 +2,7 @@ import { recordById } from '../../shared/record-by-id.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import { described } from '../../shared/enum-values.ts';
 import { cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
-import { arrayPage, type Page } from '../../shared/pagination.ts';
+import { arrayPage, wholeList, type Page } from '../../shared/pagination.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
@@ -246,12 +246,9 @@ builder.queryFields((t) => ({
       businessPartnerId: t.arg.int(),
       shareClass: t.arg({ type: ShareClassEnum }),
       includeVoid: t.arg.boolean({ defaultValue: false, description: 'Also positions that are back to 0 shares' }),
-      page: t.arg.int(),
-      perPage: t.arg.int(),
       ...cursorArgs(t),
     },
-    resolve: async (_root, { page, perPage, first, after, last, before, ...args }, ctx) =>
-      arrayPage(await equityPositions(ctx, args), positionKey, { page, perPage, first, after, last, before }),
+    resolve: (_root, args, ctx) => wholeList(args, (filters) => equityPositions(ctx, filters), positionKey),
   }),
 
   equityCapTable: t.field({
@@ -265,14 +262,14 @@ builder.queryFields((t) => ({
   equityShareClasses: t.field({
     type: ShareClassList,
     description: 'The share classes with English labels.',
-    args: { page: t.arg.int(), perPage: t.arg.int(), ...cursorArgs(t) },
+    args: cursorArgs(t),
     resolve: (_root, args) => arrayPage(shareClassList(), byValue, args),
   }),
 
   equityTransactionTypes: t.field({
     type: TransactionTypeList,
     description: 'The equity transaction types with English labels (CONVERSION has no operation).',
-    args: { page: t.arg.int(), perPage: t.arg.int(), ...cursorArgs(t) },
+    args: cursorArgs(t),
     resolve: (_root, args) => arrayPage(transactionTypeList(), byValue, args),
   }),
 }));
