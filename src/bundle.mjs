@@ -90,4 +90,9 @@ export async function bundleStale(names = Object.keys(ENTRIES)) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const name of Object.keys(ENTRIES)) await bundle(bundlePath(name), name);
+  // the template a new embedded database starts from (src/db/template.mjs); BUILD_DB_TEMPLATE=false skips it
+  if (process.env.BUILD_DB_TEMPLATE !== 'false') {
+    console.error('Preparing the embedded database template, so the first npm start takes seconds ...');
+    (await import('./db/template.mjs')).buildTemplates();
+  }
 }

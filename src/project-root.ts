@@ -1,16 +1,1 @@
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/**
- * The project's root (package.json, prisma/), found by walking up from this file, so the same code
- * finds it from src/ under tsx and from dist/src/ when compiled (npm start).
- */
-function findRoot(from: string): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'prisma'))) return dir;
-    if (dirname(dir) === dir) throw new Error(`no project root (package.json and prisma/) above ${from}`);
-  }
-}
-
-export const PROJECT_ROOT = findRoot(dirname(fileURLToPath(import.meta.url)));
+export { PROJECT_ROOT } from './project-root.mjs';

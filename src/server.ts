@@ -1,6 +1,9 @@
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from './config.ts';
-import { openDatabase, type Database } from './db/database.ts';
+import { isNewDataDir, openDatabase, type Database } from './db/database.ts';
+import { osloDay, usableTemplate } from './db/template.mjs';
 import { DataDirLockedError } from './db/lock.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { ensureReferenceData } from './db/reference-data.ts';
@@ -35,6 +38,9 @@ async function phase<T>(name: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** One line on the terminal for a start-up phase that takes seconds, so a first start never looks hung. */
+const progress = (line: string) => console.log(`  ${line}`);
+
 /** npm start: open the database, migrate, seed reference data (and the demo on a new embedded db), listen. */
 async function main(): Promise<void> {
   const started = performance.now();
@@ -42,17 +48,28 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, { asyncOutput: true, format: config.logFormat });
   const imported = phase('imports', importApp);
   imported.catch(() => undefined); // awaited below; a failure to open the database is reported first
+  // A new embedded database is a copy of the install's template (src/db/template.mjs) when this build made one.
+  const pgliteDir = config.databaseUrl ? undefined : join(config.dataDir, 'pglite');
+  const template = pgliteDir && isNewDataDir(pgliteDir) ? usableTemplate(fileURLToPath(import.meta.url), { demo: config.seedDemo }) : undefined;
+  if (pgliteDir && isNewDataDir(pgliteDir)) {
+    progress(
+      template === 'demo'
+        ? `Creating the embedded database in ${pgliteDir} from this install's template (demo year up to ${osloDay()}) ...`
+        : `Creating the embedded database in ${pgliteDir}${template ? " from this install's template" : ' (first start only, a few seconds)'} ...`,
+    );
+  }
   const db = await phase('database', () =>
-    openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir, purpose: 'server' }),
+    openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir, purpose: 'server', template }),
   );
-  const applied = await phase('migrations', () => applyMigrations(db.adapterFactory));
+  const applied = await phase('migrations', () => applyMigrations(db.adapterFactory, { onApply: () => progress('Migrating the database ...') }));
   if (applied.length) logger.info({ applied }, 'migrations applied');
   await phase('referenceData', () => ensureReferenceData(db.prisma));
   const { createApp, createMailer, migrateJobs, startJobs, seedDemo, findDemo } = await imported;
   // the job queue's schema and queues, before the demo seed or requests can enqueue jobs (one statement when in place)
   await phase('jobsSchema', () => migrateJobs(db, logger));
-  let demo = false;
-  if (config.seedDemo && (await db.prisma.user.count()) === 0) {
+  let demo = template === 'demo';
+  if (config.seedDemo && !demo && (await db.prisma.user.count()) === 0) {
+    progress('Seeding the demo year (first start only) ...');
     await phase('demo', () => seedDemo(db.prisma));
     demo = true;
   }

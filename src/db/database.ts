@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -7,6 +7,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient, type Prisma as PrismaNS } from '../generated/prisma/client.ts';
 import { lockDataDir, type DataDirLock } from './lock.ts';
 import { fairQueries } from './fair-queries.ts';
+import { copyTemplate, type TemplateKind } from './template.mjs';
 
 export type Prisma = PrismaClient;
 /** A transaction client (inside `$transaction(async (tx) => …)`). */
@@ -31,7 +32,7 @@ export interface Database {
 export type DatabaseTarget =
   | { databaseUrl: string }
   /** the embedded database in dataDir; a new data dir can start from a dump (tests) */
-  | { dataDir: string; purpose: string; loadDataDir?: Blob | File }
+  | { dataDir: string; purpose: string; loadDataDir?: Blob | File; template?: TemplateKind }
   /** in-memory PGlite, optionally loaded from a dump (tests) */
   | { memory: true; loadDataDir?: Blob | File };
 
@@ -118,6 +119,11 @@ function redact(url: string): string {
  */
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
 
+/** Whether PGlite's directory (DATA_DIR/pglite) holds no database yet: missing, or left empty by a start that failed. */
+export function isNewDataDir(pgliteDir: string): boolean {
+  return !existsSync(pgliteDir) || readdirSync(pgliteDir).length === 0;
+}
+
 export async function openDatabase(target: DatabaseTarget, options: PrismaOptions = {}): Promise<Database> {
   if ('databaseUrl' in target) {
     const adapterFactory = fairPostgres(new PrismaPg({ connectionString: target.databaseUrl, max: POOL_SIZE }));
@@ -141,6 +147,11 @@ export async function openDatabase(target: DatabaseTarget, options: PrismaOption
     lock = lockDataDir(target.dataDir, target.purpose);
     try {
       const dir = join(target.dataDir, 'pglite');
+      // a new data directory starts as a copy of the install's template (under the lock: one copy)
+      if (target.template && isNewDataDir(dir)) {
+        rmSync(dir, { recursive: true, force: true });
+        copyTemplate(target.template, dir);
+      }
       mkdirSync(dir, { recursive: true });
       pg = await PGlite.create(dir, { loadDataDir: target.loadDataDir });
     } catch (e) {

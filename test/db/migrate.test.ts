@@ -10,7 +10,8 @@ import { targets } from '../support/harness.ts';
 import { createScratchDatabase } from '../support/scratch-database.ts';
 
 /**
- * applyMigrations on an empty database of each target: the schema engine applies what is missing,
+ * applyMigrations on an empty database of each target: a new database gets the history as plain SQL
+ * in one transaction (src/db/migrate.ts), any other the schema engine applies what is missing,
  * and a database whose _prisma_migrations records every migration is checked with one query,
  * without starting the engine (what every server start does).
  */
@@ -69,8 +70,10 @@ describe.each(targets())('applyMigrations on %s', (target) => {
   });
 
   // the cases build on each other, in order
-  it('a database without _prisma_migrations: the engine applies every migration', async () => {
-    expect(await applyMigrations(empty.db.adapterFactory, { migrationsDir: allButLast })).toEqual(all.slice(0, -1));
+  it('a new database (no table): the history in one transaction, without the engine; no advisory lock left', async () => {
+    const { sql, factory } = recording(empty.db.adapterFactory);
+    expect(await applyMigrations(factory, { migrationsDir: allButLast })).toEqual(all.slice(0, -1));
+    expect(sql.filter((s) => s.includes('CREATE TABLE')).length).toBe(1);
     if (target === 'postgres') {
       // the engine's connection is closed, and with it the advisory lock the next run would wait 10 s for
       const [{ held }] = await empty.db.prisma.$queryRawUnsafe<{ held: number }[]>(
@@ -80,7 +83,7 @@ describe.each(targets())('applyMigrations on %s', (target) => {
     }
   });
 
-  it('one migration not recorded in _prisma_migrations: the engine applies it', async () => {
+  it('one migration not recorded in _prisma_migrations: the engine applies it (it accepts what the new-database path recorded)', async () => {
     expect(await applyMigrations(empty.db.adapterFactory)).toEqual(all.slice(-1));
   });
 
@@ -96,5 +99,39 @@ describe.each(targets())('applyMigrations on %s', (target) => {
     const { sql, factory } = recording(empty.db.adapterFactory);
     expect(await applyMigrations(factory)).toEqual([]);
     expect(sql.length).toBeGreaterThan(1);
+  });
+
+  it('a new database gets the same schema and _prisma_migrations rows as the engine makes', async () => {
+    const other = await emptyDatabase(target);
+    try {
+      // an empty _prisma_migrations (as the Prisma CLI's first step leaves it) makes the database not new: the engine applies the history
+      await other.db.prisma.$executeRawUnsafe(
+        `CREATE TABLE "_prisma_migrations" ("id" VARCHAR(36) PRIMARY KEY NOT NULL, "checksum" VARCHAR(64) NOT NULL, "finished_at" TIMESTAMPTZ, "migration_name" VARCHAR(255) NOT NULL, "logs" TEXT, "rolled_back_at" TIMESTAMPTZ, "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(), "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`,
+      );
+      expect(await applyMigrations(other.db.adapterFactory)).toEqual(all);
+      const describe = async (db: Database) => ({
+        columns: await db.prisma.$queryRawUnsafe(
+          `SELECT table_name, column_name, data_type, udt_name, is_nullable, column_default FROM information_schema.columns WHERE table_schema = current_schema() ORDER BY 1, 2`,
+        ),
+        indexes: await db.prisma.$queryRawUnsafe(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() ORDER BY 1, 2`),
+        constraints: await db.prisma.$queryRawUnsafe(
+          `SELECT conrelid::regclass::text AS tbl, conname, pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE connamespace = current_schema()::regnamespace ORDER BY 1, 2`,
+        ),
+        functions: await db.prisma.$queryRawUnsafe(`SELECT proname, prosrc FROM pg_proc WHERE pronamespace = current_schema()::regnamespace ORDER BY 1`),
+        triggers: await db.prisma.$queryRawUnsafe(`SELECT tgname, pg_get_triggerdef(oid) AS def FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1`),
+        migrations: await db.prisma.$queryRawUnsafe(
+          `SELECT migration_name, checksum, logs, rolled_back_at, applied_steps_count, finished_at IS NOT NULL AS finished FROM _prisma_migrations ORDER BY 1`,
+        ),
+      });
+      const fresh = await emptyDatabase(target);
+      try {
+        expect(await applyMigrations(fresh.db.adapterFactory)).toEqual(all);
+        expect(await describe(fresh.db)).toEqual(await describe(other.db));
+      } finally {
+        await fresh.drop();
+      }
+    } finally {
+      await other.drop();
+    }
   });
 });
