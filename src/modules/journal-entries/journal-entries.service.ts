@@ -110,7 +110,7 @@ async function lineRows(
   lines: readonly LineInput[],
   found: { get<T>(model: 'currency' | 'businessPartner', id: string | number | null | undefined): T | undefined },
   issues: Issues,
-): Promise<{ book: Books; rows: LineRow[]; accountCodes: (string | undefined)[] }> {
+): Promise<{ book: Books; rows: LineRow[]; accountCodes: (string | undefined)[]; codes: LineCodes }> {
   const ids = [...new Set(lines.flatMap((l) => (l.accountId != null ? [l.accountId] : [])))];
   const codes = [...new Set(lines.flatMap((l) => (l.accountCode != null ? [l.accountCode] : [])))];
   const taxCodes = [...new Set(lines.flatMap((l) => (l.taxCode != null ? [l.taxCode] : [])))];
@@ -278,7 +278,13 @@ async function lineRows(
       issues.add(r.path, `tax code '${r.code}' is not allowed on account ${r.account.code}; allowed: ${allowed}`);
     }
   }
-  return { book, rows, accountCodes };
+  return { book, rows, accountCodes, codes: { account: new Map(accounts.map((a) => [a.id, a.code])), tax: new Map(taxRows.map((t) => [t.id, t.code])) } };
+}
+
+/** The codes of the accounts and tax codes an entry's lines name, by id (read with the rules: the answer to a create shows them). */
+interface LineCodes {
+  account: Map<number, string>;
+  tax: Map<number, string>;
 }
 
 /**
@@ -382,7 +388,7 @@ type EntryInput = Omit<Args<typeof rules.create>['input'], 'clientAccountId' | '
 
 /** Checks an entry's parsed input against the database; returns the input and its line rows. */
 async function checkedEntry(tx: RequestContext, parsed: z.output<typeof rules.create> | z.output<typeof rules.update>, clientAccountId: number, immutable?: Record<string, unknown>) {
-  let checked: { book: Books; rows: LineRow[]; accountCodes: (string | undefined)[] } | undefined;
+  let checked: { book: Books; rows: LineRow[]; accountCodes: (string | undefined)[]; codes: LineCodes } | undefined;
   const data = (await check(tx, parsed, {
     clientAccountId,
     immutable,
@@ -406,7 +412,7 @@ async function checkedEntry(tx: RequestContext, parsed: z.output<typeof rules.cr
       }
     },
   })) as { input: EntryInput & { isDraft?: boolean } };
-  return { input: data.input, rows: checked!.rows, book: checked!.book };
+  return { input: data.input, rows: checked!.rows, book: checked!.book, codes: checked!.codes };
 }
 
 /** A posting: now, by `userId`, with the hash of the entry's content. */
@@ -426,8 +432,8 @@ async function post(tx: RequestContext, entry: Omit<ChainEntry, 'postedAt' | 'po
 
 /** POST /journal-entries/: a posted entry (is_draft false, the default) or a draft. */
 export async function createJournalEntry(ctx: RequestContext, args: Args<typeof rules.create>, query: Query = {}) {
-  const id = await inTransaction(ctx, (tx) => createJournalEntryInTx(tx, args));
-  return reread(ctx, id, query);
+  const created = await inTransaction(ctx, (tx) => createEntry(tx, args));
+  return answerFromWritten(created, query) ?? reread(ctx, created.written.id, query);
 }
 
 /**
@@ -438,10 +444,15 @@ export async function createJournalEntry(ctx: RequestContext, args: Args<typeof 
  * day of the file's year, so its opening balance meets the same rules and the same one-per-year key.
  */
 export async function createJournalEntryInTx(tx: RequestContext, args: Args<typeof rules.create>): Promise<number> {
+  return (await createEntry(tx, args)).written.id;
+}
+
+/** A create's work: the entry written, with what it was made of (the answer is built from these). */
+async function createEntry(tx: RequestContext, args: Args<typeof rules.create>) {
   const parsed = parse(rules.create, args);
   const clientAccountId = parsed.input.clientAccountId;
   await requireAccount(tx, clientAccountId);
-  const { input, rows } = await checkedEntry(tx, parsed, clientAccountId);
+  const { input, rows, codes } = await checkedEntry(tx, parsed, clientAccountId);
   await assertVoucherFree(tx, clientAccountId, input.voucherId);
   const openingBalanceYear = openingBalanceYearOf(input.isOpeningBalance, rows);
   await assertOpeningBalanceFree(tx, clientAccountId, openingBalanceYear);
@@ -458,7 +469,81 @@ export async function createJournalEntryInTx(tx: RequestContext, args: Args<type
     cancellationReason: null,
     userId: auditUserId(tx),
   };
-  return (await insertEntry(tx, entry, rows, input.isDraft ? null : postedNow(entry, rows))).id;
+  const posted = input.isDraft ? null : postedNow(entry, rows);
+  return { entry, rows, codes, posted, written: await insertEntry(tx, entry, rows, posted) };
+}
+
+/**
+ * The created entry as Prisma would read it back with `query`, built from the rows just written and
+ * what the database made of them (ids, number, hash, timestamps), instead of a second round of reads
+ * after the commit: for the selections the API's own documents make (the entry, its lines in order,
+ * their account and tax codes). Any other selection gets undefined, and is read back. Every column is
+ * the value written (the rules fix each decimal's scale to its column's), so the answer is the one a
+ * read gives (test/journal-entries/create-answer.test.ts compares them).
+ */
+function answerFromWritten({ entry, rows, codes, posted, written }: Awaited<ReturnType<typeof createEntry>>, query: Query) {
+  const lines = linesQuery(query);
+  if (lines === undefined) return undefined;
+  const row = {
+    id: written.id,
+    clientAccountId: entry.clientAccountId,
+    sequenceNumber: written.sequenceNumber,
+    description: entry.description,
+    isDraft: posted === null,
+    cancelled: entry.cancelled,
+    cancelledById: null,
+    cancellationEntryId: null,
+    cancellationReason: entry.cancellationReason,
+    reversesEntryId: entry.reversesEntryId,
+    voucherId: entry.voucherId,
+    relationType: entry.relationType,
+    relationId: entry.relationId,
+    postedAt: posted?.at ?? null,
+    postedById: posted ? entry.userId : null,
+    entryHash: written.entryHash,
+    isOpeningBalance: entry.isOpeningBalance,
+    openingBalanceYear: entry.openingBalanceYear,
+    createdAt: written.createdAt,
+    createdById: entry.userId,
+    updatedAt: written.updatedAt,
+    updatedById: entry.userId,
+  };
+  if (lines === null) return row;
+  return {
+    ...row,
+    lines: [...rows]
+      .sort((a, b) => a.lineId - b.lineId)
+      .map((l) => ({
+        id: written.lineIds.get(l.lineId)!,
+        journalEntryId: written.id,
+        clientAccountId: entry.clientAccountId,
+        ...l,
+        reconciledAmount: ZERO,
+        reconciledAmountFc: ZERO,
+        externalReconciledAmount: ZERO,
+        ...(lines.account ? { account: { code: codes.account.get(l.accountId)! } } : {}),
+        ...(lines.taxCode ? { taxCode: l.taxCodeId === null ? null : { code: codes.tax.get(l.taxCodeId)! } } : {}),
+      })),
+  };
+}
+
+/**
+ * What `query` asks of an entry's lines when answerFromWritten can build it: null for no lines,
+ * which of account { code } and taxCode { code } they include, or undefined for anything else.
+ */
+function linesQuery(query: Query): { account: boolean; taxCode: boolean } | null | undefined {
+  if (query.select) return undefined;
+  const include = query.include ?? {};
+  const { lines, ...rest } = include as { lines?: unknown };
+  if (Object.keys(rest).length) return undefined;
+  if (lines === undefined || lines === false) return null;
+  if (typeof lines !== 'object' || lines === null) return undefined;
+  const { orderBy, include: nested = {}, ...other } = lines as { orderBy?: unknown; include?: Record<string, unknown> };
+  if (Object.keys(other).length || JSON.stringify(orderBy) !== '{"lineId":"asc"}') return undefined;
+  const codeOnly = (v: unknown) => JSON.stringify(v) === '{"select":{"code":true}}';
+  const { account, taxCode, ...more } = nested;
+  if (Object.keys(more).length || (account !== undefined && !codeOnly(account)) || (taxCode !== undefined && !codeOnly(taxCode))) return undefined;
+  return { account: account !== undefined, taxCode: taxCode !== undefined };
 }
 
 /** A draft of the caller's, or 400 naming what it is instead. */

@@ -220,7 +220,7 @@ export async function insertEntry(
   entry: NewEntry,
   lines: readonly ChainLine[],
   posted: { at: Date; content: string } | null,
-): Promise<{ id: number; sequenceNumber: number | null }> {
+): Promise<WrittenEntry> {
   const params: unknown[] = [
     entry.clientAccountId, posted?.content ?? null, posted?.at ?? null, entry.userId, entry.description, entry.voucherId, entry.relationType, entry.relationId,
     entry.reversesEntryId, entry.cancelled, entry.cancellationReason, entry.isOpeningBalance, entry.openingBalanceYear,
@@ -230,22 +230,44 @@ export async function insertEntry(
   const entryRow = posted
     ? `SELECT $1, $5, $6, $7, $8, $9, $10, $11, $12::boolean, $13::int, false, head.last_number, head.last_hash, $3::timestamptz, $4::int, $4::int, $4::int, $3::timestamptz FROM head`
     : `SELECT $1, $5, $6, $7, $8, $9, $10, $11, $12::boolean, $13::int, true, NULL::int, NULL::char(64), NULL::timestamptz, NULL::int, $4::int, $4::int, now() WHERE $2::text IS NULL AND $3::timestamptz IS NULL`;
-  const rows = await ctx.db.$queryRawUnsafe<{ id: number; sequence_number: number | null }[]>(
+  const rows = await ctx.db.$queryRawUnsafe<
+    { id: number; sequence_number: number | null; entry_hash: string | null; created_at: Date | string; updated_at: Date | string; line_ids: string | null }[]
+  >(
     `WITH ${head}
      e AS (
        INSERT INTO journal_entries (client_account_id, description, voucher_id, relation_type, relation_id, reverses_entry_id, cancelled, cancellation_reason,
                                     is_opening_balance, opening_balance_year, is_draft, sequence_number, entry_hash, posted_at, posted_by_id, created_by_id, updated_by_id, updated_at)
        ${entryRow}
-       RETURNING id, sequence_number
+       RETURNING id, sequence_number, entry_hash, created_at, updated_at
      ),
      l AS (
        INSERT INTO journal_entry_lines (journal_entry_id, client_account_id, ${arrays.columns})
        SELECT e.id, $1, u.* FROM e, unnest(${arrays.values}) AS u
+       RETURNING id, line_id
      )
-     SELECT id, sequence_number FROM e`,
+     SELECT id, sequence_number, entry_hash, created_at, updated_at, (SELECT json_agg(json_build_array(l.line_id, l.id)) FROM l)::text AS line_ids FROM e`,
     ...params,
   );
-  return { id: Number(rows[0].id), sequenceNumber: rows[0].sequence_number === null ? null : Number(rows[0].sequence_number) };
+  const r = rows[0];
+  return {
+    id: Number(r.id),
+    sequenceNumber: r.sequence_number === null ? null : Number(r.sequence_number),
+    entryHash: r.entry_hash,
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
+    lineIds: new Map(r.line_ids === null ? [] : (JSON.parse(r.line_ids) as [number, number][])),
+  };
+}
+
+/** What the database made of an entry insertEntry wrote: its ids, number, hash and timestamps (the rest is what was written). */
+export interface WrittenEntry {
+  id: number;
+  sequenceNumber: number | null;
+  entryHash: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  /** each line's row id by its line_id */
+  lineIds: Map<number, number>;
 }
 
 export interface LedgerVerification {
