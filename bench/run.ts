@@ -30,7 +30,7 @@ const which = process.argv[2] ?? 'all';
 await (await import('../src/bundle.mjs')).bundle();
 const args = process.argv.slice(3);
 if (which === 'all' || which === 'overhead') await (await import('./overhead.ts')).overhead();
-if (which === 'all' || which === 'cold-start') await (await import('./cold-start.ts')).coldStart(which === 'cold-start' ? Number(args[0] ?? 3) : 3);
+if (which === 'all' || which === 'cold-start') await (await import('./cold-start.ts')).coldStart(which === 'cold-start' ? Number(args[0] ?? 5) : 5);
 if (which === 'all' || which === 'lists') await (await import('./list-latency.ts')).listLatency();
 if (which === 'all' || which === 'load') await (await import('./load.ts')).load(args);
 if (which === 'all' || which === 'ledger') await (await import('./ledger.ts')).ledger(which === 'ledger' ? args : []);

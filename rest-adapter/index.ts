@@ -64,14 +64,24 @@ export const operations: readonly Operation[] = [
   ...equityOperations,
 ];
 
-const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();
+const compiledBySchema = new WeakMap<GraphQLSchema, Map<Operation, CompiledOperation>>();
 
-/** The table compiled against the schema once (documents parsed and validated at boot). */
-export function compiledOperations(schema: GraphQLSchema, table: readonly Operation[] = operations): CompiledOperation[] {
-  if (table !== operations) return table.map((op) => compileOperation(schema, op));
-  let compiled = compiledBySchema.get(schema);
-  if (!compiled) compiledBySchema.set(schema, (compiled = operations.map((op) => compileOperation(schema, op))));
+/**
+ * An operation compiled against the schema, once: on its first request, or when the MCP tools or the
+ * OpenAPI document read the whole table (compiling all of it at boot took a quarter of a second of
+ * every start; test/rest-adapter compiles every entry, so a document that does not fit fails a test).
+ */
+export function compiledOperation(schema: GraphQLSchema, op: Operation): CompiledOperation {
+  let bySchema = compiledBySchema.get(schema);
+  if (!bySchema) compiledBySchema.set(schema, (bySchema = new Map()));
+  let compiled = bySchema.get(op);
+  if (!compiled) bySchema.set(op, (compiled = compileOperation(schema, op)));
   return compiled;
+}
+
+/** The table compiled against the schema (each operation once). */
+export function compiledOperations(schema: GraphQLSchema, table: readonly Operation[] = operations): CompiledOperation[] {
+  return table.map((op) => compiledOperation(schema, op));
 }
 
 export interface OperationResult {
@@ -211,8 +221,7 @@ async function sendFile(ctx: RequestContext, res: Response, file: RenderedFile):
 export function createRestRouter(schema: GraphQLSchema, table: readonly Operation[] = operations, options: { public?: boolean } = {}): Router {
   const router = express.Router();
   const methodsByPath = new Map<string, string[]>();
-  for (const compiled of compiledOperations(schema, table).filter((c) => !!c.op.public === !!options.public)) {
-    const { op } = compiled;
+  for (const op of table.filter((o) => !!o.public === !!options.public)) {
     for (const path of operationPaths(op)) methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), op.method]);
     router[op.method.toLowerCase() as 'get'](operationPaths(op), async (req: Request, res: Response, next: NextFunction) => {
       res.locals.errorShape = op.errorShape ?? 'simple';
@@ -227,6 +236,7 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly Operatio
         // heavy work (a file rendered, an upload) holds more of its user's share in admission control
         await weigh(req, operationWeight(op, mediaType !== JSON_TYPE));
         const request = { params: req.params, query, body: bodyless && !form ? undefined : req.body, form };
+        const compiled = compiledOperation(schema, op);
         const { status, body } = await runOperation(schema, compiled, ctx, request);
         if (mediaType !== JSON_TYPE) {
           const args = fieldArguments(schema, compiled, operationVariables(compiled, request));
