@@ -127,6 +127,9 @@ function sendJson(res: Response, status: number, body: unknown): void {
 function withoutNulls(value: unknown, keys: readonly string[]): unknown {
   if (Array.isArray(value)) return value.map((v) => withoutNulls(v, keys));
   if (!value || typeof value !== 'object') return value;
+  // an envelope {data: [...]} (a bulk posting's answer): its rows
+  const data = (value as { data?: unknown }).data;
+  if (Array.isArray(data)) return { ...value, data: data.map((v) => withoutNulls(v, keys)) };
   return Object.fromEntries(Object.entries(value).filter(([k, v]) => !(v === null && keys.includes(k))));
 }
 
