@@ -16,6 +16,7 @@ import { itemCollectionOperations } from './routes/item-collections.ts';
 import { projectOperations } from './routes/projects.ts';
 import { departmentOperations } from './routes/departments.ts';
 import { journalEntryOperations } from './routes/journal-entries.ts';
+import { saftImportOperations } from './routes/saft-imports.ts';
 import { reconciliationOperations } from './routes/reconciliations.ts';
 import { bankTransactionOperations } from './routes/bank-transactions.ts';
 import { reportOperations } from './routes/reports.ts';
@@ -43,6 +44,7 @@ export const operations: readonly Operation[] = [
   ...projectOperations,
   ...departmentOperations,
   ...journalEntryOperations,
+  ...saftImportOperations,
   ...reconciliationOperations,
   ...bankTransactionOperations,
   ...reportOperations,

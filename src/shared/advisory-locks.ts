@@ -18,6 +18,8 @@ export const ADVISORY_LOCKS = {
   yearlyAccount: 1515,
   /** the reconciliation matcher of a client account (id: the client account) */
   matcher: 7263,
+  /** the SAF-T imports of a client account: one writes at a time (id: the client account) */
+  saftImport: 3301,
   /** seeding the demo (id: 0) */
   demoSeed: 7265,
 } as const;

@@ -20,6 +20,7 @@ const DOCUMENTED = [
   'DELETE /journal-entries/:id',
   // designed in issue 33 (beyond the spec): bulk posting
   'POST /journal-entries/batch',
+  'POST /saft-imports', 'GET /saft-imports/:id', 'GET /saft-imports',
   'GET /projects', 'GET /projects/:id', 'POST /projects', 'PUT /projects/:id', 'DELETE /projects/:id',
   'GET /departments', 'GET /departments/:id', 'POST /departments', 'PUT /departments/:id', 'POST /departments/:id', 'DELETE /departments/:id',
   'GET /reconciliations', 'POST /reconciliations', 'PATCH /reconciliations/:id', 'DELETE /reconciliations/:id',
