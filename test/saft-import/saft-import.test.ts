@@ -4,6 +4,7 @@ import { checkSaft } from '../../src/modules/reports/saft/saft.checks.ts';
 import { verifyLedger } from '../../src/modules/journal-entries/ledger-chain.ts';
 import { checkAgainstOpenApi, startTestApp, targets, type TestApp } from '../support/harness.ts';
 import { randomOrganizationNumber, type Tenant } from '../support/seed.ts';
+import { vendorSaft } from './vendor-file.ts';
 
 // Issue 33, SAF-T import: "POST /api/v2/saft-imports (multipart: file — XML or a ZIP holding one;
 // client_account_id; optional dry_run, allow_other_organization) → 202 {id, status}"; "Validation
@@ -109,6 +110,57 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     expect(dup.status).toBe(409);
     expect(dup.body.error).toContain(`This file was imported before into client account ${t.account.id} (SAF-T import ${res.body.id}`);
     expect(await written(t)).toEqual(before);
+  });
+
+  it('a file written the way another vendor writes it (analysis lines, several currencies, customers and suppliers only in lines, no opening balances, its own tax codes) is imported by StandardTaxCode, with partners and dimensions created', async () => {
+    const t = await target_();
+    const org = (await app.db.prisma.clientAccount.findUniqueOrThrow({ where: { id: t.account.id } })).organizationNumber!;
+    const res = await upload(t, vendorSaft(org));
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const done = await finished(t, res.body.id);
+    expect(done.errors, JSON.stringify(done.errors)).toEqual([]);
+    expect(done.summary).toMatchObject({
+      period: { start: '2025-01-01', end: '2025-12-31' },
+      journal_entries: 5,
+      opening_balance_entry_id: null,
+      opening_balance_lines: 0,
+      business_partners: { in_file: 0 },
+      projects_created: 1,
+      departments_created: 1,
+      warnings: expect.arrayContaining(['Transaction I-77 line 3: SupplierID L-5 is not in MasterFiles']),
+    });
+    const partners = await app.db.prisma.businessPartner.findMany({ where: { clientAccountId: t.account.id }, select: { name: true, isCustomer: true, isSupplier: true }, orderBy: { name: 'asc' } });
+    expect(partners).toEqual(expect.arrayContaining([{ name: 'Kunde K-17', isCustomer: true, isSupplier: false }, { name: 'Kunde K-18', isCustomer: true, isSupplier: false }, { name: 'Leverandør L-5', isCustomer: false, isSupplier: true }]));
+    const account1576 = await app.db.prisma.account.findFirst({ where: { clientAccountId: t.account.id, code: '1576' } });
+    expect(account1576?.accountType).toBe('ASSET');
+    const links = await app.db.prisma.saftImportEntry.findMany({ where: { saftImportId: res.body.id }, include: { journalEntry: { include: { lines: { orderBy: { lineId: 'asc' } } } } } });
+    const byId = new Map(links.map((l) => [l.transactionId, l]));
+    expect(byId.get('S-1001')).toMatchObject({ journalId: 'SALG', voucherNumber: 'Utgående faktura S-1001' });
+    const sale = byId.get('S-1001')!.journalEntry;
+    expect(sale.description).toBe('Faktura 1001');
+    expect(sale.lines[1]).toMatchObject({ projectId: expect.any(Number), departmentId: expect.any(Number) });
+    expect(String(sale.lines[1].taxAmount)).toBe('500');
+    expect(String(sale.lines[1].taxBaseAmount)).toBe('2000');
+    const taxCode = await app.db.prisma.taxCode.findUniqueOrThrow({ where: { id: sale.lines[1].taxCodeId! } });
+    expect(taxCode.standardTaxCode).toBe('3');
+    const usd = byId.get('I-77')!.journalEntry.lines[0];
+    expect([usd.currencyCode, String(usd.debitFc), String(usd.exchangeRate), String(usd.debit)]).toEqual(['USD', '100', '10', '1000']);
+    const eur = byId.get('S-1002')!.journalEntry.lines[0];
+    expect([eur.currencyCode, String(eur.debitFc), String(eur.exchangeRate), eur.businessPartnerId]).toEqual(['EUR', '100', '11.5', expect.any(Number)]);
+    expect(await verifyLedger(app.db.prisma, t.account.id)).toMatchObject({ ok: true, entries: 5 });
+    const again = await app.http('GET', `/api/v2/reports/data-export?client_account_id=${t.account.id}&date_from=2025-01-01&date_to=2025-12-31`, { token: t.user.token, headers: { accept: 'text/xml' } });
+    expect(checkSaft(again.text).problems).toEqual([]);
+    expect(totals(again.text)).toEqual(['5', '7700.00', '7700.00']);
+  });
+
+  it('"Needs write and the account\'s managers": an employee (EM) of the account is 403, and the list shows the account\'s imports', async () => {
+    const t = await target_();
+    const employee = await app.seed.user();
+    await app.seed.grantRole({ userId: employee.id, clientAccountId: t.account.id, role: 'EM' });
+    const res = await upload({ ...t, user: employee } as Tenant, exported, { allow_other_organization: true });
+    expect(res.status).toBe(403);
+    const list = await app.http('GET', `/api/v2/saft-imports?client_account_id=${t.account.id}`, { token: t.user.token });
+    expect(list).toMatchObject({ status: 200, body: { data: [], meta: { records: 0 } } });
   });
 
   it('"Its company\'s organisation number must equal the account\'s (400 naming both) unless allow_other_organization=true"', async () => {
