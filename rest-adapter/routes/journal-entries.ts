@@ -150,6 +150,7 @@ export const journalEntryOperations = defineOperations([
       }`,
     status: 201,
     omitWhenNull: ['id', 'sequence_number', 'error'],
+    toolset: 'bulk-posting',
   },
   {
     method: 'PUT',

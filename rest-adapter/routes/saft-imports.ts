@@ -29,8 +29,8 @@ export const saftImportOperations = defineOperations([
       'the company’s organisation number against the account’s (400 naming both, unless allow_other_organization=true), a file imported before (same SHA-256: 409) and posted entries of the account in the file’s period (409); nothing is written then. ' +
       'Otherwise 202 {id, status: QUEUED}: a job maps it all or nothing (GET /saft-imports/{id}). dry_run=true maps and checks every rule but writes no books. The account’s managers (CA, AA, BK) only.',
     document: /* GraphQL */ `
-      mutation StartSaftImport($clientAccountId: Int!, $fileName: String!, $contentBase64: FileContent!, $dryRun: Boolean, $allowOtherOrganization: Boolean) {
-        startSaftImport(clientAccountId: $clientAccountId, fileName: $fileName, contentBase64: $contentBase64, dryRun: $dryRun, allowOtherOrganization: $allowOtherOrganization) { id status }
+      mutation ImportSaftFile($clientAccountId: Int!, $fileName: String!, $contentBase64: FileContent!, $dryRun: Boolean, $allowOtherOrganization: Boolean) {
+        importSaftFile(clientAccountId: $clientAccountId, fileName: $fileName, contentBase64: $contentBase64, dryRun: $dryRun, allowOtherOrganization: $allowOtherOrganization) { id status }
       }`,
     status: 202,
     tenantParameter: 'client_account_id',

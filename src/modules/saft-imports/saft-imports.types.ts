@@ -1,4 +1,5 @@
 import { builder, tenantScoped } from '../../builder.ts';
+import { recordById } from '../../shared/record-by-id.ts';
 import { cursorArgs } from '../../shared/page-type.ts';
 import { pageType } from '../../shared/page-type.ts';
 import { pageCost } from '../../shared/query-limits.ts';
@@ -32,6 +33,7 @@ export const SaftImport = builder.objectRef<Row>('SaftImport').implement({
   fields: (t) => ({
     id: t.exposeInt('id'),
     clientAccountId: t.exposeInt('clientAccountId'),
+    clientAccount: t.prismaField({ type: 'ClientAccount', resolve: (query, r, _a, ctx) => recordById(ctx, 'clientAccount', r.clientAccountId, query) as never }),
     status: t.field({ type: SaftImportStatusEnum, resolve: (r) => r.status as (typeof SAFT_IMPORT_STATUSES)[number] }),
     fileName: t.exposeString('fileName'),
     fileHash: t.exposeString('fileHash', { description: 'SHA-256 of the XML: the same file again is 409' }),
@@ -72,7 +74,7 @@ builder.queryFields((t) => ({
 }));
 
 builder.mutationFields((t) => ({
-  startSaftImport: t.field({
+  importSaftFile: t.field({
     type: SaftImportStarted,
     description:
       `Imports a SAF-T Financial 1.30 file (XML, or a ZIP holding one; at most ${MAX_SAFT_UPLOAD_BYTES} bytes) into a client account: checked first ` +
