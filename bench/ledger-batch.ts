@@ -29,16 +29,16 @@ const entries = (size: number, n: number) =>
     };
   });
 
-async function rate(clients: number, seconds: number, work: (n: number) => Promise<boolean>) {
+async function rate(clients: number, seconds: number, work: (n: number, loop: number) => Promise<boolean>) {
   let done = 0;
   let failures = 0;
   let n = 0;
   const until = Date.now() + seconds * 1000;
   const started = Date.now();
   await Promise.all(
-    Array.from({ length: clients }, async () => {
+    Array.from({ length: clients }, async (_, loop) => {
       while (Date.now() < until) {
-        if (await work(n++)) done++;
+        if (await work(n++, loop)) done++;
         else failures++;
       }
     }),
@@ -126,9 +126,11 @@ export async function ledgerBatch(args: string[] = []): Promise<void> {
       await server.stop();
     }
     const pool = new pg.Pool({ connectionString: scratch.url, max: clients });
+    pool.on('error', () => {}); // a connection ended by the scratch database's drop
     const conns = await Promise.all(Array.from({ length: clients }, () => pool.connect()));
+    for (const c of conns) c.on('error', () => {});
     await rawBatch(conns[0]!, raw.account.id, rawAccounts, size, 0, raw.user.id);
-    const rawRate = await rate(clients, seconds, (n) => rawBatch(conns[n % clients]!, raw.account.id, rawAccounts, size, n, raw.user.id));
+    const rawRate = await rate(clients, seconds, (n, loop) => rawBatch(conns[loop]!, raw.account.id, rawAccounts, size, n, raw.user.id));
     for (const c of conns) c.release();
     await pool.end();
 
