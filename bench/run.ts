@@ -9,6 +9,7 @@
  *   npm run bench -- lists         latency and SQL statements of the widest lists
  *   npm run bench -- load [connections...] [--seconds N]
  *                                  10 and 50 connections on GET /api/v2/items for 15 s each
+ *   npm run bench -- ledger-batch [--seconds N] [--size N] [--clients N]   bulk posting vs raw unnest INSERTs (PostgreSQL)
  *   npm run bench -- ledger [--seconds N]
  *                                  posted journal entries per second through REST (2 and 10 lines, 1 and 8
  *                                  clients) next to raw SQL writing the same rows, and their ratio
@@ -34,6 +35,7 @@ if (which === 'all' || which === 'cold-start') await (await import('./cold-start
 if (which === 'all' || which === 'lists') await (await import('./list-latency.ts')).listLatency();
 if (which === 'all' || which === 'load') await (await import('./load.ts')).load(args);
 if (which === 'all' || which === 'ledger') await (await import('./ledger.ts')).ledger(which === 'ledger' ? args : []);
+if (which === 'all' || which === 'ledger-batch') await (await import('./ledger-batch.ts')).ledgerBatch(which === 'ledger-batch' ? args : []);
 if (which === 'all' || which === 'reports') await (await import('./reports.ts')).reports(which === 'reports' ? args : []);
 if (which === 'all' || which === 'fairness') await (await import('./fairness.ts')).fairness(which === 'fairness' ? args : []);
 process.exit(0);

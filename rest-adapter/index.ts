@@ -16,6 +16,7 @@ import { itemCollectionOperations } from './routes/item-collections.ts';
 import { projectOperations } from './routes/projects.ts';
 import { departmentOperations } from './routes/departments.ts';
 import { journalEntryOperations } from './routes/journal-entries.ts';
+import { saftImportOperations } from './routes/saft-imports.ts';
 import { reconciliationOperations } from './routes/reconciliations.ts';
 import { bankTransactionOperations } from './routes/bank-transactions.ts';
 import { reportOperations } from './routes/reports.ts';
@@ -43,6 +44,7 @@ export const operations: readonly Operation[] = [
   ...projectOperations,
   ...departmentOperations,
   ...journalEntryOperations,
+  ...saftImportOperations,
   ...reconciliationOperations,
   ...bankTransactionOperations,
   ...reportOperations,
@@ -137,6 +139,9 @@ function sendJson(res: Response, status: number, body: unknown): void {
 function withoutNulls(value: unknown, keys: readonly string[]): unknown {
   if (Array.isArray(value)) return value.map((v) => withoutNulls(v, keys));
   if (!value || typeof value !== 'object') return value;
+  // an envelope {data: [...]} (a bulk posting's answer): its rows
+  const data = (value as { data?: unknown }).data;
+  if (Array.isArray(data)) return { ...value, data: data.map((v) => withoutNulls(v, keys)) };
   return Object.fromEntries(Object.entries(value).filter(([k, v]) => !(v === null && keys.includes(k))));
 }
 

@@ -19,6 +19,8 @@ import './modules/documents/documents.types.ts';
 import './modules/items/items.types.ts';
 import './modules/item-collections/item-collections.types.ts';
 import './modules/journal-entries/journal-entries.types.ts';
+import './modules/journal-entries/journal-entries.batch.types.ts';
+import './modules/saft-imports/saft-imports.types.ts';
 import './modules/reconciliations/reconciliations.types.ts';
 import './modules/bank-transactions/bank-transactions.types.ts';
 import './modules/reconciliations/bank-payments.types.ts';

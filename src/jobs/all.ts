@@ -6,6 +6,7 @@ import '../mail/mail.job.ts';
 import '../modules/oauth/cleanup.ts';
 import '../modules/reconciliations/matcher.job.ts';
 import '../modules/reports/saft/saft.job.ts';
+import '../modules/saft-imports/saft-imports.job.ts';
 import '../modules/vouchers/pipeline/pipeline.job.ts';
 import '../modules/documents/documents.job.ts';
 import '../modules/invitations/invitations.job.ts';

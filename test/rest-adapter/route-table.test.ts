@@ -18,6 +18,9 @@ const DOCUMENTED = [
   'PUT /item-collections/:id/entries/:entry_id', 'DELETE /item-collections/:id/entries/:entry_id',
   'GET /journal-entries', 'GET /journal-entries/:id', 'POST /journal-entries/', 'PUT /journal-entries/:id', 'PATCH /journal-entries/:id',
   'DELETE /journal-entries/:id',
+  // designed in issue 33 (beyond the spec): bulk posting
+  'POST /journal-entries/batch',
+  'POST /saft-imports', 'GET /saft-imports/:id', 'GET /saft-imports',
   'GET /projects', 'GET /projects/:id', 'POST /projects', 'PUT /projects/:id', 'DELETE /projects/:id',
   'GET /departments', 'GET /departments/:id', 'POST /departments', 'PUT /departments/:id', 'POST /departments/:id', 'DELETE /departments/:id',
   'GET /reconciliations', 'POST /reconciliations', 'PATCH /reconciliations/:id', 'DELETE /reconciliations/:id',
