@@ -1,11 +1,13 @@
 import type { Db } from '../../db/database.ts';
 import { ADVISORY_LOCKS } from '../../shared/advisory-locks.ts';
 
-/** created | updated | deleted: what a change did to its record (a delete is a tombstone carrying the id). */
-export const CHANGE_ACTIONS = ['created', 'updated', 'deleted'] as const;
-export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
+import type { ChangeAction } from './changes.rules.ts';
 
-/** What a write records: ids only, the client reads the record itself. */
+/**
+ * What a write records: ids only, the client reads the record itself. The published tables record
+ * their inserts, updates and deletes themselves (the trigger of CHANGE_SOURCES, changes.rules.ts);
+ * recordChange is for a change no table write expresses.
+ */
 export interface ChangeInput {
   clientAccountId: number;
   /** `<resource>.<action>` in snake_case, e.g. journal_entry.posted; defaults to `<resource>.<action>` */
