@@ -18,6 +18,8 @@ export const ADVISORY_LOCKS = {
   yearlyAccount: 1515,
   /** the reconciliation matcher of a client account (id: the client account) */
   matcher: 7263,
+  /** the change sequencer: one run at a time assigns positions (id: 0), src/modules/changes/changes.service.ts */
+  changeSequencer: 2431,
   /** seeding the demo (id: 0) */
   demoSeed: 7265,
 } as const;
