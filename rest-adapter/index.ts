@@ -26,6 +26,7 @@ import { invitationOperations } from './routes/invitations.ts';
 import { workerTaskOperations } from './routes/worker-tasks.ts';
 import { notificationSettingOperations } from './routes/notification-settings.ts';
 import { taskOperations } from './routes/tasks.ts';
+import { webhookOperations } from './routes/webhooks.ts';
 import { chatOperations } from './routes/chat.ts';
 import { portalIntegrationOperations } from './routes/portal-integrations.ts';
 import { bankIntegrationOperations } from './routes/bank-integrations.ts';
@@ -54,6 +55,7 @@ export const operations: readonly Operation[] = [
   ...workerTaskOperations,
   ...notificationSettingOperations,
   ...taskOperations,
+  ...webhookOperations,
   ...chatOperations,
   ...portalIntegrationOperations,
   ...bankIntegrationOperations,

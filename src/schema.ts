@@ -14,6 +14,7 @@ import './modules/bank-accounts/bank-accounts.types.ts';
 import './modules/projects/projects.types.ts';
 import './modules/departments/departments.types.ts';
 import './modules/tags/tags.types.ts';
+import './modules/webhooks/webhooks.types.ts';
 import './modules/assets/assets.types.ts';
 import './modules/documents/documents.types.ts';
 import './modules/items/items.types.ts';

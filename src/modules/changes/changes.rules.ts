@@ -67,6 +67,7 @@ export const UNPUBLISHED_TABLES = {
   payroll_garnishment_fetch_runs: 'a log of fetches from the authority, internal',
   govportal_system_users: 'credentials of a portal integration, internal',
   worker_task_results: "part of their worker task (worker_task.updated)",
+  webhooks: "an integration's subscription to this feed, with its secret: plumbing, not the account's data",
 } as const;
 
 export const CHANGE_ACTIONS = ['created', 'updated', 'deleted'] as const;
