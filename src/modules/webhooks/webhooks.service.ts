@@ -7,7 +7,7 @@ import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import { findPage, pageWindow } from '../../shared/pagination.ts';
 import { requireOwned } from '../../shared/tenancy.ts';
 import { parse, type Args } from '../../shared/validation.ts';
-import type { Change } from '../changes/changes.service.ts';
+import { sequenceChanges, type Change } from '../changes/changes.service.ts';
 import { requireManager } from '../client-accounts/client-accounts.service.ts';
 import { newSecret, post, signedHeaders, type AttemptResult } from './delivery.ts';
 import { resolveWebhookUrl, systemResolver, type Resolver, type ResolvedTarget } from './url-guard.ts';
@@ -89,8 +89,12 @@ export async function getWebhook(ctx: RequestContext, { id }: { id: number }, qu
   return row;
 }
 
-/** The highest position sequenced so far: a new webhook is sent the changes after its creation. */
+/**
+ * The highest position once every change committed so far is sequenced: a new webhook is sent the
+ * changes after its creation, not the account's history (the feed has that).
+ */
 async function currentPosition(db: Db): Promise<bigint> {
+  await sequenceChanges(db);
   const rows = await db.$queryRawUnsafe<{ p: bigint | null }[]>('SELECT max(position) AS p FROM changes');
   return rows[0]?.p != null ? BigInt(rows[0].p) : 0n;
 }
