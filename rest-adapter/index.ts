@@ -35,6 +35,7 @@ import { taxReturnOperations } from './routes/tax-returns.ts';
 import { payrollGarnishmentOperations } from './routes/payroll-garnishments.ts';
 import { payrollContractOperations } from './routes/payroll-contracts.ts';
 import { equityOperations } from './routes/equity.ts';
+import { changeOperations } from './routes/changes.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -64,6 +65,7 @@ export const operations: readonly Operation[] = [
   ...payrollGarnishmentOperations,
   ...payrollContractOperations,
   ...equityOperations,
+  ...changeOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, Map<Operation, CompiledOperation>>();

@@ -72,7 +72,7 @@ CREATE TRIGGER "changes_outbox" AFTER INSERT OR UPDATE OR DELETE ON "invitations
 CREATE TRIGGER "changes_outbox" AFTER INSERT OR UPDATE OR DELETE ON "item_collections" FOR EACH ROW EXECUTE FUNCTION record_change('item_collection');
 CREATE TRIGGER "changes_outbox" AFTER INSERT OR UPDATE OR DELETE ON "item_collection_entries" FOR EACH ROW EXECUTE FUNCTION record_change('item_collection_entry');
 CREATE TRIGGER "changes_outbox" AFTER INSERT OR UPDATE OR DELETE ON "items" FOR EACH ROW EXECUTE FUNCTION record_change('item');
-CREATE TRIGGER "changes_outbox" AFTER INSERT OR UPDATE OR DELETE ON "journal_entries" FOR EACH ROW EXECUTE FUNCTION record_change('journal_entry', 'cancelled:set:cancelled', 'posted:set:posted_at');
+CREATE TRIGGER "changes_outbox" AFTER INSERT OR UPDATE OR DELETE ON "journal_entries" FOR EACH ROW EXECUTE FUNCTION record_change('journal_entry', 'posted:set:posted_at', 'cancelled:set:cancelled');
 CREATE TRIGGER "changes_outbox" AFTER INSERT OR UPDATE OR DELETE ON "accounts" FOR EACH ROW EXECUTE FUNCTION record_change('ledger_account');
 CREATE TRIGGER "changes_outbox" AFTER INSERT OR UPDATE OR DELETE ON "memberships" FOR EACH ROW EXECUTE FUNCTION record_change('membership');
 CREATE TRIGGER "changes_outbox" AFTER INSERT OR UPDATE OR DELETE ON "notification_settings" FOR EACH ROW EXECUTE FUNCTION record_change('notification_setting');

@@ -10,7 +10,8 @@ import { z } from 'zod';
  * database's triggers and this list differ, or when a table with a client_account_id is in neither
  * this list nor UNPUBLISHED_TABLES.
  *
- * A semantic event is `<event>:set:<column>` (the column went from null to a value: journal_entry.posted
+ * The first semantic event that holds names the change (order matters: a reversal entry is inserted
+ * posted and already cancelled 'C', and is journal_entry.posted). A semantic event is `<event>:set:<column>` (the column went from null to a value: journal_entry.posted
  * when posted_at is stamped) or `<event>:changed:<column>` (the column's value changed).
  */
 export const CHANGE_SOURCES = {
@@ -34,7 +35,7 @@ export const CHANGE_SOURCES = {
   item_collections: { resource: 'item_collection' },
   item_collection_entries: { resource: 'item_collection_entry' },
   items: { resource: 'item' },
-  journal_entries: { resource: 'journal_entry', events: ['cancelled:set:cancelled', 'posted:set:posted_at'] },
+  journal_entries: { resource: 'journal_entry', events: ['posted:set:posted_at', 'cancelled:set:cancelled'] },
   accounts: { resource: 'ledger_account' },
   memberships: { resource: 'membership' },
   notification_settings: { resource: 'notification_setting' },

@@ -1,7 +1,11 @@
 import type { Db } from '../../db/database.ts';
 import { ADVISORY_LOCKS } from '../../shared/advisory-locks.ts';
-
-import type { ChangeAction } from './changes.rules.ts';
+import type { RequestContext } from '../../shared/context.ts';
+import { GoneError, ValidationError } from '../../shared/errors.ts';
+import type { PageLimits } from '../../shared/pagination.ts';
+import { requireAccount } from '../../shared/tenancy.ts';
+import { parse, type Args } from '../../shared/validation.ts';
+import { changesArgs, DEFAULT_CHANGE_RETENTION_DAYS, type ChangeAction } from './changes.rules.ts';
 
 /**
  * What a write records: ids only, the client reads the record itself. The published tables record
@@ -136,4 +140,91 @@ export async function sequenceChanges(db: Db): Promise<Change[]> {
   const changes = '$transaction' in db ? await db.$transaction((tx) => run(tx)) : await run(db);
   for (const hook of afterChangesSequenced) await hook(db, changes);
   return changes;
+}
+
+// ── The feed ─────────────────────────────────────────────────────────────────────────────────────
+
+/** GET /changes: `limit` 25 by default, at most 100 (spec 000's cursor envelope). */
+export const CHANGE_PAGE_LIMITS: PageLimits = { defaultPerPage: 25, maxPerPage: 100 };
+
+/** How long changes are kept, in days (CHANGE_RETENTION_DAYS, src/config.ts); set by the app at start. */
+export const changeRetention = { days: DEFAULT_CHANGE_RETENTION_DAYS };
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A feed cursor: the position it stands after (or before) and when it was issued. A cursor issued
+ * longer ago than the retention may stand before changes deleted since: 410, re-sync.
+ */
+interface FeedCursor {
+  position: bigint;
+  issuedAt: number;
+}
+const encodeFeedCursor = (c: FeedCursor): string => Buffer.from(`c1:${c.position}:${c.issuedAt}`).toString('base64url');
+function decodeFeedCursor(raw: string, field: string): FeedCursor {
+  const m = /^c1:(\d{1,19}):(\d{1,15})$/.exec(Buffer.from(raw, 'base64url').toString('latin1'));
+  if (!m || raw.length > 64) throw new ValidationError(`${field}: is not a cursor of this feed`, [{ path: [field], message: 'is not a cursor of this feed' }]);
+  return { position: BigInt(m[1]), issuedAt: Number(m[2]) };
+}
+
+export interface ChangeFeedPage {
+  nodes: Change[];
+  pagination: { hasMore: boolean; nextCursor: string; prevCursor: string };
+}
+
+/**
+ * A window of a client account's changes in commit order (position), oldest first: after a cursor
+ * (the next page; `nextCursor` of the last page, also when it was empty, is where to poll from) or
+ * before one (the previous page). Only sequenced changes are shown, and the sequencer runs first, so
+ * a caller sees its own committed writes.
+ */
+export async function listChanges(ctx: RequestContext, args: Args<typeof changesArgs> & { limit?: number | null; after?: string | null; before?: string | null }): Promise<ChangeFeedPage> {
+  const parsed = parse(changesArgs, args);
+  if (args.after != null && args.before != null) throw new ValidationError('after and before cannot be combined', [{ path: ['before'], message: 'cannot be combined with after' }]);
+  const limit = Math.min(Math.max(args.limit ?? CHANGE_PAGE_LIMITS.defaultPerPage, 1), CHANGE_PAGE_LIMITS.maxPerPage);
+  if (args.limit != null && (args.limit < 1 || !Number.isInteger(args.limit))) throw new ValidationError('limit: must be at least 1', [{ path: ['limit'], message: 'must be at least 1' }]);
+  const field = args.before != null ? 'before' : 'after';
+  const cursor = args.before ?? args.after;
+  const at = cursor != null ? decodeFeedCursor(cursor, field) : undefined;
+  await requireAccount(ctx, parsed.clientAccountId);
+  const now = Date.now();
+  if (at && at.issuedAt < now - changeRetention.days * DAY_MS) {
+    throw new GoneError(`${field}: the cursor is older than the feed's retention (${changeRetention.days} days): changes after it may be deleted. Re-sync: read the lists again, then follow the feed from a new cursor (GET /changes without after).`, 'changes.cursor_expired');
+  }
+  await sequenceChanges(ctx.db);
+  const backwards = args.before != null;
+  const types = parsed.types?.length ? parsed.types : null;
+  const rows = await ctx.db.$queryRawUnsafe<ChangeRow[]>(
+    `SELECT id, position, occurred_at, client_account_id, type, resource, resource_id, action, actor_id
+       FROM changes
+      WHERE client_account_id = $1 AND position IS NOT NULL
+        AND ($2::bigint IS NULL OR position ${backwards ? '<' : '>'} $2::bigint)
+        AND ($3::text[] IS NULL OR type = ANY($3::text[]))
+      ORDER BY position ${backwards ? 'DESC' : 'ASC'}
+      LIMIT $4`,
+    parsed.clientAccountId,
+    at?.position ?? null,
+    types,
+    limit + 1,
+  );
+  const hasMore = rows.length > limit;
+  const nodes = rows.slice(0, limit).map(toChange);
+  if (backwards) nodes.reverse();
+  const first = nodes[0]?.position;
+  const last = nodes.at(-1)?.position;
+  // an empty page keeps its place: polling goes on from the same position
+  const here = at?.position ?? 0n;
+  return {
+    nodes,
+    pagination: {
+      hasMore,
+      nextCursor: encodeFeedCursor({ position: last ?? (backwards ? here - 1n : here), issuedAt: now }),
+      prevCursor: encodeFeedCursor({ position: first ?? (backwards ? here : here + 1n), issuedAt: now }),
+    },
+  };
+}
+
+/** Deletes the changes older than the retention (the cleanup job); returns how many. */
+export async function deleteExpiredChanges(db: Db, retentionDays = changeRetention.days): Promise<number> {
+  return db.$executeRawUnsafe(`DELETE FROM changes WHERE occurred_at < now() - make_interval(days => $1::int) AND position IS NOT NULL`, retentionDays);
 }
