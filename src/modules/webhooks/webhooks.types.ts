@@ -1,6 +1,8 @@
 import type { Webhook as WebhookRow } from '../../generated/prisma/client.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import { cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
+import { recordById } from '../../shared/record-by-id.ts';
+import { loadUser, UserRef } from '../users/users.types.ts';
 import { pageCost } from '../../shared/query-limits.ts';
 import { DELIVERY_PAGE_LIMITS, WEBHOOK_PAGE_LIMITS } from './webhooks.rules.ts';
 import {
@@ -21,6 +23,7 @@ export const Webhook = builder.prismaObject('Webhook', {
   description: 'A subscription to the changes of a client account, delivered as signed POSTs (Standard Webhooks). The secret is shown only when created or rotated.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId', { description: 'Immutable after creation' }),
     url: t.exposeString('url', { description: 'https and public unless the server allows private URLs (WEBHOOK_ALLOW_PRIVATE_URLS)' }),
     types: t.exposeStringList('types', { description: 'Change types delivered (README, "Change types"); empty: every type' }),
@@ -31,6 +34,7 @@ export const Webhook = builder.prismaObject('Webhook', {
     failingSince: t.expose('failingSince', { type: 'DateTime', nullable: true, description: 'The first failed attempt since the last success; null while deliveries succeed' }),
     previousSecretExpiresAt: t.expose('previousSecretExpiresAt', { type: 'DateTime', nullable: true, description: 'Until then the secret before the last rotation signs too' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -44,6 +48,7 @@ const WebhookWithSecret = builder.objectRef<WithSecret>('WebhookWithSecret').imp
   description: 'A webhook as created or rotated, with its signing secret (`whsec_` + base64), shown this once.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    clientAccount: t.prismaField({ type: 'ClientAccount', resolve: (query, w, _a, ctx) => recordById(ctx, 'clientAccount', w.clientAccountId, query) as never }),
     clientAccountId: t.exposeInt('clientAccountId'),
     url: t.exposeString('url'),
     types: t.exposeStringList('types'),
@@ -52,6 +57,7 @@ const WebhookWithSecret = builder.objectRef<WithSecret>('WebhookWithSecret').imp
     secret: t.exposeString('secret', { description: 'Verify deliveries with it (Standard Webhooks); it is not shown again' }),
     previousSecretExpiresAt: t.expose('previousSecretExpiresAt', { type: 'DateTime', nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
     createdById: t.exposeInt('createdById', { nullable: true }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -79,6 +85,7 @@ export const WebhookDelivery = builder.prismaObject('WebhookDelivery', {
   description: 'One change to deliver to a webhook: one message, the same webhook-id on every attempt.',
   fields: (t) => ({
     id: t.exposeInt('id'),
+    webhook: t.relation('webhook'),
     webhookId: t.exposeInt('webhookId'),
     changeId: t.string({ description: 'The change delivered (the feed item id)', resolve: (d) => String(d.changeId) }),
     messageId: t.exposeString('messageId', { description: 'The webhook-id header, the same on every attempt' }),
