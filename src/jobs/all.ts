@@ -15,3 +15,4 @@ import '../assistant/assistant.job.ts';
 import '../modules/tax-returns/tax-returns.job.ts';
 import '../modules/payroll-garnishments/payroll-garnishments.job.ts';
 import '../modules/payroll-contracts/payroll-contracts.job.ts';
+import '../modules/webhooks/webhooks.job.ts';
