@@ -21,7 +21,7 @@ import { startServer } from './server-process.ts';
 const WARM_UP = 50;
 const ACCOUNTS = ['6300', '6340', '6400', '6500', '6700', '1920', '1900', '2050', '3000', '6900'];
 
-const body = (clientAccountId: number, lines: number, n: number) => {
+export const body = (clientAccountId: number, lines: number, n: number) => {
   const amount = (100 + (n % 900)).toFixed(2);
   const half = lines / 2;
   return {
@@ -37,7 +37,7 @@ const body = (clientAccountId: number, lines: number, n: number) => {
 };
 
 /** Runs `clients` loops of `work` for `seconds`; returns completed operations per second (and the failures). */
-async function rate(clients: number, seconds: number, work: (n: number) => Promise<boolean>): Promise<{ perSecond: number; failures: number }> {
+export async function rate(clients: number, seconds: number, work: (n: number) => Promise<boolean>): Promise<{ perSecond: number; failures: number }> {
   let done = 0;
   let failures = 0;
   let n = 0;
@@ -94,7 +94,7 @@ async function rawEntry(query: (sql: string, params: unknown[]) => Promise<{ row
   }
 }
 
-async function prepare(db: Database) {
+export async function prepare(db: Database) {
   await applyMigrations(db.adapterFactory);
   await ensureReferenceData(db.prisma);
   const seed = createSeed(db.prisma);

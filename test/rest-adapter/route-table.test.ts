@@ -74,6 +74,8 @@ const DOCUMENTED = [
   'GET /equity/transactions', 'GET /equity/transactions/:id', 'POST /equity/transactions/issue', 'POST /equity/transactions/transfer',
   'POST /equity/transactions/buyback', 'POST /equity/transactions/retire', 'POST /equity/transactions/split',
   'GET /equity/positions', 'GET /equity/cap-table', 'GET /equity/share-classes', 'GET /equity/transaction-types',
+  // designed here beyond the spec (issue 32, README "Integrations: staying in sync")
+  'GET /changes',
 ];
 
 /** spec 000, Authentication 6, word for word: the methods a token without write cannot perform. */
