@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type Database } from '../src/db/database.ts';
-import { body, prepare, rate } from './ledger.ts';
+import type { Database } from '../src/db/database.ts';
+import { benchTargets, body, prepare, rate } from './ledger.ts';
 import { scratchPostgres } from './scratch-db.ts';
 import { startServer } from './server-process.ts';
 
@@ -32,10 +32,7 @@ export async function changes(args: string[] = []): Promise<void> {
   const scratch = await scratchPostgres('changes');
   console.log(`changes: posted journal entries per second with the change outbox and without it, ${seconds} s per run, two runs each`);
   console.log(`  ${'database'.padEnd(11)} ${'clients'.padStart(7)} ${'with/s'.padStart(8)} ${'without/s'.padStart(10)} ${'slower'.padStart(7)}  failures`);
-  const targets: { label: string; env: Record<string, string>; open: () => Promise<Database> }[] = [
-    { label: 'PGlite', env: { DATA_DIR: dir, DATABASE_URL: '' }, open: () => openDatabase({ dataDir: dir, purpose: 'bench' }) },
-    ...(scratch ? [{ label: 'PostgreSQL', env: { DATABASE_URL: scratch.url }, open: () => openDatabase({ databaseUrl: scratch.url }) }] : []),
-  ];
+  const targets = benchTargets(dir, scratch);
   try {
     for (const target of targets) {
       const db = await target.open();

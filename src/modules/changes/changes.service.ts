@@ -162,7 +162,7 @@ interface FeedCursor {
 }
 const encodeFeedCursor = (c: FeedCursor): string => Buffer.from(`c1:${c.position}:${c.issuedAt}`).toString('base64url');
 function decodeFeedCursor(raw: string, field: string): FeedCursor {
-  const m = /^c1:(\d{1,19}):(\d{1,15})$/.exec(Buffer.from(raw, 'base64url').toString('latin1'));
+  const m = /^c1:(\d{1,18}):(\d{1,15})$/.exec(Buffer.from(raw, 'base64url').toString('latin1'));
   if (!m || raw.length > 64) throw new ValidationError(`${field}: is not a cursor of this feed`, [{ path: [field], message: 'is not a cursor of this feed' }]);
   return { position: BigInt(m[1]), issuedAt: Number(m[2]) };
 }
