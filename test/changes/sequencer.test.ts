@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { deleteExpiredChanges, recordChange, recordChanges, sequenceChanges } from '../../src/modules/changes/changes.service.ts';
+import { afterChangesSequenced, deleteExpiredChanges, recordChange, recordChanges, sequenceChanges } from '../../src/modules/changes/changes.service.ts';
+import { createLogger } from '../../src/shared/logger.ts';
 import { openTestDatabase, targets } from '../support/harness.ts';
 
 // The outbox and its sequencer on the database itself (the feed over HTTP: changes.rest.test.ts).
@@ -44,6 +45,34 @@ describe.each(targets())('change sequencer (%s)', (target) => {
     expect(sequenced[0].position).toBeGreaterThan(before[0].max ?? 0n);
     expect(sequenced[1].position).toBeGreaterThan(sequenced[0].position);
     expect(await sequenceChanges(db.prisma)).toEqual([]);
+  });
+});
+
+describe.each(targets())('hooks after sequencing (%s)', (target) => {
+  let db: Database;
+  const account = 700_000_000 + Math.floor(Math.random() * 1_000_000);
+  beforeAll(async () => {
+    db = await openTestDatabase(target);
+  });
+  afterAll(() => db?.close());
+
+  it('"afterChangesSequenced" gets each sequenced batch; a failing hook neither undoes the positions nor fails the run', async () => {
+    const got: string[] = [];
+    const failing = async () => {
+      throw new Error('receiver down');
+    };
+    const recording = async (_db: unknown, changes: { clientAccountId: number; resourceId: string }[]) => {
+      got.push(...changes.filter((c) => c.clientAccountId === account).map((c) => c.resourceId));
+    };
+    afterChangesSequenced.push(failing, recording);
+    try {
+      await db.prisma.$transaction((tx) => recordChange(tx, { clientAccountId: account, resource: 'item', resourceId: 'hooked', action: 'created' }));
+      const sequenced = await sequenceChanges(db.prisma, createLogger('silent'));
+      expect(sequenced.some((c) => c.resourceId === 'hooked')).toBe(true);
+      expect(got).toEqual(['hooked']);
+    } finally {
+      afterChangesSequenced.splice(afterChangesSequenced.indexOf(failing), 2);
+    }
   });
 });
 

@@ -8,7 +8,7 @@ import { changeRetention, deleteExpiredChanges, sequenceChanges } from './change
  */
 export const sequenceChangesJob = defineJob(
   'changes.sequence',
-  async (_data, { prisma }) => ({ sequenced: (await sequenceChanges(prisma)).length }),
+  async (_data, { prisma, logger }) => ({ sequenced: (await sequenceChanges(prisma, logger)).length }),
   { schedule: '* * * * *', retryLimit: 0 },
 );
 
