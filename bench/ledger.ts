@@ -140,7 +140,7 @@ export async function ledger(args: string[] = []): Promise<void> {
               await res.arrayBuffer();
               return res.status === 201;
             };
-            for (let i = 0; i < WARM_UP; i++) if (!(await post(i))) throw new Error('warm-up post failed');
+            for (let i = 0; i < WARM_UP; i++) if (!(await post(i))) throw new Error('warm-up post failed (see the server: is it shedding load?)');
             rest = await rate(clients, seconds, post);
           } finally {
             await server.stop();

@@ -16,6 +16,7 @@ import { itemCollectionOperations } from './routes/item-collections.ts';
 import { projectOperations } from './routes/projects.ts';
 import { departmentOperations } from './routes/departments.ts';
 import { journalEntryOperations } from './routes/journal-entries.ts';
+import { saftImportOperations } from './routes/saft-imports.ts';
 import { reconciliationOperations } from './routes/reconciliations.ts';
 import { bankTransactionOperations } from './routes/bank-transactions.ts';
 import { reportOperations } from './routes/reports.ts';
@@ -26,6 +27,7 @@ import { invitationOperations } from './routes/invitations.ts';
 import { workerTaskOperations } from './routes/worker-tasks.ts';
 import { notificationSettingOperations } from './routes/notification-settings.ts';
 import { taskOperations } from './routes/tasks.ts';
+import { webhookOperations } from './routes/webhooks.ts';
 import { chatOperations } from './routes/chat.ts';
 import { portalIntegrationOperations } from './routes/portal-integrations.ts';
 import { bankIntegrationOperations } from './routes/bank-integrations.ts';
@@ -44,6 +46,7 @@ export const operations: readonly Operation[] = [
   ...projectOperations,
   ...departmentOperations,
   ...journalEntryOperations,
+  ...saftImportOperations,
   ...reconciliationOperations,
   ...bankTransactionOperations,
   ...reportOperations,
@@ -55,6 +58,7 @@ export const operations: readonly Operation[] = [
   ...workerTaskOperations,
   ...notificationSettingOperations,
   ...taskOperations,
+  ...webhookOperations,
   ...chatOperations,
   ...portalIntegrationOperations,
   ...bankIntegrationOperations,
@@ -66,14 +70,24 @@ export const operations: readonly Operation[] = [
   ...changeOperations,
 ];
 
-const compiledBySchema = new WeakMap<GraphQLSchema, CompiledOperation[]>();
+const compiledBySchema = new WeakMap<GraphQLSchema, Map<Operation, CompiledOperation>>();
 
-/** The table compiled against the schema once (documents parsed and validated at boot). */
-export function compiledOperations(schema: GraphQLSchema, table: readonly Operation[] = operations): CompiledOperation[] {
-  if (table !== operations) return table.map((op) => compileOperation(schema, op));
-  let compiled = compiledBySchema.get(schema);
-  if (!compiled) compiledBySchema.set(schema, (compiled = operations.map((op) => compileOperation(schema, op))));
+/**
+ * An operation compiled against the schema, once: on its first request, or when the MCP tools or the
+ * OpenAPI document read the whole table (compiling all of it at boot took a quarter of a second of
+ * every start; test/rest-adapter compiles every entry, so a document that does not fit fails a test).
+ */
+export function compiledOperation(schema: GraphQLSchema, op: Operation): CompiledOperation {
+  let bySchema = compiledBySchema.get(schema);
+  if (!bySchema) compiledBySchema.set(schema, (bySchema = new Map()));
+  let compiled = bySchema.get(op);
+  if (!compiled) bySchema.set(op, (compiled = compileOperation(schema, op)));
   return compiled;
+}
+
+/** The table compiled against the schema (each operation once). */
+export function compiledOperations(schema: GraphQLSchema, table: readonly Operation[] = operations): CompiledOperation[] {
+  return table.map((op) => compiledOperation(schema, op));
 }
 
 export interface OperationResult {
@@ -129,6 +143,9 @@ function sendJson(res: Response, status: number, body: unknown): void {
 function withoutNulls(value: unknown, keys: readonly string[]): unknown {
   if (Array.isArray(value)) return value.map((v) => withoutNulls(v, keys));
   if (!value || typeof value !== 'object') return value;
+  // an envelope {data: [...]} (a bulk posting's answer): its rows
+  const data = (value as { data?: unknown }).data;
+  if (Array.isArray(data)) return { ...value, data: data.map((v) => withoutNulls(v, keys)) };
   return Object.fromEntries(Object.entries(value).filter(([k, v]) => !(v === null && keys.includes(k))));
 }
 
@@ -213,8 +230,7 @@ async function sendFile(ctx: RequestContext, res: Response, file: RenderedFile):
 export function createRestRouter(schema: GraphQLSchema, table: readonly Operation[] = operations, options: { public?: boolean } = {}): Router {
   const router = express.Router();
   const methodsByPath = new Map<string, string[]>();
-  for (const compiled of compiledOperations(schema, table).filter((c) => !!c.op.public === !!options.public)) {
-    const { op } = compiled;
+  for (const op of table.filter((o) => !!o.public === !!options.public)) {
     for (const path of operationPaths(op)) methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), op.method]);
     router[op.method.toLowerCase() as 'get'](operationPaths(op), async (req: Request, res: Response, next: NextFunction) => {
       res.locals.errorShape = op.errorShape ?? 'simple';
@@ -229,6 +245,7 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly Operatio
         // heavy work (a file rendered, an upload) holds more of its user's share in admission control
         await weigh(req, operationWeight(op, mediaType !== JSON_TYPE));
         const request = { params: req.params, query, body: bodyless && !form ? undefined : req.body, form };
+        const compiled = compiledOperation(schema, op);
         const { status, body } = await runOperation(schema, compiled, ctx, request);
         if (mediaType !== JSON_TYPE) {
           const args = fieldArguments(schema, compiled, operationVariables(compiled, request));

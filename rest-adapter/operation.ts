@@ -98,6 +98,12 @@ export interface Operation {
   numbers?: readonly string[];
   /** answers in other media types by Accept (reports: Excel, HTML, PDF; the SAF-T export) */
   representations?: Representations;
+  /**
+   * The MCP toolset of the operation where it is not the path's first segment (the bulk posting,
+   * POST /journal-entries/batch, is `bulk-posting`: its input schema is large, and the default tool
+   * list keeps journal-entries small).
+   */
+  toolset?: string;
   /** the operation also takes a multipart/form-data body with one file (uploads: POST /files) */
   multipart?: MultipartOptions;
   /**

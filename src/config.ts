@@ -36,6 +36,11 @@ const schema = z.object({
   OAUTH_JWKS: z.string().optional(),
   /** Comma-separated secrets that sign the authorization server's cookies (first signs); default: generated once, kept in the database */
   OAUTH_COOKIE_KEYS: z.string().optional(),
+  /**
+   * `true` lets webhook URLs be http and resolve to loopback, private, link-local or unique-local
+   * addresses (development and tests); by default they must be https and public (src/modules/webhooks)
+   */
+  WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
   /** Origins browsers may call the API from: `*` (default: bearer tokens, no cookies) or a comma-separated list */
   CORS_ORIGINS: z.string().default('*'),
   /**
@@ -183,6 +188,8 @@ export interface Config {
   /** configured signing keys (private JWKs), when OAUTH_JWKS is set */
   oauthJwks: { keys: JWK[] } | undefined;
   oauthCookieKeys: string[] | undefined;
+  /** WEBHOOK_ALLOW_PRIVATE_URLS: webhook URLs may be http and private (development, tests) */
+  webhookAllowPrivateUrls: boolean;
   /** outgoing mail goes to this SMTP server; unset: written to mailOutbox */
   smtpUrl: string | undefined;
   /** '*' or the allowed origins */
@@ -268,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : !e.DATABASE_URL,
     oauthJwks,
     oauthCookieKeys: e.OAUTH_COOKIE_KEYS?.split(',').map((k) => k.trim()).filter(Boolean),
+    webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === 'true',
     smtpUrl: e.SMTP_URL,
     corsOrigins,
     mcpOrigins: [

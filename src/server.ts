@@ -96,6 +96,8 @@ async function main(): Promise<void> {
         (e: unknown) => `could not start (${(e as Error).message}); calls to ${sandboxed.join(', ')} will fail`,
       )
     : undefined;
+  // the workers' and the sandbox's start are the start-up's work too, not load: no request after them is refused for their delay
+  admission.forgetDelay();
   logger.debug({ phases }, 'start-up phases');
   logger.info({ database: db.describe, port: config.port, ms }, 'listening');
   console.log(

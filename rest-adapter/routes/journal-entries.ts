@@ -133,6 +133,26 @@ export const journalEntryOperations = defineOperations([
     with: LIST_WITH,
   },
   {
+    method: 'POST',
+    path: '/journal-entries/batch',
+    summary:
+      'Bulk posting (our extension): up to 1,000 entries of one client account, each in the create shape (client_account_id may be left out), posted in order in one transaction under every rule of the single create; the rules’ reads are made once per batch. atomic (default true): all or nothing, any error refuses the batch with every error listed by index (400 entries.<index>.<field>: …, 409 when every failure is a voucher or opening-balance conflict) and nothing is written. atomic false: the valid entries are posted, each other answered in place. 201 {data: [{index, id, sequence_number} | {index, error: {status, code, message, issues}}]}.',
+    document: /* GraphQL */ `
+      mutation CreateJournalEntries($input: CreateJournalEntriesInput!) {
+        createJournalEntries(input: $input) {
+          data {
+            index
+            id
+            sequence_number: sequenceNumber
+            error { status code message(snakeCase: true) issues { path(snakeCase: true) message } }
+          }
+        }
+      }`,
+    status: 201,
+    omitWhenNull: ['id', 'sequence_number', 'error'],
+    toolset: 'bulk-posting',
+  },
+  {
     method: 'PUT',
     path: '/journal-entries/:id',
     summary: 'Replace a draft journal entry: send every line; client_account_id cannot change; is_draft false posts it. Posted entries cannot change (400).',

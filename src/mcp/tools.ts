@@ -171,7 +171,7 @@ function operationTool(schema: GraphQLSchema, compiled: CompiledOperation): Tool
   const pageArgument = rootField?.args.find((a) => a.name === 'page');
   const paged = isPaged(compiled) ? { firstPage: pageArgument?.defaultValue === 0 ? 0 : 1 } : undefined;
   return {
-    module: moduleOf(op.path),
+    module: op.toolset ?? moduleOf(op.path),
     recordType: named && isObjectType(named) ? named.name : undefined,
     argumentNames,
     readOnly,

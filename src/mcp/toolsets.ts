@@ -27,6 +27,8 @@ export const TOOLSET_DESCRIPTIONS: Readonly<Record<string, string>> = {
   vouchers: 'Vouchers (uploaded receipts and invoices awaiting booking): list, read, explain (statements), merge, split, delete',
   'journal-entries': 'The general ledger postings: list, read, create (balanced lines), update drafts, cancel by reversal',
   reports: 'Balance sheet, income statement, trial balance, general ledger, payables, receivables, SAF-T export',
+  'bulk-posting': 'Posting up to 1,000 journal entries in one call, all or nothing or the valid ones',
+  'saft-imports': 'Importing a SAF-T Financial file into a client account (all or nothing), its status and errors',
   'bank-transactions': 'Bank transactions of the company accounts and their explanations (statements)',
   tasks: 'Tasks of a client account: to-dos for the bookkeeper and the client',
   documents: 'Sales and purchase documents (invoices, credit notes, offers): create, preview as PDF, finalize, update',

@@ -205,10 +205,12 @@ export function responseSchema(compiled: CompiledOperation, root: GraphQLObjectT
   return compiled.op.emptyBody === 'whenNull' ? { oneOf: [stripNull(result), empty] } : result;
 }
 
-/** An operation's omitWhenNull keys: not required, and never null when present (of an inline object, or each element of a list of them). */
+/** An operation's omitWhenNull keys: not required, and never null when present (of an inline object, each element of a list of them, or each row of its `data` list). */
 function optionalWhenNull(schema: JsonSchema, keys: readonly string[]): JsonSchema {
   if (schema.type === 'array' && schema.items) return { ...schema, items: optionalWhenNull(schema.items as JsonSchema, keys) };
   if (schema.type !== 'object' || !schema.properties) return schema;
+  const data = (schema.properties as Record<string, JsonSchema>).data;
+  if (data && stripNull(data).type === 'array') return { ...schema, properties: { ...(schema.properties as Record<string, JsonSchema>), data: optionalWhenNull(stripNull(data), keys) } };
   const properties = { ...(schema.properties as Record<string, JsonSchema>) };
   for (const key of keys) if (properties[key]) properties[key] = stripNull(properties[key]);
   return { ...schema, properties, required: ((schema.required as string[] | undefined) ?? []).filter((k) => !keys.includes(k)) };

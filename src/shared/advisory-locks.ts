@@ -18,6 +18,8 @@ export const ADVISORY_LOCKS = {
   yearlyAccount: 1515,
   /** the reconciliation matcher of a client account (id: the client account) */
   matcher: 7263,
+  /** the SAF-T imports of a client account: one writes at a time (id: the client account) */
+  saftImport: 3301,
   /** the change sequencer: one run at a time assigns positions (id: 0), src/modules/changes/changes.service.ts */
   changeSequencer: 2431,
   /** seeding the demo (id: 0) */
@@ -29,4 +31,14 @@ export type AdvisoryLock = keyof typeof ADVISORY_LOCKS;
 /** Takes the lock `lock` of `id` for the rest of the context's transaction (waits while another holds it). */
 export async function lockForTransaction(tx: Pick<RequestContext, 'db'>, lock: AdvisoryLock, id: number): Promise<void> {
   await tx.db.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1::int, $2::int)', ADVISORY_LOCKS[lock], id);
+}
+
+/** Takes the lock `lock` of every id, in id order (two writers of overlapping sets cannot deadlock), in one statement. */
+export async function lockManyForTransaction(tx: Pick<RequestContext, 'db'>, lock: AdvisoryLock, ids: readonly number[]): Promise<void> {
+  if (!ids.length) return;
+  await tx.db.$executeRawUnsafe(
+    'SELECT pg_advisory_xact_lock($1::int, s.id) FROM (SELECT DISTINCT id FROM unnest($2::int[]) AS u(id) ORDER BY id) AS s',
+    ADVISORY_LOCKS[lock],
+    [...ids],
+  );
 }

@@ -1,4 +1,4 @@
-import { lockForTransaction } from '../../shared/advisory-locks.ts';
+import { lockForTransaction, lockManyForTransaction } from '../../shared/advisory-locks.ts';
 import type { z } from 'zod';
 import { Decimal } from '@prisma/client/runtime/client';
 import type { Prisma as PrismaNS } from '../../generated/prisma/client.ts';
@@ -63,9 +63,9 @@ const reread = (ctx: RequestContext, id: number, query: Query) => ctx.db.journal
 
 // ── Lines: from input to rows ────────────────────────────────────────────────────────────────────
 
-type LineRow = ChainLine;
+export type LineRow = ChainLine;
 
-interface Books {
+export interface Books {
   id: number;
   vatLiable: boolean;
   accountingCurrency: string;
@@ -73,7 +73,7 @@ interface Books {
 }
 
 /** Every row an entry's lines name besides accounts and tax codes: currencies and dimension records, one query per model. */
-function lineReferences(lines: readonly (Partial<LineInput> | undefined)[] | undefined): Reference[] {
+export function lineReferences(lines: readonly (Partial<LineInput> | undefined)[] | undefined): Reference[] {
   const refs: Reference[] = [];
   for (const [i, line] of (lines ?? []).entries()) {
     if (!line) continue;
@@ -87,14 +87,14 @@ function lineReferences(lines: readonly (Partial<LineInput> | undefined)[] | und
   return refs;
 }
 
-type AccountRow = {
+export type AccountRow = {
   id: number;
   code: string;
   isActive: boolean;
   mandatoryDimensions: { dimensionType: keyof typeof SATISFIED_BY }[];
   allowedTaxCodes: { taxCodeId: number }[];
 };
-type TaxCodeRow = { id: number; code: string; rates: { ratePercent: Decimal; validFrom: Date | null; validTo: Date | null }[] };
+export type TaxCodeRow = { id: number; code: string; rates: { ratePercent: Decimal; validFrom: Date | null; validTo: Date | null }[] };
 
 const covers = (from: Date | null, to: Date | null, date: Date) => (!from || from <= date) && (!to || date <= to);
 
@@ -104,19 +104,15 @@ const covers = (from: Date | null, to: Date | null, date: Date) => (!from || fro
  * whitelist, amounts filled from the rate as information), dimensions (same client account; the
  * account's mandatory ones present) and the lock date. Issues go to `issues`, each naming its line.
  */
-async function lineRows(
+export async function lineRows(
   tx: RequestContext,
   clientAccountId: number,
   lines: readonly LineInput[],
   found: { get<T>(model: 'currency' | 'businessPartner', id: string | number | null | undefined): T | undefined },
   issues: Issues,
+  reads?: LedgerReads,
 ): Promise<{ book: Books; rows: LineRow[]; accountCodes: (string | undefined)[]; codes: LineCodes }> {
-  const ids = [...new Set(lines.flatMap((l) => (l.accountId != null ? [l.accountId] : [])))];
-  const codes = [...new Set(lines.flatMap((l) => (l.accountCode != null ? [l.accountCode] : [])))];
-  const taxCodes = [...new Set(lines.flatMap((l) => (l.taxCode != null ? [l.taxCode] : [])))];
-  const taxIds = [...new Set(lines.flatMap((l) => (l.taxCodeId != null ? [l.taxCodeId] : [])))];
-  const { book, accounts, taxRows } = await ledgerContext(tx, clientAccountId, { ids, codes, taxCodes, taxIds });
-  const inactive = await inactiveDimensions(tx, lines);
+  const { book, accounts, taxRows, inactive } = reads ?? (await ledgerReads(tx, clientAccountId, lines));
   const accountById = new Map(accounts.map((a) => [a.id, a]));
   const accountByCode = new Map(accounts.map((a) => [a.code, a]));
   const taxById = new Map(taxRows.map((t) => [t.id, t]));
@@ -287,6 +283,28 @@ interface LineCodes {
   tax: Map<number, string>;
 }
 
+/** What the line rules read from the database (ledgerReads): one read serves every line given to it. */
+export interface LedgerReads {
+  book: Books;
+  accounts: AccountRow[];
+  taxRows: TaxCodeRow[];
+  inactive: Set<string>;
+}
+
+/**
+ * Everything the rules of these lines read: the ledger context of the names they use and their
+ * inactive projects and departments. A bulk posting reads it once for all its entries' lines and
+ * passes it to lineRows for each entry.
+ */
+export async function ledgerReads(tx: RequestContext, clientAccountId: number, lines: readonly LineInput[]): Promise<LedgerReads> {
+  const ids = [...new Set(lines.flatMap((l) => (l.accountId != null ? [l.accountId] : [])))];
+  const codes = [...new Set(lines.flatMap((l) => (l.accountCode != null ? [l.accountCode] : [])))];
+  const taxCodes = [...new Set(lines.flatMap((l) => (l.taxCode != null ? [l.taxCode] : [])))];
+  const taxIds = [...new Set(lines.flatMap((l) => (l.taxCodeId != null ? [l.taxCodeId] : [])))];
+  const context = await ledgerContext(tx, clientAccountId, { ids, codes, taxCodes, taxIds });
+  return { ...context, inactive: await inactiveDimensions(tx, lines) };
+}
+
 /**
  * What the rules of an entry's lines read, in ONE statement: the client account's settings, the
  * accounts the lines name with their mandatory dimensions and tax-code whitelists, and the tax codes
@@ -351,12 +369,26 @@ async function inactiveDimensions(tx: RequestContext, lines: readonly LineInput[
 /** 409 when another non-cancelled entry exists for the voucher; serialised per voucher (advisory lock) so two writers cannot both pass. */
 async function assertVoucherFree(tx: RequestContext, clientAccountId: number, voucherId: number | null | undefined, exceptId?: number): Promise<void> {
   if (voucherId == null) return;
-  await lockForTransaction(tx, 'voucherEntry', voucherId);
-  const other = await tx.db.journalEntry.findFirst({
-    where: { clientAccountId, voucherId, cancelled: null, ...(exceptId ? { NOT: { id: exceptId } } : {}) },
-    select: { id: true },
+  const taken = await takenVouchers(tx, clientAccountId, [voucherId], exceptId);
+  if (taken.size) throw voucherTaken(voucherId, taken.get(voucherId)!);
+}
+
+/** The 409 of a voucher that already has a non-cancelled entry. */
+export const voucherTaken = (voucherId: number, entryId: number) => new ConflictError(`Journal entry ${entryId} already exists for voucher ${voucherId}; cancel it first`);
+
+/**
+ * Locks the vouchers (advisory, in id order so two writers cannot deadlock) for the rest of the
+ * transaction and answers those that already have a non-cancelled entry, voucher → entry id.
+ */
+export async function takenVouchers(tx: RequestContext, clientAccountId: number, voucherIds: readonly number[], exceptId?: number): Promise<Map<number, number>> {
+  const ids = [...new Set(voucherIds)].sort((a, b) => a - b);
+  if (!ids.length) return new Map();
+  await lockManyForTransaction(tx, 'voucherEntry', ids);
+  const others = await tx.db.journalEntry.findMany({
+    where: { clientAccountId, voucherId: { in: ids }, cancelled: null, ...(exceptId ? { NOT: { id: exceptId } } : {}) },
+    select: { id: true, voucherId: true },
   });
-  if (other) throw new ConflictError(`Journal entry ${other.id} already exists for voucher ${voucherId}; cancel it first`);
+  return new Map(others.map((o) => [o.voucherId!, o.id]));
 }
 
 /**
@@ -366,7 +398,7 @@ async function assertVoucherFree(tx: RequestContext, clientAccountId: number, vo
  * the same 409 as sequentially. The unique key on (client_account_id, opening_balance_year) is the
  * database's own guarantee besides, for a writer that would not take the lock.
  */
-async function assertOpeningBalanceFree(tx: RequestContext, clientAccountId: number, year: number | null, exceptId?: number): Promise<void> {
+export async function assertOpeningBalanceFree(tx: RequestContext, clientAccountId: number, year: number | null, exceptId?: number): Promise<void> {
   if (year === null) return;
   await lockForTransaction(tx, 'openingBalance', clientAccountId);
   const other = await tx.db.journalEntry.findFirst({
@@ -381,7 +413,7 @@ async function assertOpeningBalanceFree(tx: RequestContext, clientAccountId: num
 }
 
 /** The year an entry holds as its opening balance (null for any other entry), from its checked rows. */
-const openingBalanceYearOf = (isOpeningBalance: boolean | null | undefined, rows: readonly LineRow[]): number | null =>
+export const openingBalanceYearOf = (isOpeningBalance: boolean | null | undefined, rows: readonly LineRow[]): number | null =>
   isOpeningBalance && rows.length ? openingYear(rows[0]!.postingDate) : null;
 
 type EntryInput = Omit<Args<typeof rules.create>['input'], 'clientAccountId' | 'lines'> & { lines: readonly LineInput[] };
@@ -416,7 +448,7 @@ async function checkedEntry(tx: RequestContext, parsed: z.output<typeof rules.cr
 }
 
 /** A posting: now, by `userId`, with the hash of the entry's content. */
-function postedNow(entry: Omit<ChainEntry, 'postedAt' | 'postedById'> & { userId: number | null }, rows: readonly LineRow[]) {
+export function postedNow(entry: Omit<ChainEntry, 'postedAt' | 'postedById'> & { userId: number | null }, rows: readonly LineRow[]) {
   const at = new Date();
   return { at, content: contentHash({ ...entry, postedAt: at, postedById: entry.userId }, rows) };
 }

@@ -247,7 +247,7 @@ const JournalEntryLineInput = builder.inputType('JournalEntryLineInput', {
   }),
 });
 
-const entryFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0]) => ({
+export const entryFields = (t: Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0]) => ({
   description: t.string(),
   isDraft: t.boolean({ description: 'false (default) posts the entry; true keeps it a draft' }),
   isOpeningBalance: t.boolean({

@@ -175,7 +175,7 @@ function element(v: unknown): unknown {
 }
 
 /** The lines as one array parameter per column (appended to `params`): the column list and the arrays to unnest. */
-function lineArrays(params: unknown[], lines: readonly ChainLine[]): { columns: string; values: string } {
+export function lineArrays(params: unknown[], lines: readonly ChainLine[]): { columns: string; values: string } {
   const arrays = LINE_COLUMNS.map(([name, type, key]) => {
     params.push(lines.map((l) => element((l as Record<string, unknown>)[key])));
     return { name, expr: `$${params.length}::${type}[]` };

@@ -1,0 +1,27 @@
+import { defineJob } from '../../jobs/jobs.ts';
+import { systemContext } from '../../shared/context.ts';
+import { SAFT_IMPORT_JOB, runSaftImport } from './saft-imports.service.ts';
+
+/**
+ * `saft-imports.run`: one SAF-T import, all or nothing (runSaftImport). Not retried: an import that
+ * failed has its errors recorded and wrote nothing; a run whose process died is given up and marked
+ * FAILED (onGiveUp), so the account is as it was and the file can be sent again.
+ */
+export const saftImportJob = defineJob<{ importId: number }>(
+  SAFT_IMPORT_JOB,
+  async ({ importId }, { prisma, logger }) => {
+    const row = await prisma.saftImport.findUnique({ where: { id: importId }, select: { createdById: true } });
+    if (!row) return { skipped: `SAF-T import ${importId} no longer exists` };
+    return runSaftImport(systemContext(prisma, { actingUserId: row.createdById ?? undefined, logger }), importId);
+  },
+  {
+    retryLimit: 0,
+    expireInSeconds: 45 * 60,
+    onGiveUp: async ({ importId }, { prisma }, reason) => {
+      await prisma.saftImport.updateMany({
+        where: { id: importId, status: { in: ['QUEUED', 'RUNNING'] } },
+        data: { status: 'FAILED', errors: [{ message: `the import stopped: ${reason}; nothing was written`, status: 500 }], content: null, finishedAt: new Date() },
+      });
+    },
+  },
+);

@@ -1,0 +1,473 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Decimal } from '@prisma/client/runtime/client';
+import { enqueue } from '../../jobs/jobs.ts';
+import { lockForTransaction } from '../../shared/advisory-locks.ts';
+import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
+import { AppError, ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../../shared/errors.ts';
+import { findPage, pageWindow, type PageLimits } from '../../shared/pagination.ts';
+import { requireAccount, requireOwned } from '../../shared/tenancy.ts';
+import { isValidOrganizationNumber } from '../../shared/norwegian-ids.ts';
+import { parse, type Args } from '../../shared/validation.ts';
+import { createBusinessPartner } from '../business-partners/business-partners.service.ts';
+import { requireManager } from '../client-accounts/client-accounts.service.ts';
+import { createDepartment } from '../departments/departments.service.ts';
+import { createJournalEntries, MAX_BATCH_ENTRIES } from '../journal-entries/journal-entries.batch.ts';
+import { isBalanceAccount } from '../ledger-accounts/account-classes.ts';
+import { createAccount } from '../ledger-accounts/ledger-accounts.service.ts';
+import { createProject } from '../projects/projects.service.ts';
+import { checkSaft } from '../reports/saft/saft.checks.ts';
+import { orgDigits, readSaft, xmlOf, type SaftFile, type SaftLine, type SaftTransaction } from './saft-file.ts';
+import { saftImportRules as rules, type SaftImportStatus } from './saft-imports.rules.ts';
+
+/** The job that runs an import (saft-imports.job.ts). */
+export const SAFT_IMPORT_JOB = 'saft-imports.run';
+
+export const SAFT_IMPORT_PAGE_LIMITS: PageLimits = { defaultPerPage: 50, maxPerPage: 100 };
+
+/** The official 1.30 XSD shipped with the export (beside the sources, or from the working directory in the bundle). */
+function xsdPath(): string {
+  const beside = fileURLToPath(new URL('../reports/saft/Norwegian_SAF-T_Financial_Schema_v_1.30.xsd', import.meta.url));
+  return existsSync(beside) ? beside : 'src/modules/reports/saft/Norwegian_SAF-T_Financial_Schema_v_1.30.xsd';
+}
+
+/** Longest xmllint run; beyond it the file is refused (400) rather than holding the request. */
+const XMLLINT_TIMEOUT_MS = 120_000;
+
+/**
+ * Validates the XML against the official SAF-T Financial 1.30 XSD with xmllint, in a child process
+ * (its memory is its own: a hostile file cannot take this process down). Answers the schema errors
+ * (at most 20), empty when it validates.
+ */
+export function xsdErrors(xml: Buffer): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('xmllint', ['--noout', '--nonet', '--schema', xsdPath(), '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
+    let err = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), XMLLINT_TIMEOUT_MS);
+    child.stderr.on('data', (d: Buffer) => {
+      if (err.length < 64_000) err += d.toString('utf8');
+    });
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(new Error(`xmllint could not run (is libxml2-utils installed?): ${e.message}`));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (signal) return resolve([`the schema validation took longer than ${XMLLINT_TIMEOUT_MS / 1000} s`]);
+      if (code === 0) return resolve([]);
+      const lines = err.split('\n').filter((l) => l.trim() && !/ fails to validate$| validates$/.test(l));
+      // "-:12: element Foo: Schemas validity error : …" → "line 12: element Foo: …"
+      resolve((lines.length ? lines : [`xmllint exited with ${code}`]).slice(0, 20).map((l) => l.replace(/^-:(\d+): /, 'line $1: ').replace('Schemas validity error : ', '')));
+    });
+    child.stdin.on('error', () => {}); // xmllint may stop reading early on a fatal error
+    child.stdin.end(xml);
+  });
+}
+
+/** checkSaft's problems that the import takes as warnings: a party named only on lines becomes a new business partner. */
+const PARTY_ONLY_ON_LINES = /: (CustomerID|SupplierID) .+ is not in MasterFiles$/;
+
+interface Checked {
+  file: SaftFile;
+  hash: string;
+  warnings: string[];
+}
+
+/**
+ * Everything about a file that needs no write, in this order, each a clear 4xx: the XML (a ZIP's one
+ * .xml entry, bounded), the XSD (400 with xmllint's errors), checkSaft's totals, balance and
+ * reference checks (400 with every problem), the company's organisation number (400 naming both,
+ * unless allowOtherOrganization), a file imported before (409, by SHA-256 of the XML) and posted
+ * entries of the account inside the file's period (409).
+ */
+async function checkFile(ctx: RequestContext, clientAccountId: number, content: Buffer, allowOtherOrganization: boolean, exceptImportId?: number): Promise<Checked> {
+  const xml = xmlOf(content);
+  const hash = createHash('sha256').update(xml).digest('hex');
+  const schema = await xsdErrors(xml);
+  if (schema.length) throw ValidationError.field('file', `does not validate against the SAF-T Financial 1.30 XSD: ${schema.join('; ')}`);
+  const checks = checkSaft(xml.toString('utf8'));
+  const warnings = checks.problems.filter((p) => PARTY_ONLY_ON_LINES.test(p));
+  const problems = checks.problems.filter((p) => !PARTY_ONLY_ON_LINES.test(p));
+  if (problems.length) throw ValidationError.field('file', `fails the SAF-T checks (totals, balance, references): ${problems.join('; ')}`);
+  const file = readSaft(xml);
+  const account = await ctx.db.clientAccount.findUnique({ where: { id: clientAccountId }, select: { organizationNumber: true, accountingCurrency: true } });
+  if (!account) throw new NotFoundError(`Client account ${clientAccountId}`);
+  const theirs = orgDigits(file.registrationNumber);
+  if (!allowOtherOrganization && theirs !== orgDigits(account.organizationNumber)) {
+    throw ValidationError.field(
+      'file',
+      `the file is of organisation number ${theirs || '(none)'} (${file.companyName}), client account ${clientAccountId} has ${account.organizationNumber ?? '(none)'}: send allow_other_organization=true to import it anyway`,
+    );
+  }
+  if (file.currency !== account.accountingCurrency.trim()) {
+    throw ValidationError.field('file', `the file's DefaultCurrencyCode is ${file.currency}, the accounting currency of client account ${clientAccountId} is ${account.accountingCurrency.trim()}`);
+  }
+  await assertNotImported(ctx, clientAccountId, hash, exceptImportId);
+  await assertNoOverlap(ctx, clientAccountId, file);
+  return { file, hash, warnings };
+}
+
+async function assertNotImported(ctx: RequestContext, clientAccountId: number, hash: string, exceptImportId?: number) {
+  const before = await ctx.db.saftImport.findFirst({
+    where: { clientAccountId, fileHash: hash, dryRun: false, status: { in: ['QUEUED', 'RUNNING', 'COMPLETED'] }, ...(exceptImportId ? { NOT: { id: exceptImportId } } : {}) },
+    select: { id: true, status: true },
+  });
+  if (before) throw new ConflictError(`This file was imported before into client account ${clientAccountId} (SAF-T import ${before.id}, ${before.status}): nothing is written`);
+}
+
+async function assertNoOverlap(ctx: RequestContext, clientAccountId: number, file: SaftFile) {
+  const rows = await ctx.db.$queryRawUnsafe<{ n: number; first: string | null; last: string | null }[]>(
+    `SELECT count(*)::int AS n, min(l.posting_date)::text AS first, max(l.posting_date)::text AS last
+       FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id
+      WHERE l.client_account_id = $1 AND NOT e.is_draft AND l.posting_date BETWEEN $2::date AND $3::date`,
+    clientAccountId,
+    file.start,
+    file.end,
+  );
+  const r = rows[0]!;
+  if (r.n > 0) {
+    throw new ConflictError(
+      `The file's period ${file.start} – ${file.end} overlaps posted entries of client account ${clientAccountId} (${r.n} lines dated ${r.first} – ${r.last}): nothing is written`,
+    );
+  }
+}
+
+/**
+ * POST /saft-imports: checks the whole file first (checkFile: 400/409 at once, nothing written),
+ * then records the import with the file and queues its job; 202 {id, status}. The account's
+ * managers only (CA, AA, BK: the same who may move the lock date), with write.
+ */
+export async function startSaftImport(ctx: RequestContext, args: Args<typeof rules.start>) {
+  const input = parse(rules.start, args);
+  await requireAccount(ctx, input.clientAccountId);
+  await requireManager(ctx, input.clientAccountId);
+  const checked = await checkFile(ctx, input.clientAccountId, input.content, input.allowOtherOrganization ?? false);
+  return inTransaction(ctx, async (tx) => {
+    const row = await tx.db.saftImport.create({
+      data: {
+        clientAccountId: input.clientAccountId,
+        status: 'QUEUED',
+        fileName: input.fileName,
+        fileHash: checked.hash,
+        content: new Uint8Array(xmlOf(input.content)),
+        dryRun: input.dryRun ?? false,
+        allowOtherOrganization: input.allowOtherOrganization ?? false,
+        total: checked.file.transactions.length,
+        createdById: auditUserId(tx),
+      },
+      select: { id: true, status: true },
+    });
+    await enqueue(tx, SAFT_IMPORT_JOB, { importId: row.id });
+    return row;
+  });
+}
+
+/** Progress of the imports this process is running (the row is written in the import's transaction, seen at its end). */
+const live = new Map<number, { processed: number; total: number }>();
+
+export async function getSaftImport(ctx: RequestContext, args: Args<typeof rules.get>) {
+  const { id } = parse(rules.get, args);
+  const row = requireOwned(ctx, `SAF-T import ${id}`, await ctx.db.saftImport.findUnique({ where: { id }, omit: { content: true } }));
+  return withProgress(await row);
+}
+
+const withProgress = <T extends { id: number; processed: number; total: number }>(row: T) => ({ ...row, ...(live.get(row.id) ?? {}) });
+
+export async function listSaftImports(ctx: RequestContext, args: Args<typeof rules.list>) {
+  const { clientAccountId, ...window } = parse(rules.list, args);
+  await requireAccount(ctx, clientAccountId);
+  const where = { clientAccountId };
+  const page = await findPage(
+    pageWindow(window, SAFT_IMPORT_PAGE_LIMITS),
+    (w) => ctx.db.saftImport.findMany({ where, omit: { content: true }, orderBy: { id: 'desc' }, ...w }),
+    () => ctx.db.saftImport.count({ where }),
+  );
+  return { ...page, nodes: page.nodes.map(withProgress) };
+}
+
+// ── The job ──────────────────────────────────────────────────────────────────────────────────────
+
+/** Ends a dry run's transaction without writing, carrying its summary out. */
+class DryRun extends Error {
+  constructor(readonly summary: Record<string, unknown>) {
+    super('dry run');
+  }
+}
+
+/** What failed, as the import's `errors`: one sentence per problem (at most 100), with the field path when there is one. */
+function errorsOf(e: unknown): { message: string; status: number }[] {
+  if (e instanceof AppError) {
+    const list = e.issues.length ? e.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)) : [e.message];
+    return list.slice(0, 100).map((message) => ({ message, status: e.status }));
+  }
+  return [{ message: 'the import failed unexpectedly; nothing was written', status: 500 }];
+}
+
+/**
+ * The job `saft-imports.run`: the whole import in ONE transaction (all or nothing), then the row's
+ * outcome. A second run (at-least-once delivery) of a finished import does nothing.
+ */
+export async function runSaftImport(ctx: RequestContext, importId: number): Promise<{ status: SaftImportStatus }> {
+  const row = await ctx.db.saftImport.findUnique({ where: { id: importId } });
+  if (!row || row.status === 'COMPLETED' || row.status === 'FAILED' || !row.content) return { status: (row?.status ?? 'FAILED') as SaftImportStatus };
+  await ctx.db.saftImport.update({ where: { id: importId }, data: { status: 'RUNNING' } });
+  live.set(importId, { processed: 0, total: row.total });
+  let status: SaftImportStatus;
+  let summary: Record<string, unknown> | null = null;
+  let errors: { message: string; status: number }[] | null = null;
+  try {
+    summary = await inTransaction(ctx, (tx) => applyImport(tx, row), { timeoutMs: 30 * 60_000 });
+    status = 'COMPLETED';
+  } catch (e) {
+    if (e instanceof DryRun) {
+      summary = e.summary;
+      status = 'COMPLETED';
+    } else {
+      if (!(e instanceof AppError)) ctx.logger.error({ err: e, importId }, 'SAF-T import failed unexpectedly');
+      errors = errorsOf(e);
+      status = 'FAILED';
+    }
+  } finally {
+    live.delete(importId);
+  }
+  await ctx.db.saftImport.update({
+    where: { id: importId },
+    data: {
+      status,
+      summary: summary as never,
+      errors: errors as never,
+      processed: status === 'COMPLETED' ? row.total : 0,
+      content: null,
+      finishedAt: new Date(),
+    },
+  });
+  return { status };
+}
+
+const ACCOUNT_CODE = /^[1-8]\d{3,7}$/;
+const accountType = (code: string) =>
+  code.startsWith('1') ? 'ASSET' : code.startsWith('20') ? 'EQUITY' : code.startsWith('2') ? 'LIABILITY' : code.startsWith('3') ? 'INCOME' : 'EXPENSE';
+const PROJECT_TYPES = new Set(['P', 'PROSJEKT', 'PROJECT', 'PRO']);
+const DEPARTMENT_TYPES = new Set(['A', 'AVD', 'AVDELING', 'DEPARTMENT', 'DEP', 'K', 'KOSTNADSSTED']);
+const abs = (s: string) => (s.startsWith('-') ? s.slice(1) : s);
+const isZero = (s: string) => new Decimal(s).isZero();
+
+/** The mapping (README "Mapping"), every write through the owning module's service, inside the import's transaction. */
+async function applyImport(tx: RequestContext, row: { id: number; clientAccountId: number; content: Uint8Array | null; dryRun: boolean; allowOtherOrganization: boolean; total: number }) {
+  const clientAccountId = row.clientAccountId;
+  await lockForTransaction(tx, 'saftImport', clientAccountId);
+  // checked again under the lock: another import or posting may have come in since the upload
+  const { file, warnings } = await checkFile(tx, clientAccountId, Buffer.from(row.content!), row.allowOtherOrganization, row.id);
+  const issues: FieldIssue[] = [];
+  const problem = (where: string, message: string) => issues.push({ path: [where], message });
+
+  // accounts: by number; created from MasterFiles when missing
+  const existing = new Map((await tx.db.account.findMany({ where: { clientAccountId }, select: { id: true, code: true } })).map((a) => [a.code, a.id]));
+  let accountsCreated = 0;
+  for (const a of file.accounts) {
+    if (existing.has(a.id)) continue;
+    if (!ACCOUNT_CODE.test(a.id)) {
+      problem(`Account ${a.id}`, 'is not an account number we keep (4 to 8 digits starting with 1-8), and the client account has no such account');
+      continue;
+    }
+    const grouping = a.groupingCategory && a.groupingCode && a.groupingCategory !== 'NA' ? { saftGroupingCategory: a.groupingCategory.slice(0, 60), saftGroupingCode: a.groupingCode.slice(0, 10) } : {};
+    const created = await createAccount(tx, { input: { clientAccountId, code: a.id, name: a.description.slice(0, 250) || a.id, accountType: accountType(a.id), isActive: true, ...grouping } });
+    existing.set(a.id, created.id);
+    accountsCreated++;
+  }
+
+  // customers and suppliers: business partners by organisation number, else created (also those named only on lines)
+  const partners = await tx.db.businessPartner.findMany({ where: { clientAccountId, organizationNumber: { not: null } }, select: { id: true, organizationNumber: true } });
+  const byOrg = new Map(partners.map((p) => [p.organizationNumber!, p.id]));
+  const partyId = new Map<string, number>();
+  let partnersCreated = 0;
+  let partnersMatched = 0;
+  const party = async (kind: 'customer' | 'supplier', id: string, name?: string, registrationNumber?: string) => {
+    const key = `${kind}:${id}`;
+    if (partyId.has(key)) return partyId.get(key)!;
+    const org = orgDigits(registrationNumber);
+    let pid = org.length === 9 ? byOrg.get(org) : undefined;
+    if (pid) partnersMatched++;
+    else {
+      const created = await createBusinessPartner(tx, {
+        input: {
+          clientAccountId,
+          name: (name || `${kind === 'customer' ? 'Kunde' : 'Leverandør'} ${id}`).slice(0, 250),
+          organizationNumber: org.length === 9 && isValidOrganizationNumber(org) ? org : null,
+          isCustomer: kind === 'customer',
+          isSupplier: kind === 'supplier',
+        },
+      });
+      pid = created.id;
+      if (org.length === 9) byOrg.set(org, pid);
+      partnersCreated++;
+    }
+    partyId.set(key, pid);
+    return pid;
+  };
+  for (const p of file.parties) await party(p.kind, p.id, p.name, p.registrationNumber);
+
+  // tax codes: by StandardTaxCode
+  const ours = await tx.db.taxCode.findMany({ where: { clientAccountId }, select: { code: true, standardTaxCode: true, isActive: true }, orderBy: { id: 'asc' } });
+  const taxCode = new Map<string, string>();
+  for (const [code, standard] of file.taxCodes) {
+    const same = ours.filter((t) => t.standardTaxCode === standard);
+    const pick = same.find((t) => t.code === code) ?? same.find((t) => t.isActive) ?? same[0];
+    if (pick) taxCode.set(code, pick.code);
+  }
+
+  // analysis: project or department where the type says so, matched by name, else created
+  const dims = new Map<string, { type: 'project' | 'department'; id: number }>();
+  const unmapped = new Set<string>();
+  const projects = new Map((await tx.db.project.findMany({ where: { clientAccountId }, select: { id: true, name: true } })).map((p) => [p.name, p.id]));
+  const departments = new Map((await tx.db.department.findMany({ where: { clientAccountId }, select: { id: true, name: true } })).map((d) => [d.name, d.id]));
+  let projectsCreated = 0;
+  let departmentsCreated = 0;
+  for (const a of file.analysis) {
+    const type = a.type.toUpperCase();
+    const name = a.description.slice(0, 250);
+    if (PROJECT_TYPES.has(type)) {
+      if (!projects.has(name)) {
+        projects.set(name, (await createProject(tx, { input: { clientAccountId, name } } as never)).id);
+        projectsCreated++;
+      }
+      dims.set(`${a.type}/${a.id}`, { type: 'project', id: projects.get(name)! });
+    } else if (DEPARTMENT_TYPES.has(type)) {
+      if (!departments.has(name)) {
+        departments.set(name, (await createDepartment(tx, { input: { clientAccountId, name } } as never)).id);
+        departmentsCreated++;
+      }
+      dims.set(`${a.type}/${a.id}`, { type: 'department', id: departments.get(name)! });
+    } else unmapped.add(a.type);
+  }
+  if (issues.length) throw ValidationError.of(issues);
+
+  // the opening balances of the file's first day: one opening-balance entry (a party's balance on its account as a line of its own)
+  const entries: { entry: Record<string, unknown>; transaction: SaftTransaction | null }[] = [];
+  const openingLines: Record<string, unknown>[] = [];
+  for (const a of file.accounts) {
+    if (isZero(a.opening)) continue;
+    let rest = new Decimal(a.opening);
+    for (const p of file.parties) {
+      for (const b of p.balances) {
+        if (b.accountId !== a.id || isZero(b.opening)) continue;
+        rest = rest.minus(b.opening);
+        openingLines.push(openingLine(file.start, a.id, b.opening, [{ type: 'businesspartner', id: partyId.get(`${p.kind}:${p.id}`)! }]));
+      }
+    }
+    if (!rest.isZero()) openingLines.push(openingLine(file.start, a.id, rest.toFixed(2), []));
+  }
+  if (openingLines.length) entries.push({ entry: { description: `Inngående balanse ${file.start.slice(0, 4)} (SAF-T)`, isOpeningBalance: true, lines: openingLines }, transaction: null });
+
+  // every transaction: a posted entry with its lines, dimensions and tax codes
+  for (const t of file.transactions) {
+    const lines: Record<string, unknown>[] = [];
+    for (const [k, l] of t.lines.entries()) lines.push(await lineOf(t, l, k, file, taxCode, dims, unmapped, party));
+    entries.push({ entry: { description: t.description.slice(0, 1000), lines }, transaction: t });
+  }
+
+  // posted in batches of the bulk posting (every rule of a single create), all in this transaction
+  const failures: FieldIssue[] = [];
+  let openingEntryId: number | null = null;
+  let posted = 0;
+  let processed = 0;
+  for (let from = 0; from < entries.length; from += MAX_BATCH_ENTRIES) {
+    const chunk = entries.slice(from, from + MAX_BATCH_ENTRIES);
+    const { data } = await createJournalEntries(tx, { input: { clientAccountId, entries: chunk.map((c) => c.entry), atomic: false } });
+    const links: { saftImportId: number; journalEntryId: number; transactionId: string | null; journalId: string | null; voucherNumber: string | null }[] = [];
+    for (const item of data) {
+      const source = chunk[item.index]!;
+      const where = source.transaction ? `Transaction ${source.transaction.transactionId} (journal ${source.transaction.journalId})` : `opening balance ${file.start}`;
+      if ('error' in item) {
+        for (const i of item.error.issues.length ? item.error.issues : [{ path: [], message: item.error.message }]) {
+          if (failures.length < 100) failures.push({ path: [where, ...i.path], message: i.message });
+        }
+        continue;
+      }
+      posted++;
+      if (!source.transaction) openingEntryId = item.id;
+      const t = source.transaction;
+      links.push({
+        saftImportId: row.id,
+        journalEntryId: item.id,
+        transactionId: t ? t.transactionId.slice(0, 70) : null,
+        journalId: t ? t.journalId.slice(0, 18) : null,
+        voucherNumber: t ? `${t.voucherType ? `${t.voucherType} ` : ''}${t.transactionId}`.slice(0, 150) : null,
+      });
+    }
+    if (links.length && !failures.length) await tx.db.saftImportEntry.createMany({ data: links });
+    processed += chunk.filter((c) => c.transaction).length;
+    live.set(row.id, { processed, total: row.total });
+  }
+  if (failures.length) throw ValidationError.of(failures);
+  const summary = {
+    dry_run: row.dryRun,
+    company: { registration_number: file.registrationNumber, name: file.companyName },
+    period: { start: file.start, end: file.end },
+    accounts: { in_file: file.accounts.length, created: accountsCreated },
+    business_partners: { in_file: file.parties.length, created: partnersCreated, matched: partnersMatched },
+    projects_created: projectsCreated,
+    departments_created: departmentsCreated,
+    opening_balance_entry_id: row.dryRun ? null : openingEntryId,
+    opening_balance_lines: openingLines.length,
+    journal_entries: posted - (openingEntryId ? 1 : 0),
+    lines: file.numberOfLines,
+    analysis_types_not_mapped: [...unmapped],
+    warnings,
+  };
+  if (row.dryRun) throw new DryRun(summary);
+  return summary;
+}
+
+function openingLine(date: string, account: string, signed: string, dimensions: { type: string; id: number }[]) {
+  const negative = signed.startsWith('-');
+  return { postingDate: new Date(`${date}T00:00:00.000Z`), accountCode: account, debit: negative ? '0' : signed, credit: negative ? abs(signed) : '0', dimensions };
+}
+
+async function lineOf(
+  t: SaftTransaction,
+  l: SaftLine,
+  k: number,
+  file: SaftFile,
+  taxCode: Map<string, string>,
+  dims: Map<string, { type: 'project' | 'department'; id: number }>,
+  unmapped: Set<string>,
+  party: (kind: 'customer' | 'supplier', id: string) => Promise<number>,
+): Promise<Record<string, unknown>> {
+  const dimensions: { type: string; id: number }[] = [];
+  if (l.customerId) dimensions.push({ type: 'businesspartner', id: await party('customer', l.customerId) });
+  else if (l.supplierId) dimensions.push({ type: 'businesspartner', id: await party('supplier', l.supplierId) });
+  for (const a of l.analysis) {
+    const d = dims.get(`${a.type}/${a.id}`);
+    if (d && !dimensions.some((x) => x.type === d.type)) dimensions.push(d);
+    else if (!d) unmapped.add(a.type);
+  }
+  const amount = l.amount.amount;
+  const foreign = l.amount.currencyCode && l.amount.currencyCode !== file.currency;
+  const line: Record<string, unknown> = {
+    lineId: k + 1,
+    postingDate: new Date(`${l.valueDate ?? t.transactionDate}T00:00:00.000Z`),
+    accountCode: l.accountId,
+    description: l.description?.slice(0, 1000) ?? null,
+    debit: l.debit ? amount : '0',
+    credit: l.debit ? '0' : amount,
+    quantity: l.quantity ?? null,
+    dimensions,
+  };
+  if (foreign) {
+    line.currencyCode = l.amount.currencyCode;
+    if (l.amount.currencyAmount !== undefined) line[l.debit ? 'debitFc' : 'creditFc'] = abs(l.amount.currencyAmount);
+    if (l.amount.exchangeRate !== undefined) line.exchangeRate = l.amount.exchangeRate;
+  }
+  if (l.tax?.code !== undefined) {
+    const ours = taxCode.get(l.tax.code);
+    if (ours === undefined) throw ValidationError.field(`Transaction ${t.transactionId} line ${l.recordId}`, `tax code ${l.tax.code} (StandardTaxCode ${file.taxCodes.get(l.tax.code)}) has no tax code of the client account with that standard code`);
+    line.taxCode = ours;
+    line.taxBaseAmount = l.tax.base ?? null;
+    // on the line's own side a positive tax amount, on the other a negative one (the export's convention)
+    line.taxAmount = l.tax.debit === l.debit ? abs(l.tax.amount) : `-${abs(l.tax.amount)}`;
+  }
+  return line;
+}

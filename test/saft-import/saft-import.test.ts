@@ -1,0 +1,227 @@
+import { zipSync } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkSaft } from '../../src/modules/reports/saft/saft.checks.ts';
+import { verifyLedger } from '../../src/modules/journal-entries/ledger-chain.ts';
+import { checkAgainstOpenApi, startTestApp, targets, type TestApp } from '../support/harness.ts';
+import { randomOrganizationNumber, type Tenant } from '../support/seed.ts';
+import { vendorSaft } from './vendor-file.ts';
+
+// Issue 33, SAF-T import: "POST /api/v2/saft-imports (multipart: file — XML or a ZIP holding one;
+// client_account_id; optional dry_run, allow_other_organization) → 202 {id, status}"; "Validation
+// first …"; "All or nothing …"; "Round trip: our own export imported into another account gives the
+// same trial balance, general ledger and SAF-T totals, account by account"; broken files
+// "(XSD-invalid, unbalanced, wrong organisation, duplicate) — each a clear 400/409 and nothing written".
+describe.each(targets())('SAF-T import (%s)', (target) => {
+  let app: TestApp;
+  let source: Tenant;
+  let exported: string;
+
+  beforeAll(async () => {
+    app = await startTestApp(target, { jobs: { queues: ['saft-imports.run'] } });
+    source = await app.seed.tenant();
+    await app.db.prisma.clientAccount.update({ where: { id: source.account.id }, data: { organizationNumber: randomOrganizationNumber(), vatLiable: true } });
+    const customer = (await app.db.prisma.businessPartner.create({ data: { clientAccountId: source.account.id, name: 'Kafé Lillebror AS', organizationNumber: randomOrganizationNumber(), isCustomer: true } })).id;
+    const supplier = (await app.db.prisma.businessPartner.create({ data: { clientAccountId: source.account.id, name: 'Bønner AS', isSupplier: true } })).id;
+    const project = (await app.http('POST', '/api/v2/projects', { token: source.user.token, body: { client_account_id: source.account.id, name: 'Messe 2025' } })).body.id;
+    const c = { dimensions: [{ type: 'businesspartner', id: customer }] };
+    const s = { dimensions: [{ type: 'businesspartner', id: supplier }] };
+    const l = (date: string, account_code: string, debit: number, credit: number, more: Record<string, unknown> = {}) => ({ posting_date: date, account_code, debit, credit, ...more });
+    const entries = [
+      { description: 'Inngående balanse', is_opening_balance: true, lines: [l('2025-01-01', '1920', 50000, 0), l('2025-01-01', '1500', 10000, 0, c), l('2025-01-01', '2400', 0, 4000, s), l('2025-01-01', '2000', 0, 56000)] },
+      { description: 'Salg', lines: [l('2025-02-03', '1500', 1250, 0, c), l('2025-02-03', '3000', 0, 1000, { tax_code: '3' }), l('2025-02-03', '2700', 0, 250)] },
+      { description: 'Innbetaling', lines: [l('2025-02-20', '1920', 1250, 0), l('2025-02-20', '1500', 0, 1250, c)] },
+      { description: 'Varekjøp', lines: [l('2025-03-01', '4000', 800, 0, { tax_code: '1', dimensions: [{ type: 'project', id: project }] }), l('2025-03-01', '2710', 200, 0), l('2025-03-01', '2400', 0, 1000, s)] },
+      { description: 'Kjøp i EUR', lines: [l('2025-04-01', '6300', 1150, 0), l('2025-04-01', '1920', 0, 1150, { currency_code: 'EUR', credit_fc: 100 })] },
+    ];
+    const res = await app.http('POST', '/api/v2/journal-entries/batch', { token: source.user.token, body: { client_account_id: source.account.id, entries } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const file = await app.http('GET', `/api/v2/reports/data-export?client_account_id=${source.account.id}&date_from=2025-01-01&date_to=2025-12-31`, { token: source.user.token, headers: { accept: 'text/xml' } });
+    expect(file.status).toBe(200);
+    exported = file.text;
+    expect(checkSaft(exported).problems).toEqual([]);
+  });
+  afterAll(() => app?.close());
+
+  /** POST /saft-imports as multipart/form-data, checked against the OpenAPI document. */
+  const upload = async (t: Tenant, xml: string | Uint8Array, fields: Record<string, string | boolean> = {}) => {
+    const form = new FormData();
+    form.append('client_account_id', String(t.account.id));
+    for (const [k, v] of Object.entries(fields)) form.append(k, String(v));
+    form.append('file', new Blob([typeof xml === 'string' ? new TextEncoder().encode(xml) : new Uint8Array(xml)], { type: 'application/xml' }), 'saft.xml');
+    const res = await fetch(`${app.url}/api/v2/saft-imports`, { method: 'POST', headers: { authorization: `Bearer ${t.user.token}` }, body: form });
+    const text = await res.text();
+    checkAgainstOpenApi({ method: 'POST', path: '/api/v2/saft-imports', status: res.status, contentType: res.headers.get('content-type'), text });
+    return { status: res.status, body: JSON.parse(text) };
+  };
+  const finished = async (t: Tenant, id: number) => {
+    for (let i = 0; i < 600; i++) {
+      const res = await app.http('GET', `/api/v2/saft-imports/${id}`, { token: t.user.token });
+      expect(res.status).toBe(200);
+      if (res.body.status === 'COMPLETED' || res.body.status === 'FAILED') return res.body;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`SAF-T import ${id} did not finish`);
+  };
+  const written = async (t: Tenant) => ({
+    entries: await app.db.prisma.journalEntry.count({ where: { clientAccountId: t.account.id } }),
+    accounts: await app.db.prisma.account.count({ where: { clientAccountId: t.account.id } }),
+    partners: await app.db.prisma.businessPartner.count({ where: { clientAccountId: t.account.id } }),
+    imports: await app.db.prisma.saftImport.count({ where: { clientAccountId: t.account.id } }),
+  });
+  const target_ = async () => {
+    const t = await app.seed.tenant();
+    await app.db.prisma.clientAccount.update({ where: { id: t.account.id }, data: { organizationNumber: randomOrganizationNumber(), vatLiable: true } });
+    return t;
+  };
+  const trialBalance = async (t: Tenant) => {
+    const res = await app.http('GET', `/api/v2/reports/trial-balance?client_account_id=${t.account.id}&date_from=2025-01-01&date_to=2025-12-31`, { token: t.user.token });
+    expect(res.status).toBe(200);
+    const rows = (Array.isArray(res.body) ? res.body : res.body.data) as Record<string, unknown>[];
+    return rows.map((r) => [r.account_code, r.incoming_balance, r.debit, r.credit, r.outgoing_balance]);
+  };
+  const totals = (xml: string) => ['NumberOfEntries', 'TotalDebit', 'TotalCredit'].map((e) => new RegExp(`<${e}>([^<]*)</${e}>`).exec(xml)?.[1]);
+
+  it('round trip: "our own export imported into another account gives the same trial balance, general ledger and SAF-T totals, account by account"', async () => {
+    const t = await target_();
+    const res = await upload(t, exported, { allow_other_organization: true });
+    expect(res, JSON.stringify(res.body)).toMatchObject({ status: 202, body: { id: expect.any(Number), status: 'QUEUED' } });
+    const done = await finished(t, res.body.id);
+    expect(done.errors, JSON.stringify(done.errors)).toEqual([]);
+    expect(done).toMatchObject({ status: 'COMPLETED', client_account_id: t.account.id, progress: { processed: 4, total: 4 } });
+    expect(done.summary).toMatchObject({ journal_entries: 4, opening_balance_lines: 4, business_partners: { in_file: 2, created: 2 }, projects_created: 1 });
+    expect(await trialBalance(t)).toEqual(await trialBalance(source));
+    // the general ledger: every account's lines, amounts and dates
+    const gl = async (x: Tenant) => {
+      const r = await app.http('GET', `/api/v2/reports/general-ledger?client_account_id=${x.account.id}&date_from=2025-01-01&date_to=2025-12-31`, { token: x.user.token });
+      expect(r.status).toBe(200);
+      return JSON.stringify(r.body).match(/"(debit|credit|account_code|posting_date)":"[^"]*"/g);
+    };
+    expect(await gl(t)).toEqual(await gl(source));
+    const again = await app.http('GET', `/api/v2/reports/data-export?client_account_id=${t.account.id}&date_from=2025-01-01&date_to=2025-12-31`, { token: t.user.token, headers: { accept: 'text/xml' } });
+    expect(checkSaft(again.text).problems).toEqual([]);
+    expect(totals(again.text)).toEqual(totals(exported));
+    expect(await verifyLedger(app.db.prisma, t.account.id)).toMatchObject({ ok: true, entries: 5 });
+    // every transaction keeps a reference to its original TransactionID
+    const links = await app.db.prisma.saftImportEntry.findMany({ where: { saftImportId: res.body.id }, orderBy: { journalEntryId: 'asc' } });
+    expect(links.map((x) => x.transactionId)).toEqual([null, '2', '3', '4', '5']);
+    // "that was imported before (same file hash), is 409 and nothing is written"
+    const before = await written(t);
+    const dup = await upload(t, exported, { allow_other_organization: true });
+    expect(dup.status).toBe(409);
+    expect(dup.body.error).toContain(`This file was imported before into client account ${t.account.id} (SAF-T import ${res.body.id}`);
+    expect(await written(t)).toEqual(before);
+  });
+
+  it('a file written the way another vendor writes it (analysis lines, several currencies, customers and suppliers only in lines, no opening balances, its own tax codes) is imported by StandardTaxCode, with partners and dimensions created', async () => {
+    const t = await target_();
+    const org = (await app.db.prisma.clientAccount.findUniqueOrThrow({ where: { id: t.account.id } })).organizationNumber!;
+    const res = await upload(t, vendorSaft(org));
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const done = await finished(t, res.body.id);
+    expect(done.errors, JSON.stringify(done.errors)).toEqual([]);
+    expect(done.summary).toMatchObject({
+      period: { start: '2025-01-01', end: '2025-12-31' },
+      journal_entries: 5,
+      opening_balance_entry_id: null,
+      opening_balance_lines: 0,
+      business_partners: { in_file: 0 },
+      projects_created: 1,
+      departments_created: 1,
+      warnings: expect.arrayContaining(['Transaction I-77 line 3: SupplierID L-5 is not in MasterFiles']),
+    });
+    const partners = await app.db.prisma.businessPartner.findMany({ where: { clientAccountId: t.account.id }, select: { name: true, isCustomer: true, isSupplier: true }, orderBy: { name: 'asc' } });
+    expect(partners).toEqual(expect.arrayContaining([{ name: 'Kunde K-17', isCustomer: true, isSupplier: false }, { name: 'Kunde K-18', isCustomer: true, isSupplier: false }, { name: 'Leverandør L-5', isCustomer: false, isSupplier: true }]));
+    const account1576 = await app.db.prisma.account.findFirst({ where: { clientAccountId: t.account.id, code: '1576' } });
+    expect(account1576?.accountType).toBe('ASSET');
+    const links = await app.db.prisma.saftImportEntry.findMany({ where: { saftImportId: res.body.id }, include: { journalEntry: { include: { lines: { orderBy: { lineId: 'asc' } } } } } });
+    const byId = new Map(links.map((l) => [l.transactionId, l]));
+    expect(byId.get('S-1001')).toMatchObject({ journalId: 'SALG', voucherNumber: 'Utgående faktura S-1001' });
+    const sale = byId.get('S-1001')!.journalEntry;
+    expect(sale.description).toBe('Faktura 1001');
+    expect(sale.lines[1]).toMatchObject({ projectId: expect.any(Number), departmentId: expect.any(Number) });
+    expect(String(sale.lines[1].taxAmount)).toBe('500');
+    expect(String(sale.lines[1].taxBaseAmount)).toBe('2000');
+    const taxCode = await app.db.prisma.taxCode.findUniqueOrThrow({ where: { id: sale.lines[1].taxCodeId! } });
+    expect(taxCode.standardTaxCode).toBe('3');
+    const usd = byId.get('I-77')!.journalEntry.lines[0];
+    expect([usd.currencyCode, String(usd.debitFc), String(usd.exchangeRate), String(usd.debit)]).toEqual(['USD', '100', '10', '1000']);
+    const eur = byId.get('S-1002')!.journalEntry.lines[0];
+    expect([eur.currencyCode, String(eur.debitFc), String(eur.exchangeRate), eur.businessPartnerId]).toEqual(['EUR', '100', '11.5', expect.any(Number)]);
+    expect(await verifyLedger(app.db.prisma, t.account.id)).toMatchObject({ ok: true, entries: 5 });
+    const again = await app.http('GET', `/api/v2/reports/data-export?client_account_id=${t.account.id}&date_from=2025-01-01&date_to=2025-12-31`, { token: t.user.token, headers: { accept: 'text/xml' } });
+    expect(checkSaft(again.text).problems).toEqual([]);
+    expect(totals(again.text)).toEqual(['5', '7700.00', '7700.00']);
+  });
+
+  it('"Needs write and the account\'s managers": an employee (EM) of the account is 403, and the list shows the account\'s imports', async () => {
+    const t = await target_();
+    const employee = await app.seed.user();
+    await app.seed.grantRole({ userId: employee.id, clientAccountId: t.account.id, role: 'EM' });
+    const res = await upload({ ...t, user: employee } as Tenant, exported, { allow_other_organization: true });
+    expect(res.status).toBe(403);
+    const list = await app.http('GET', `/api/v2/saft-imports?client_account_id=${t.account.id}`, { token: t.user.token });
+    expect(list).toMatchObject({ status: 200, body: { data: [], meta: { records: 0 } } });
+  });
+
+  it('"Its company\'s organisation number must equal the account\'s (400 naming both) unless allow_other_organization=true"', async () => {
+    const t = await target_();
+    const mine = (await app.db.prisma.clientAccount.findUniqueOrThrow({ where: { id: t.account.id } })).organizationNumber;
+    const theirs = (await app.db.prisma.clientAccount.findUniqueOrThrow({ where: { id: source.account.id } })).organizationNumber;
+    const before = await written(t);
+    const res = await upload(t, exported);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toContain(`the file is of organisation number ${theirs}`);
+    expect(res.body.error).toContain(`client account ${t.account.id} has ${mine}`);
+    expect(await written(t)).toEqual(before);
+  });
+
+  it.each([
+    ['XSD-invalid (a decimal comma)', (x: string) => x.replace(/<Amount>1250\.00<\/Amount>/, '<Amount>1250,00</Amount>'), 400, 'does not validate against the SAF-T Financial 1.30 XSD'],
+    ['XSD-invalid (not a SAF-T file)', () => '<?xml version="1.0"?><Invoice/>', 400, 'does not validate against the SAF-T Financial 1.30 XSD'],
+    ['unbalanced (one line changed)', (x: string) => x.replace('<CreditAmount><Amount>250.00</Amount>', '<CreditAmount><Amount>205.00</Amount>'), 400, 'Transaction 2 does not balance: debit − credit = 45.00'],
+    ['not XML at all', () => 'PK garbage', 400, 'does not validate against the SAF-T Financial 1.30 XSD: line 1: parser error'],
+    ['a ZIP without an XML file', () => new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]), 400, 'a ZIP must hold exactly one .xml file'],
+  ])('a broken file, %s, is a clear 400 naming the problem, and nothing is written', async (_name, broken: (x: string) => string | Uint8Array, status, message) => {
+    const t = await target_();
+    const before = await written(t);
+    const res = await upload(t, broken(exported), { allow_other_organization: true });
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
+    expect(res.body.error).toContain(message);
+    expect(await written(t)).toEqual(before);
+  });
+
+  it('"A file whose periods overlap posted entries of the account … is 409 and nothing is written"', async () => {
+    const t = await target_();
+    const posted = await app.http('POST', '/api/v2/journal-entries/', {
+      token: t.user.token,
+      body: { client_account_id: t.account.id, lines: [{ posting_date: '2025-06-01', account_code: '1920', debit: 1, credit: 0 }, { posting_date: '2025-06-01', account_code: '3000', debit: 0, credit: 1 }] },
+    });
+    expect(posted.status).toBe(201);
+    const before = await written(t);
+    const res = await upload(t, exported, { allow_other_organization: true });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toContain('overlaps posted entries of client account');
+    expect(await written(t)).toEqual(before);
+  });
+
+  it('"dry_run=true answers the summary and every problem without writing"; a rule the ledger refuses fails the whole import and leaves the account as it was', async () => {
+    const t = await target_();
+    const before = await written(t);
+    // a ZIP holding the file is taken as the file
+    const dry = await upload(t, zipSync({ 'SAF-T Financial.xml': new TextEncoder().encode(exported) }), { allow_other_organization: true, dry_run: true });
+    expect(dry.status).toBe(202);
+    const done = await finished(t, dry.body.id);
+    expect(done).toMatchObject({ status: 'COMPLETED', dry_run: true, summary: { dry_run: true, journal_entries: 4 } });
+    expect({ ...(await written(t)), imports: before.imports }).toEqual(before);
+    // the same file for real into an account that locked 2025: FAILED, every refused transaction named, nothing written
+    await app.db.prisma.clientAccount.update({ where: { id: t.account.id }, data: { lockDate: new Date('2025-02-28T00:00:00Z') } });
+    const locked = await upload(t, exported, { allow_other_organization: true });
+    expect(locked.status).toBe(202);
+    const failed = await finished(t, locked.body.id);
+    expect(failed.status).toBe('FAILED');
+    const messages = failed.errors.map((e: { message: string }) => e.message).join('\n');
+    expect(messages).toContain('Transaction 2 (journal GL).lines.0.postingDate: 2025-02-03 is in a locked period');
+    expect(messages).toContain('opening balance 2025-01-01.lines.0.postingDate');
+    expect({ ...(await written(t)), imports: before.imports }).toEqual(before);
+  });
+});
