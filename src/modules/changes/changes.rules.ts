@@ -68,8 +68,6 @@ export const UNPUBLISHED_TABLES = {
   payroll_garnishment_fetch_runs: 'a log of fetches from the authority, internal',
   govportal_system_users: 'credentials of a portal integration, internal',
   worker_task_results: "part of their worker task (worker_task.updated)",
-  webhooks: 'the webhook subscriptions that deliver this feed: their own writes would feed back into it',
-  webhook_deliveries: 'the delivery log of webhooks, written by every delivery attempt',
   saft_imports: "an import's progress record; the journal entries it posts are journal_entry.posted changes",
   webhooks: "an integration's subscription to this feed, with its secret: plumbing, not the account's data",
 } as const;
