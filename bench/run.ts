@@ -13,6 +13,9 @@
  *   npm run bench -- ledger [--seconds N]
  *                                  posted journal entries per second through REST (2 and 10 lines, 1 and 8
  *                                  clients) next to raw SQL writing the same rows, and their ratio
+ *   npm run bench -- changes [--seconds N]
+ *                                  posted journal entries per second with the change outbox and without
+ *                                  it (its trigger disabled), 1 and 8 clients, and the slowdown
  *   npm run bench -- reports [--lines N] [--runs N]
  *                                  1,000,000 posted lines (PostgreSQL): trial balance and balance sheet
  *                                  (service and route) against the raw SQL aggregate, general-ledger
@@ -36,6 +39,7 @@ if (which === 'all' || which === 'cold-start') await (await import('./cold-start
 if (which === 'all' || which === 'lists') await (await import('./list-latency.ts')).listLatency();
 if (which === 'all' || which === 'load') await (await import('./load.ts')).load(args);
 if (which === 'all' || which === 'ledger') await (await import('./ledger.ts')).ledger(which === 'ledger' ? args : []);
+if (which === 'all' || which === 'changes') await (await import('./changes.ts')).changes(which === 'changes' ? args : []);
 if (which === 'all' || which === 'ledger-batch') await (await import('./ledger-batch.ts')).ledgerBatch(which === 'ledger-batch' ? args : []);
 if (which === 'all' || which === 'reports') await (await import('./reports.ts')).reports(which === 'reports' ? args : []);
 if (which === 'all' || which === 'webhooks') await (await import('./webhooks.ts')).webhooks();

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './shared/query-limits.ts';
 import { INTEGRATION_SERVICES, type IntegrationService } from './integrations/services.ts';
 import { DEFAULT_FILE_LIMITS } from './modules/files/file-limits.ts';
+import { DEFAULT_CHANGE_RETENTION_DAYS } from './modules/changes/changes.rules.ts';
 import { DEFAULT_WORKER_THREADS, type HeavyWorkOptions } from './workers/heavy-work.ts';
 
 /**
@@ -22,6 +23,9 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** pretty: one coloured line per entry (pino-pretty); json: one JSON object per line; unset: pretty on a terminal */
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+  /** Lifetime of the session tokens issued by POST /v2/oauth/login */
+  /** Days the change feed keeps changes (GET /changes); a cursor older than this is 410 */
+  CHANGE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_CHANGE_RETENTION_DAYS),
   /** Lifetime of the session tokens issued by POST /v2/oauth/login */
   SESSION_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
   /** How long a process keeps a verified session token before looking it up again (0: every request) */
@@ -212,6 +216,8 @@ export interface Config {
   mailFrom: string;
   /** the invitation link with `{token}` in it (INVITATION_URL) */
   invitationUrl: string;
+  /** days the change feed keeps changes (CHANGE_RETENTION_DAYS) */
+  changeRetentionDays: number;
   /** the chat assistant's model API; undefined: the assistant is off */
   assistant: AssistantConfig | undefined;
   /** the external services' connectors (src/integrations) */
@@ -294,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailOutbox: join(e.DATA_DIR, 'outbox'),
     mailFrom: e.MAIL_FROM ?? `"Accounting API" <no-reply@${new URL(baseUrl).hostname}>`,
     invitationUrl: e.INVITATION_URL ?? `${baseUrl}/public/v2/invitations/{token}`,
+    changeRetentionDays: e.CHANGE_RETENTION_DAYS,
     assistant: e.ASSISTANT_URL
       ? {
           url: e.ASSISTANT_URL.replace(/\/+$/, ''),

@@ -10,6 +10,7 @@ import '../modules/saft-imports/saft-imports.job.ts';
 import '../modules/vouchers/pipeline/pipeline.job.ts';
 import '../modules/documents/documents.job.ts';
 import '../modules/invitations/invitations.job.ts';
+import '../modules/changes/changes.job.ts';
 import '../modules/notification-settings/summaries.job.ts';
 import '../assistant/assistant.job.ts';
 import '../modules/tax-returns/tax-returns.job.ts';

@@ -141,7 +141,8 @@ describe.each(targets())('change feed REST (%s)', (target) => {
   });
 
   it('bad input is a 400 naming the parameter: an unknown type, a foreign cursor, after with before, limit 0', async () => {
-    const cases = [`types=item.exploded`, `after=abc`, `after=${'x'.repeat(80)}`, `limit=0`];
+    const huge = Buffer.from(`c1:${'9'.repeat(19)}:${Date.now()}`).toString('base64url'); // past bigint
+    const cases = [`types=item.exploded`, `after=abc`, `after=${'x'.repeat(80)}`, `after=${huge}`, `before=${huge}`, `limit=0`, `limit=-5`, `client_account_id=-1`];
     for (const qs of cases) {
       const res = await feed(`client_account_id=${t.account.id}&${qs}`);
       expect(res.status, qs).toBe(400);

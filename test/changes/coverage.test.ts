@@ -33,3 +33,17 @@ describe.each(onceTargets())('change sources (%s)', (target) => {
     expect(both).toEqual([]);
   });
 });
+
+describe('change types in the README', () => {
+  it('"one list in the README": every resource and semantic type of CHANGE_SOURCES is named in the README\'s "Change types"', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('### Change types'), readme.indexOf('## Entry points'));
+    const named = new Set([...section.matchAll(/`([a-z_]+(?:\.[a-z_]+)?)`/g)].map((m) => m[1]));
+    const missing = Object.values(CHANGE_SOURCES).flatMap((s) => [
+      ...(named.has(s.resource) ? [] : [s.resource]),
+      ...('events' in s ? s.events.map((e) => `${s.resource}.${e.split(':')[0]}`).filter((t) => !named.has(t)) : []),
+    ]);
+    expect(missing).toEqual([]);
+  });
+});

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { recordChange, recordChanges, sequenceChanges } from '../../src/modules/changes/changes.service.ts';
+import { afterChangesSequenced, deleteExpiredChanges, recordChange, recordChanges, sequenceChanges } from '../../src/modules/changes/changes.service.ts';
+import { createLogger } from '../../src/shared/logger.ts';
 import { openTestDatabase, targets } from '../support/harness.ts';
 
 // The outbox and its sequencer on the database itself (the feed over HTTP: changes.rest.test.ts).
@@ -44,5 +45,57 @@ describe.each(targets())('change sequencer (%s)', (target) => {
     expect(sequenced[0].position).toBeGreaterThan(before[0].max ?? 0n);
     expect(sequenced[1].position).toBeGreaterThan(sequenced[0].position);
     expect(await sequenceChanges(db.prisma)).toEqual([]);
+  });
+});
+
+describe.each(targets())('hooks after sequencing (%s)', (target) => {
+  let db: Database;
+  const account = 700_000_000 + Math.floor(Math.random() * 1_000_000);
+  beforeAll(async () => {
+    db = await openTestDatabase(target);
+  });
+  afterAll(() => db?.close());
+
+  it('"afterChangesSequenced" gets each sequenced batch; a failing hook neither undoes the positions nor fails the run', async () => {
+    const got: string[] = [];
+    const failing = async () => {
+      throw new Error('receiver down');
+    };
+    const recording = async (_db: unknown, changes: { clientAccountId: number; resourceId: string }[]) => {
+      got.push(...changes.filter((c) => c.clientAccountId === account).map((c) => c.resourceId));
+    };
+    afterChangesSequenced.push(failing, recording);
+    try {
+      await db.prisma.$transaction((tx) => recordChange(tx, { clientAccountId: account, resource: 'item', resourceId: 'hooked', action: 'created' }));
+      const sequenced = await sequenceChanges(db.prisma, createLogger('silent'));
+      expect(sequenced.some((c) => c.resourceId === 'hooked')).toBe(true);
+      expect(got).toEqual(['hooked']);
+    } finally {
+      afterChangesSequenced.splice(afterChangesSequenced.indexOf(failing), 2);
+    }
+  });
+});
+
+describe.each(targets())('change retention (%s)', (target) => {
+  let db: Database;
+  const account = 800_000_000 + Math.floor(Math.random() * 1_000_000);
+  beforeAll(async () => {
+    db = await openTestDatabase(target);
+  });
+  afterAll(() => db?.close());
+
+  it('"CHANGE_RETENTION_DAYS (default 35)": the cleanup deletes the changes older than the retention and keeps the rest', async () => {
+    await db.prisma.$transaction((tx) =>
+      recordChanges(tx, [
+        { clientAccountId: account, resource: 'item', resourceId: 'old', action: 'created' },
+        { clientAccountId: account, resource: 'item', resourceId: 'recent', action: 'created' },
+      ]),
+    );
+    await sequenceChanges(db.prisma);
+    await db.prisma.$executeRawUnsafe(`UPDATE changes SET occurred_at = now() - interval '36 days' WHERE client_account_id = $1 AND resource_id = 'old'`, account);
+    await db.prisma.$executeRawUnsafe(`UPDATE changes SET occurred_at = now() - interval '34 days' WHERE client_account_id = $1 AND resource_id = 'recent'`, account);
+    expect(await deleteExpiredChanges(db.prisma, 35)).toBeGreaterThanOrEqual(1);
+    const left = await db.prisma.$queryRawUnsafe<{ resource_id: string }[]>('SELECT resource_id FROM changes WHERE client_account_id = $1', account);
+    expect(left).toEqual([{ resource_id: 'recent' }]);
   });
 });

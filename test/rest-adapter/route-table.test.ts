@@ -77,6 +77,8 @@ const DOCUMENTED = [
   'GET /equity/transactions', 'GET /equity/transactions/:id', 'POST /equity/transactions/issue', 'POST /equity/transactions/transfer',
   'POST /equity/transactions/buyback', 'POST /equity/transactions/retire', 'POST /equity/transactions/split',
   'GET /equity/positions', 'GET /equity/cap-table', 'GET /equity/share-classes', 'GET /equity/transaction-types',
+  // designed here beyond the spec (issue 32, README "Integrations: staying in sync")
+  'GET /changes',
   // issue 32 (our extension): webhooks of a client account's changes
   'GET /webhooks', 'POST /webhooks', 'GET /webhooks/:id', 'PATCH /webhooks/:id', 'DELETE /webhooks/:id',
   'POST /webhooks/:id/rotate-secret', 'GET /webhooks/:id/deliveries', 'POST /webhooks/:id/deliveries/:delivery_id/retry',

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.ts';
 import { ADVISORY_LOCKS } from '../../shared/advisory-locks.ts';
 import type { RequestContext } from '../../shared/context.ts';
+import { createLogger, type Logger } from '../../shared/logger.ts';
 import { GoneError, ValidationError } from '../../shared/errors.ts';
 import type { PageLimits } from '../../shared/pagination.ts';
 import { requireAccount } from '../../shared/tenancy.ts';
@@ -75,7 +76,8 @@ export function recordChange(tx: Db, input: ChangeInput): Promise<void> {
 /**
  * Called with every batch the sequencer has just positioned (after its transaction committed), in
  * position order: webhooks enqueue their deliveries, subscriptions are notified. A hook's failure is
- * its own: it is logged by the caller of sequenceChanges and does not undo the positions.
+ * its own: it is logged and does not undo the positions, nor fail the feed read that ran the sequencer
+ * (a hook that must not miss a change keeps its own last position and catches up from it).
  */
 export const afterChangesSequenced: Array<(db: Db, changes: Change[]) => Promise<void>> = [];
 
@@ -118,7 +120,7 @@ export function toChange(r: ChangeRow): Change {
  * a reader that has seen position p will never later find a new change below p. Within one run,
  * rows are ordered by (txid, id): a transaction's changes stay together, in the order it wrote them.
  */
-export async function sequenceChanges(db: Db): Promise<Change[]> {
+export async function sequenceChanges(db: Db, logger?: Logger): Promise<Change[]> {
   // cheap check first: nothing to do is the common case of a feed read
   const pending = await db.$queryRawUnsafe<{ n: boolean }[]>('SELECT EXISTS (SELECT 1 FROM changes WHERE position IS NULL) AS n');
   if (!pending[0]?.n) return [];
@@ -138,7 +140,14 @@ export async function sequenceChanges(db: Db): Promise<Change[]> {
     return rows.map(toChange).sort((a, b) => (a.position < b.position ? -1 : 1));
   };
   const changes = '$transaction' in db ? await db.$transaction((tx) => run(tx)) : await run(db);
-  for (const hook of afterChangesSequenced) await hook(db, changes);
+  // a hook's failure is its own: the positions are committed, and a feed read must not fail for it
+  for (const hook of afterChangesSequenced) {
+    try {
+      if (changes.length) await hook(db, changes);
+    } catch (e) {
+      (logger ?? createLogger('error')).error({ err: e }, 'a hook after sequencing changes failed; the changes keep their positions');
+    }
+  }
   return changes;
 }
 
@@ -162,7 +171,7 @@ interface FeedCursor {
 }
 const encodeFeedCursor = (c: FeedCursor): string => Buffer.from(`c1:${c.position}:${c.issuedAt}`).toString('base64url');
 function decodeFeedCursor(raw: string, field: string): FeedCursor {
-  const m = /^c1:(\d{1,19}):(\d{1,15})$/.exec(Buffer.from(raw, 'base64url').toString('latin1'));
+  const m = /^c1:(\d{1,18}):(\d{1,15})$/.exec(Buffer.from(raw, 'base64url').toString('latin1'));
   if (!m || raw.length > 64) throw new ValidationError(`${field}: is not a cursor of this feed`, [{ path: [field], message: 'is not a cursor of this feed' }]);
   return { position: BigInt(m[1]), issuedAt: Number(m[2]) };
 }
@@ -191,7 +200,7 @@ export async function listChanges(ctx: RequestContext, args: Args<typeof changes
   if (at && at.issuedAt < now - changeRetention.days * DAY_MS) {
     throw new GoneError(`${field}: the cursor is older than the feed's retention (${changeRetention.days} days): changes after it may be deleted. Re-sync: read the lists again, then follow the feed from a new cursor (GET /changes without after).`, 'changes.cursor_expired');
   }
-  await sequenceChanges(ctx.db);
+  await sequenceChanges(ctx.db, ctx.logger);
   const backwards = args.before != null;
   const types = parsed.types?.length ? parsed.types : null;
   const rows = await ctx.db.$queryRawUnsafe<ChangeRow[]>(
