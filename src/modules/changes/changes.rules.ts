@@ -68,7 +68,6 @@ export const UNPUBLISHED_TABLES = {
   payroll_garnishment_fetch_runs: 'a log of fetches from the authority, internal',
   govportal_system_users: 'credentials of a portal integration, internal',
   worker_task_results: "part of their worker task (worker_task.updated)",
-  saft_imports: "an import's progress record; the journal entries it posts are journal_entry.posted changes",
   webhooks: "an integration's subscription to this feed, with its secret: plumbing, not the account's data",
   saft_imports: 'an import job and its progress, read through GET /saft-imports; what it writes (accounts, business partners, journal entries) is in the feed as those',
   saft_import_entries: 'which journal entry each SAF-T transaction became: part of its import',
