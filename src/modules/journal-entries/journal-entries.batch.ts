@@ -10,13 +10,13 @@ import {
   ledgerReads,
   lineReferences,
   lineRows,
+  newEntryOf,
   openingBalanceYearOf,
   takenVouchers,
   voucherTaken,
   type LineRow,
 } from './journal-entries.service.ts';
 import { insertEntries, type BatchEntry } from './ledger-chain.batch.ts';
-import type { NewEntry } from './ledger-chain.ts';
 
 /** The most entries one bulk posting takes. */
 export const MAX_BATCH_ENTRIES = 1000;
@@ -129,19 +129,7 @@ export async function createJournalEntries(ctx: RequestContext, args: Args<typeo
     for (let i = 0; i < n; i++) {
       if (!valid(i)) continue;
       const e = parsed[i]!;
-      const entry: NewEntry = {
-        clientAccountId,
-        description: e.description ?? null,
-        voucherId: e.voucherId ?? null,
-        relationType: e.relationType ?? null,
-        relationId: e.relationId ?? null,
-        reversesEntryId: null,
-        isOpeningBalance: e.isOpeningBalance ?? false,
-        openingBalanceYear: openingBalanceYearOf(e.isOpeningBalance, rows[i]!),
-        cancelled: null,
-        cancellationReason: null,
-        userId: user,
-      };
+      const entry = newEntryOf(clientAccountId, e, openingBalanceYearOf(e.isOpeningBalance, rows[i]!), user);
       toWrite.push({ index: i, batch: { entry, lines: rows[i]!, posted: !e.isDraft } });
     }
     const written = await insertEntries(tx, clientAccountId, toWrite.map((w) => w.batch));

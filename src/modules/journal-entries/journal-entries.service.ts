@@ -479,16 +479,9 @@ export async function createJournalEntryInTx(tx: RequestContext, args: Args<type
   return (await createEntry(tx, args)).written.id;
 }
 
-/** A create's work: the entry written, with what it was made of (the answer is built from these). */
-async function createEntry(tx: RequestContext, args: Args<typeof rules.create>) {
-  const parsed = parse(rules.create, args);
-  const clientAccountId = parsed.input.clientAccountId;
-  await requireAccount(tx, clientAccountId);
-  const { input, rows, codes } = await checkedEntry(tx, parsed, clientAccountId);
-  await assertVoucherFree(tx, clientAccountId, input.voucherId);
-  const openingBalanceYear = openingBalanceYearOf(input.isOpeningBalance, rows);
-  await assertOpeningBalanceFree(tx, clientAccountId, openingBalanceYear);
-  const entry: NewEntry = {
+/** The entry row a create's input makes (a single create's, or one of a batch's). */
+export function newEntryOf(clientAccountId: number, input: Omit<EntryInput, 'lines'> & { isOpeningBalance?: boolean | null }, openingBalanceYear: number | null, userId: number | null): NewEntry {
+  return {
     clientAccountId,
     description: input.description ?? null,
     voucherId: input.voucherId ?? null,
@@ -499,8 +492,20 @@ async function createEntry(tx: RequestContext, args: Args<typeof rules.create>) 
     openingBalanceYear,
     cancelled: null,
     cancellationReason: null,
-    userId: auditUserId(tx),
+    userId,
   };
+}
+
+/** A create's work: the entry written, with what it was made of (the answer is built from these). */
+async function createEntry(tx: RequestContext, args: Args<typeof rules.create>) {
+  const parsed = parse(rules.create, args);
+  const clientAccountId = parsed.input.clientAccountId;
+  await requireAccount(tx, clientAccountId);
+  const { input, rows, codes } = await checkedEntry(tx, parsed, clientAccountId);
+  await assertVoucherFree(tx, clientAccountId, input.voucherId);
+  const openingBalanceYear = openingBalanceYearOf(input.isOpeningBalance, rows);
+  await assertOpeningBalanceFree(tx, clientAccountId, openingBalanceYear);
+  const entry = newEntryOf(clientAccountId, input, openingBalanceYear, auditUserId(tx));
   const posted = input.isDraft ? null : postedNow(entry, rows);
   return { entry, rows, codes, posted, written: await insertEntry(tx, entry, rows, posted) };
 }
