@@ -99,7 +99,7 @@ describe.each(targets())('SAF-T Financial export (%s)', (target) => {
       data: { clientAccountId, businessPartnerId: customer.id, documentType: 'ARINV', documentNumber: '10001', documentDate: d(`${YEAR}-03-10`), isDraft: false },
     });
 
-    const bp = (id: number) => [{ type: 'businesspartner', id }];
+    const bp = (id: number) => [{ type: 'BUSINESS_PARTNER', id }];
     const post = async (lines: Record<string, unknown>[], extra: Record<string, unknown> = {}) => {
       const res = await app.gql(t.user.token, `mutation($input: CreateJournalEntryInput!) { createJournalEntry(input: $input) { id sequenceNumber } }`, {
         input: { clientAccountId, lines, ...extra },
@@ -121,7 +121,7 @@ describe.each(targets())('SAF-T Financial export (%s)', (target) => {
     const e3 = await post(
       [
         L(`${YEAR}-03-10`, '1500', '1250.00', '0', { dimensions: bp(customer.id) }),
-        L(`${YEAR}-03-10`, '3000', '0', '1000.00', { taxCode: '3', quantity: '10', description: 'Kaffe & kaker', dimensions: [{ type: 'project', id: project.id }, { type: 'department', id: department.id }] }),
+        L(`${YEAR}-03-10`, '3000', '0', '1000.00', { taxCode: '3', quantity: '10', description: 'Kaffe & kaker', dimensions: [{ type: 'PROJECT', id: project.id }, { type: 'DEPARTMENT', id: department.id }] }),
         L(`${YEAR}-03-10`, '2700', '0', '250.00', { taxLine: true, taxForLine: 2 }),
       ],
       { description: 'Faktura 10001', relationType: 'document', relationId: invoice.id },
