@@ -91,6 +91,16 @@ function yieldingQueries(adapter: SqlDriverAdapter): SqlDriverAdapter {
 /** connections of the pg pool (pg's default); the fair turns of its queries (src/db/fair-queries.ts) are as many */
 const POOL_SIZE = 10;
 
+/**
+ * PGlite's start parameters: its defaults with 32 MB of shared buffers instead of PostgreSQL's
+ * 128 MB. PGlite zeroes the whole shared memory at every start (an mmap'ed area memset in
+ * WebAssembly), which cost 0.5 s of each start and put 128 MB into the process's resident memory;
+ * 32 MB takes a quarter of both. Pages not in the buffers are read from the data directory through
+ * the operating system's cache, so the embedded database's queries measured the same on the demo
+ * books (issue 31); books large enough to feel it belong on PostgreSQL (DATABASE_URL).
+ */
+const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+
 function fairPostgres(factory: PrismaPg): SqlMigrationAwareDriverAdapterFactory {
   return {
     provider: factory.provider,
@@ -141,7 +151,7 @@ export async function openDatabase(target: DatabaseTarget, options: PrismaOption
   let pg: PGlite;
   let describe: string;
   if ('memory' in target) {
-    pg = await PGlite.create({ loadDataDir: target.loadDataDir });
+    pg = await PGlite.create({ loadDataDir: target.loadDataDir, startParams: PGLITE_START_PARAMS });
     describe = 'in-memory PGlite';
   } else {
     lock = lockDataDir(target.dataDir, target.purpose);
@@ -150,10 +160,10 @@ export async function openDatabase(target: DatabaseTarget, options: PrismaOption
       // a new data directory starts as a copy of the install's template (under the lock: one copy)
       if (target.template && isNewDataDir(dir)) {
         rmSync(dir, { recursive: true, force: true });
-        copyTemplate(target.template, dir);
+        await copyTemplate(target.template, dir);
       }
       mkdirSync(dir, { recursive: true });
-      pg = await PGlite.create(dir, { loadDataDir: target.loadDataDir });
+      pg = await PGlite.create(dir, { loadDataDir: target.loadDataDir, startParams: PGLITE_START_PARAMS });
     } catch (e) {
       lock.release();
       throw e;

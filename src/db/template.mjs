@@ -16,6 +16,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cp, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -54,12 +55,14 @@ export function usableTemplate(program, { demo, today = osloDay() }) {
 /**
  * Copies template `kind` to `target` (a PGlite data directory that does not exist yet): under a
  * temporary name first, renamed into place, so an interrupted copy never looks like a database.
+ * Asynchronous: its 1,600 files are copied by libuv's thread pool while the server's code is still
+ * being loaded on the main thread (a synchronous copy held the start up for about 0.5 s).
  */
-export function copyTemplate(kind, target) {
+export async function copyTemplate(kind, target) {
   const partial = `${target}.partial-${process.pid}`;
-  rmSync(partial, { recursive: true, force: true });
-  cpSync(join(TEMPLATE_DIR, kind), partial, { recursive: true });
-  renameSync(partial, target);
+  await rm(partial, { recursive: true, force: true });
+  await cp(join(TEMPLATE_DIR, kind), partial, { recursive: true });
+  await rename(partial, target);
 }
 
 function admin(dataDir, args) {
