@@ -231,6 +231,8 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly Operatio
     router[op.method.toLowerCase() as 'get'](operationPaths(op), async (req: Request, res: Response, next: NextFunction) => {
       res.locals.errorShape = op.errorShape ?? 'simple';
       try {
+        const compiled = compiledOperation(schema, op);
+        res.locals.operation = compiled.toolName; // the metrics' label (src/observability/metrics.ts)
         const ctx = (req as Request & { ctx: RequestContext }).ctx;
         // the JSON parser reads an empty body as {}: a request without one says so in its headers
         const bodyless = req.headers['transfer-encoding'] === undefined && !Number(req.headers['content-length'] ?? 0);
@@ -241,7 +243,6 @@ export function createRestRouter(schema: GraphQLSchema, table: readonly Operatio
         // heavy work (a file rendered, an upload) holds more of its user's share in admission control
         await weigh(req, operationWeight(op, mediaType !== JSON_TYPE));
         const request = { params: req.params, query, body: bodyless && !form ? undefined : req.body, form };
-        const compiled = compiledOperation(schema, op);
         const { status, body } = await runOperation(schema, compiled, ctx, request);
         if (mediaType !== JSON_TYPE) {
           const args = fieldArguments(schema, compiled, operationVariables(compiled, request));

@@ -28,6 +28,8 @@ import { mcpBody, mcpOriginGuard } from './mcp/mcp-http.ts';
 import { PACKAGE_VERSION } from './version.ts';
 import { sessionTokenVerifier } from './modules/auth/sessions.service.ts';
 import { loadOauthKeys } from './modules/oauth/keys.ts';
+import { healthRoutes, type Readiness } from './observability/health.ts';
+import { createMetrics, graphqlMetrics, methodLabel, metricsRoute, operationOf, type Metrics } from './observability/metrics.ts';
 import { apiResourceIdentifiers, createOauthProvider, mcpResourceIdentifiers, normalizeResource, type OauthProvider } from './modules/oauth/provider.ts';
 import { jwtTokenVerifier } from './modules/oauth/jwt-verifier.ts';
 import { userTokenIssuer } from './modules/oauth/user-tokens.ts';
@@ -52,6 +54,8 @@ export interface AppDeps {
   rateLimitNamespace?: string;
   /** the demo seeded on this database (findDemo): GET / and GraphiQL's first query show it */
   demo?: DemoInfo | null;
+  /** the process's metrics (GET /metrics); default: a registry of this app's own */
+  metrics?: Metrics;
 }
 
 export interface App {
@@ -60,7 +64,14 @@ export interface App {
   admission: Admission;
   authenticator: Authenticator;
   oauth: OauthProvider;
+  /** GET /metrics' registry: the server hands it to the job runner too */
+  metrics: Metrics;
+  /** what GET /health/ready checks besides the database: the server sets `jobs` once they run */
+  readiness: Readiness;
 }
+
+/** the paths admission control lets through at once: a load balancer and a scraper must see a busy server is alive */
+const UNGATED = new Set(['/health', '/health/live', '/health/ready', '/metrics']);
 
 type ContextRequest = Request & { ctx: RequestContext; requestId: string; clientRequestId?: string };
 /** A caller's X-Request-Id that is kept (logged and echoed): 8–128 letters, digits and `_.:-`. */
@@ -73,7 +84,7 @@ type Entry = 'api' | 'graphql' | 'mcp';
  * Builds the HTTP application: the OAuth authorization server (/v2/oauth, /public/v2/oauth,
  * /.well-known), the REST adapter under /api/v2 and GraphQL at /graphql.
  */
-export async function createApp({ config, db, logger, rateLimits, rateLimitNamespace, demo = null }: AppDeps): Promise<App> {
+export async function createApp({ config, db, logger, rateLimits, rateLimitNamespace, demo = null, metrics = createMetrics() }: AppDeps): Promise<App> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -101,6 +112,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     if (r.clientRequestId) res.setHeader('x-client-request-id', r.clientRequestId);
     const started = performance.now();
     res.on('finish', () => {
+      metrics.observeRequest(operationOf(req, res), methodLabel(req.method), res.statusCode, (performance.now() - started) / 1000);
       logger.info(
         {
           requestId: id,
@@ -127,7 +139,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   // balancer must see a busy server is alive). The bearer middleware tells `admissionKeys` whose a token is.
   const admissionKeys = requestKeys();
   const admission = admissionControl({ ...config.admission, keyOf: admissionKeys.keyOf });
-  app.use((req, res, next) => (req.path === '/health' ? next() : admission.middleware(req, res, next)));
+  metrics.watchAdmission(admission);
+  app.use((req, res, next) => (UNGATED.has(req.path) ? next() : admission.middleware(req, res, next)));
   // the body must be in REQUEST_BODY_TIMEOUT_MS after admission: else 408 in the path's shape, connection closed
   app.use(
     bodyTimeout(config.requestBodyTimeoutMs, (req, res, error) => {
@@ -154,6 +167,11 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  const readiness: Readiness = {};
+  const health = healthRoutes(db, readiness);
+  app.get('/health/live', health.live);
+  app.get('/health/ready', health.ready);
+  app.get('/metrics', metricsRoute(metrics, config.metricsToken));
 
   const rules: RateLimitRules = { ...OAUTH_RATE_LIMITS, api: config.apiRateLimit, passwordCheck: PASSWORD_CHECK_LIMIT, ...rateLimits };
   const namespace = rateLimitNamespace ?? '';
@@ -243,7 +261,11 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   const loadMcp = (_req: Request, _res: Response, next: NextFunction) => {
     if (mcp) return next();
     mcpLoading ??= import('./mcp/mcp.ts').then((m) => {
-      mcp = m.createMcpHandler(schema, { name: 'accounting-api', version: PACKAGE_VERSION }, { queryLimits: config.graphqlLimits, heavyCost: config.graphqlHeavyCost });
+      mcp = m.createMcpHandler(
+        schema,
+        { name: 'accounting-api', version: PACKAGE_VERSION },
+        { queryLimits: config.graphqlLimits, heavyCost: config.graphqlHeavyCost, onToolCall: (tool, outcome) => metrics.observeToolCall(tool, outcome) },
+      );
     });
     mcpLoading.then(() => next(), next);
   };
@@ -288,6 +310,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
       graphqlErrorCodes,
       partialDataStatus,
       graphqlCacheHeaders(),
+      graphqlMetrics(metrics),
     ],
   });
   // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen
@@ -307,5 +330,5 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     sendError(res, err, errorShapeOf(req, res), r.requestId, r.clientRequestId ? logger.child({ clientRequestId: r.clientRequestId }) : logger);
   });
 
-  return { express: app, admission, authenticator, oauth };
+  return { express: app, admission, authenticator, oauth, metrics, readiness };
 }

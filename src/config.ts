@@ -112,6 +112,11 @@ const schema = z.object({
   GRAPHQL_PERSISTED_OPERATIONS: z.string().min(1).optional(),
   /** true: /graphql runs only the documents of GRAPHQL_PERSISTED_OPERATIONS (no other document, no automatic registration) */
   GRAPHQL_PERSISTED_OPERATIONS_ONLY: z.enum(['true', 'false']).default('false'),
+  /**
+   * A bearer token that lets addresses other than loopback read GET /metrics (src/observability);
+   * unset: /metrics answers loopback only
+   */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** SMTP server for outgoing mail (smtp://user:password@host:587, smtps:// for TLS from the start); unset: .eml files in DATA_DIR/outbox */
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   /** Sender of outgoing mail; default "Accounting API" <no-reply@host of BASE_URL> */
@@ -181,6 +186,8 @@ export interface Config {
   oauthCookieKeys: string[] | undefined;
   /** outgoing mail goes to this SMTP server; unset: written to mailOutbox */
   smtpUrl: string | undefined;
+  /** METRICS_TOKEN: the bearer token /metrics asks of other addresses than loopback */
+  metricsToken: string | undefined;
   /** '*' or the allowed origins */
   corsOrigins: '*' | string[];
   /** the origins POST /mcp takes requests from (BASE_URL's, then MCP_ALLOWED_ORIGINS or the CORS_ORIGINS list); requests without Origin pass too */
@@ -263,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauthJwks,
     oauthCookieKeys: e.OAUTH_COOKIE_KEYS?.split(',').map((k) => k.trim()).filter(Boolean),
     smtpUrl: e.SMTP_URL,
+    metricsToken: e.METRICS_TOKEN,
     corsOrigins,
     mcpOrigins: [
       ...new Set([

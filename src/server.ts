@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     demo = true;
   }
   const demoInfo = await findDemo(db.prisma);
-  const { express, admission } = await phase('app', () => createApp({ config, db, logger, demo: demoInfo }));
+  const { express, admission, metrics, readiness } = await phase('app', () => createApp({ config, db, logger, demo: demoInfo }));
   const server: Server = createServer(serverOptions, express);
   applyServerTimeouts(server, config);
   answerClientErrors(server);
@@ -84,9 +84,11 @@ async function main(): Promise<void> {
   const ms = Math.round(performance.now() - started);
   // The job queue's workers start once requests are answered; failing to start them still stops the process.
   const mailer = createMailer(config);
-  const jobsStarted = phase('jobs', () => startJobs({ db, config, logger, mailer }));
+  const jobsStarted = phase('jobs', () => startJobs({ db, config, logger, mailer, metrics }));
   shutdownOn(['SIGINT', 'SIGTERM'], { server, jobsStarted, mailer, db, logger });
-  await jobsStarted;
+  const jobs = await jobsStarted;
+  readiness.jobs = jobs.running;
+  metrics.watchJobQueue(jobs.depth);
   // Services with no <SERVICE>_URL are answered by the sandbox: started now (once listening), so its
   // address can be shown; a server with every upstream configured never loads it.
   const sandboxed = INTEGRATION_SERVICES.filter((s) => !config.integrations.services[s].url);

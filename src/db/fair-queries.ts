@@ -16,6 +16,12 @@ import { currentKey } from '../http/admission.ts';
  * Queries inside a transaction never wait here: the transaction holds PGlite's lock (or a pool
  * connection), and making its next query wait behind one that waits for that lock would deadlock.
  */
+/**
+ * Every FairQueue of the process together, read by the metrics (src/observability/metrics.ts):
+ * the turns there are, the queries holding one, the queries waiting for one.
+ */
+export const queryTurns = { slots: 0, running: 0, waiting: 0 };
+
 export class FairQueue {
   private running = 0;
   /** waiting starts per key, oldest first */
@@ -42,10 +48,15 @@ export class FairQueue {
 
   async run<T>(key: string, work: () => Promise<T>): Promise<T> {
     if (this.running < this.slots && !this.waiting.size) this.running++;
-    else await new Promise<void>((start) => this.enqueue(key, start));
+    else {
+      queryTurns.waiting++;
+      await new Promise<void>((start) => this.enqueue(key, start)).finally(() => queryTurns.waiting--);
+    }
+    queryTurns.running++;
     try {
       return await work();
     } finally {
+      queryTurns.running--;
       this.running--;
       if (!this.deferHandOff) this.next();
       else if (this.waiting.size) setImmediate(() => this.next());
@@ -103,6 +114,14 @@ export function fairQueries<A extends SqlDriverAdapter>(adapter: A, slots: numbe
   const performIO = a.performIO;
   if (typeof performIO !== 'function') throw new Error('the Prisma driver adapter changed: no performIO to schedule (src/db/fair-queries.ts)');
   const queue = new FairQueue(slots, options.deferHandOff);
+  queryTurns.slots += slots;
   a.performIO = (query: unknown) => queue.run(currentKey() ?? '', () => performIO.call(a, query));
+  const dispose = a.dispose;
+  let disposed = false;
+  a.dispose = () => {
+    if (!disposed) queryTurns.slots -= slots;
+    disposed = true;
+    return dispose.call(a);
+  };
   return adapter;
 }

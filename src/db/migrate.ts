@@ -113,19 +113,19 @@ async function withEngine<T>(
  * code does not know). One statement; false when the table is missing or the query fails.
  */
 async function recordedAsApplied(adapterFactory: SqlMigrationAwareDriverAdapterFactory, list: MigrationList): Promise<boolean> {
-  let rows: unknown[][];
   const adapter = await adapterFactory.connect();
   try {
-    ({ rows } = await adapter.queryRaw({
-      sql: 'SELECT migration_name, checksum, finished_at IS NOT NULL FROM _prisma_migrations WHERE rolled_back_at IS NULL',
-      args: [],
-      argTypes: [],
-    }));
+    return matchesList((await adapter.queryRaw({ sql: APPLIED_MIGRATIONS, args: [], argTypes: [] })).rows, list);
   } catch {
     return false;
   } finally {
     await adapter.dispose();
   }
+}
+
+const APPLIED_MIGRATIONS = 'SELECT migration_name, checksum, finished_at IS NOT NULL FROM _prisma_migrations WHERE rolled_back_at IS NULL';
+
+function matchesList(rows: unknown[][], list: MigrationList): boolean {
   const expected = new Map<string, string>();
   for (const m of list.migrationDirectories) {
     if (m.migrationFile.content.tag !== 'ok') return false;
@@ -134,6 +134,15 @@ async function recordedAsApplied(adapterFactory: SqlMigrationAwareDriverAdapterF
   if (rows.length !== expected.size) return false;
   return rows.every(([name, checksum, finished]) => finished === true && expected.get(name as string) === checksum);
 }
+
+/** Whether the database records every migration of this code as applied, and nothing else (GET /health/ready). */
+export async function migrationsCurrent(prisma: { $queryRawUnsafe(sql: string): Promise<unknown> }): Promise<boolean> {
+  codeMigrations ??= migrationList(migrationsDir);
+  const rows = (await prisma.$queryRawUnsafe(APPLIED_MIGRATIONS)) as Record<string, unknown>[];
+  return matchesList(rows.map((r) => Object.values(r)), await codeMigrations);
+}
+/** this code's migrations, read once */
+let codeMigrations: Promise<MigrationList> | undefined;
 
 /**
  * Applies pending migrations; returns the names applied (empty when up to date). When

@@ -1,3 +1,4 @@
+import type { Metrics } from '../observability/metrics.ts';
 import { systemContext } from '../shared/context.ts';
 import { createIntegrations } from '../integrations/integrations.ts';
 import { createRequire } from 'node:module';
@@ -44,6 +45,8 @@ export interface JobRunnerOptions {
   schedules?: boolean;
   /** work only these jobs' queues (default: all); tests sharing a PostgreSQL database name theirs */
   queues?: string[];
+  /** counts each run's outcome and time (GET /metrics) */
+  metrics?: Pick<Metrics, 'observeJob'>;
 }
 
 export interface JobRunner {
@@ -51,6 +54,10 @@ export interface JobRunner {
   boss: PgBoss;
   /** Stops fetching, waits up to timeoutMs for running jobs (then fails them: retried, or given up if that was their last run), disconnects. */
   stop(options?: { timeoutMs?: number }): Promise<void>;
+  /** whether the workers fetch jobs (false once stop was called) */
+  running(): boolean;
+  /** jobs waiting (created, retry) or running (active) in the shared queue, by queue and state (GET /metrics) */
+  depth(): Promise<{ queue: string; state: string; count: number }[]>;
 }
 
 const QUEUE_OPTION_KEYS = ['retryDelay', 'retryBackoff', 'expireInSeconds'] as const;
@@ -228,6 +235,8 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
   async function run(definition: JobDefinition<any>, job: PgBoss.JobWithMetadata<object>): Promise<void> {
     const entry: Running = { definition, jobId: job.id, controller: new AbortController(), abandoned: false };
     running.add(entry);
+    const started = performance.now();
+    let outcome: 'completed' | 'failed' | 'given_up' | undefined;
     const retryLimit = jobRetryLimit(job.retryLimit);
     const log = logger.child({ job: job.name, jobId: job.id });
     const seconds = Number(job.expireInSeconds);
@@ -276,6 +285,7 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
         // run before it normally never ended (the last run's failures are given up at once).
         const reason = previousRunDidNotEnd(job.output) ? PROCESS_STOPPED : (messageOf(job.output) ?? PROCESS_STOPPED);
         log.warn({ reason, retryCount: job.retryCount, retryLimit }, 'the job has no run left: giving it up');
+        outcome = 'given_up';
         await giveUp(reason);
         return;
       }
@@ -293,16 +303,20 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
         if (entry.abandoned) return;
         if (job.retryCount >= retryLimit) {
           log.warn({ err, retryCount: job.retryCount, retryLimit }, 'job failed for the last time: giving it up');
+          outcome = 'given_up';
           await giveUp(messageOf(err) ?? 'the job failed', err);
           return;
         }
+        outcome = 'failed';
         log.warn({ err, retryCount: job.retryCount, retryLimit }, 'job failed; it will be retried');
         await boss.fail(job.name, job.id, err instanceof Error ? err : { value: String(err) }).catch((e: unknown) => log.error({ err: e }, 'could not record the failure; the run expires and is retried'));
         return;
       }
+      outcome = 'completed';
       await boss.complete(job.name, job.id, output !== null && typeof output === 'object' ? output : undefined);
     } finally {
       running.delete(entry);
+      if (outcome) options.metrics?.observeJob(job.name, outcome, (performance.now() - started) / 1000);
     }
   }
 
@@ -323,6 +337,20 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
   let stopped: Promise<void> | undefined;
   return {
     boss,
+    running: () => !stopping,
+    depth: async () => {
+      const result = await sql.executeSql(
+        `SELECT name, state::text, count(*)::int AS count FROM pgboss.job WHERE state IN ('created', 'retry', 'active') GROUP BY name, state`,
+        [],
+      );
+      // every defined queue in every such state, 0 unless counted: a series does not vanish when its queue empties
+      const counts = new Map(jobDefinitions().flatMap((d) => ['created', 'retry', 'active'].map((state) => [`${d.name}\0${state}`, 0] as [string, number])));
+      for (const r of (result?.rows ?? []) as { name: string; state: string; count: number }[]) counts.set(`${r.name}\0${r.state}`, Number(r.count));
+      return [...counts].map(([key, count]) => {
+        const [queue, state] = key.split('\0');
+        return { queue, state, count };
+      });
+    },
     stop: ({ timeoutMs = 10_000 } = {}) =>
       (stopped ??= (async () => {
         stopping = true;

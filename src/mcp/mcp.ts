@@ -52,7 +52,11 @@ function toolResult(result: unknown, entry: ToolEntry): CallToolResult {
 const rpcError = (code: ErrorCode, message: string) => Object.assign(new Error(boundedMessage(message)), { code });
 
 /** The POST /mcp handler (the bearer middleware has put the request context on req.ctx). */
-export function createMcpHandler(schema: GraphQLSchema, info: { name: string; version: string }, options: { queryLimits?: QueryLimits; heavyCost?: number } = {}) {
+export function createMcpHandler(
+  schema: GraphQLSchema,
+  info: { name: string; version: string },
+  options: { queryLimits?: QueryLimits; heavyCost?: number; onToolCall?: (tool: string, outcome: 'ok' | 'error') => void } = {},
+) {
   const box = toolbox(schema, options.queryLimits ?? DEFAULT_QUERY_LIMITS);
   const { tools, byName, modules } = box;
 
@@ -111,8 +115,11 @@ export function createMcpHandler(schema: GraphQLSchema, info: { name: string; ve
         if (entry.tool.name === 'call_operation') ({ entry, args } = resolveOperation(box, args));
         if (!entry.readOnly && !canWrite) throw new InsufficientScopeError('write');
         const result = await entry.call(ctx, args, { weigh: (weight) => weigh(req, weight), heavyCost: options.heavyCost ?? 0 });
-        return toolResult(result, entry);
+        const answer = toolResult(result, entry);
+        options.onToolCall?.(entry.tool.name, answer.isError ? 'error' : 'ok');
+        return answer;
       } catch (e) {
+        options.onToolCall?.(entry.tool.name, 'error');
         return toolError(ctx, e, entry);
       }
     });

@@ -184,7 +184,7 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
   });
   applyServerTimeouts(server, config); // as src/server.ts: headers within REQUEST_BODY_TIMEOUT_MS
   const logger = options.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const { express, admission } = await createApp({
+  const { express, admission, metrics, readiness } = await createApp({
     config,
     db,
     logger,
@@ -194,8 +194,13 @@ export async function startTestApp(target: Target, options: StartOptions = {}): 
   });
   handler = express;
   const jobs = options.jobs
-    ? await startJobs({ db, config, logger, pollingIntervalSeconds: 0.5, schedules: false, ...(options.jobs === true ? {} : options.jobs) })
+    ? await startJobs({ db, config, logger, metrics, pollingIntervalSeconds: 0.5, schedules: false, ...(options.jobs === true ? {} : options.jobs) })
     : undefined;
+  // as src/server.ts: GET /health/ready and /metrics see the workers
+  if (jobs) {
+    readiness.jobs = jobs.running;
+    metrics.watchJobQueue(jobs.depth);
+  }
 
   const http: TestApp['http'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
