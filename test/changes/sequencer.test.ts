@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { afterChangesSequenced, deleteExpiredChanges, recordChange, recordChanges, sequenceChanges } from '../../src/modules/changes/changes.service.ts';
+import { afterChangesSequenced, deleteExpiredChanges, recordChange, recordChanges, SEQUENCE_BATCH, sequenceChanges } from '../../src/modules/changes/changes.service.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { openTestDatabase, targets } from '../support/harness.ts';
 
@@ -45,6 +45,21 @@ describe.each(targets())('change sequencer (%s)', (target) => {
     expect(sequenced[0].position).toBeGreaterThan(before[0].max ?? 0n);
     expect(sequenced[1].position).toBeGreaterThan(sequenced[0].position);
     expect(await sequenceChanges(db.prisma)).toEqual([]);
+  });
+
+  it('"a caller sees its own writes" behind a backlog larger than one batch: one run positions every committed change, a later write last', async () => {
+    // the backlog a full test run (or a busy hour with no reader) leaves: more than one batch of other changes, older than ours
+    await db.prisma.$executeRawUnsafe(
+      `INSERT INTO changes (client_account_id, type, resource, resource_id, action) SELECT $1::int, 'item.created', 'item', 'backlog-' || g, 'created' FROM generate_series(1, $2::int) g`,
+      account,
+      SEQUENCE_BATCH + 10,
+    );
+    await db.prisma.$transaction((tx) => recordChange(tx, { clientAccountId: account, resource: 'item', resourceId: 'mine', action: 'created' }));
+    const sequenced = (await sequenceChanges(db.prisma)).filter((c) => c.clientAccountId === account);
+    expect(sequenced).toHaveLength(SEQUENCE_BATCH + 11);
+    expect(sequenced.at(-1)?.resourceId).toBe('mine');
+    const [{ n }] = await db.prisma.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM changes WHERE position IS NULL');
+    expect(n).toBe(0);
   });
 });
 

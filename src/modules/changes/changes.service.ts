@@ -81,8 +81,8 @@ export function recordChange(tx: Db, input: ChangeInput): Promise<void> {
  */
 export const afterChangesSequenced: Array<(db: Db, changes: Change[]) => Promise<void>> = [];
 
-/** at most this many rows per sequencer run; a backlog is worked off by the next runs */
-const SEQUENCE_BATCH = 5000;
+/** at most this many rows per sequencer transaction; a run takes batches until one is short */
+export const SEQUENCE_BATCH = 5000;
 
 interface ChangeRow {
   id: bigint;
@@ -119,8 +119,23 @@ export function toChange(r: ChangeRow): Change {
  * positions when it has committed; so positions only grow in the order changes became visible, and
  * a reader that has seen position p will never later find a new change below p. Within one run,
  * rows are ordered by (txid, id): a transaction's changes stay together, in the order it wrote them.
+ *
+ * A run works in batches of SEQUENCE_BATCH rows, each its own transaction (the lock is held briefly),
+ * until a batch comes back short: everything committed before the run is then positioned, so a feed
+ * read that runs the sequencer sees its caller's own writes however large the backlog (one batch
+ * alone left a reader behind a backlog of other accounts' changes, and the job never caught up with
+ * more than a batch a minute). Returns every change it positioned, in position order.
  */
 export async function sequenceChanges(db: Db, logger?: Logger): Promise<Change[]> {
+  const all: Change[] = [];
+  for (;;) {
+    const batch = await sequenceBatch(db, logger);
+    all.push(...batch);
+    if (batch.length < SEQUENCE_BATCH) return all;
+  }
+}
+
+async function sequenceBatch(db: Db, logger?: Logger): Promise<Change[]> {
   // cheap check first: nothing to do is the common case of a feed read
   const pending = await db.$queryRawUnsafe<{ n: boolean }[]>('SELECT EXISTS (SELECT 1 FROM changes WHERE position IS NULL) AS n');
   if (!pending[0]?.n) return [];
