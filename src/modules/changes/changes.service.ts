@@ -3,9 +3,9 @@ import { ADVISORY_LOCKS } from '../../shared/advisory-locks.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { createLogger, type Logger } from '../../shared/logger.ts';
 import { GoneError, ValidationError } from '../../shared/errors.ts';
-import type { PageLimits } from '../../shared/pagination.ts';
+import type { PageInfo, PageLimits } from '../../shared/pagination.ts';
 import { requireAccount } from '../../shared/tenancy.ts';
-import { parse, type Args } from '../../shared/validation.ts';
+import { Issues, parse, type Args } from '../../shared/validation.ts';
 import { changesArgs, DEFAULT_CHANGE_RETENTION_DAYS, type ChangeAction } from './changes.rules.ts';
 
 /**
@@ -191,22 +191,56 @@ function decodeFeedCursor(raw: string, field: string): FeedCursor {
   return { position: BigInt(m[1]), issuedAt: Number(m[2]) };
 }
 
+/**
+ * A window of the feed: the rows with Relay's edges and pageInfo (the GraphQL connection) and spec
+ * 000's cursor envelope (`pagination`, what GET /changes answers). An edge's cursor and the
+ * envelope's cursors are the same kind (a position and when it was issued): `endCursor` of a page
+ * is its `nextCursor`, `startCursor` its `prevCursor`. `totalCount` is counted only when asked.
+ */
 export interface ChangeFeedPage {
   nodes: Change[];
+  edges: { cursor: string; node: Change }[];
+  pageInfo: PageInfo;
   pagination: { hasMore: boolean; nextCursor: string; prevCursor: string };
+  totalCount: () => Promise<number>;
+}
+
+/**
+ * What GET /changes and the changes connection take: the account and types, and the window — spec
+ * 000's `limit` with `after` (the next page) or `before` (the previous page), or Relay's
+ * `first`/`after` and `last`/`before`, which are the same cursors.
+ */
+export type ChangeFeedArgs = Args<typeof changesArgs> & {
+  limit?: number | null;
+  first?: number | null;
+  last?: number | null;
+  after?: string | null;
+  before?: string | null;
+};
+
+/** The window's direction and size: 400 naming the argument when they contradict each other. */
+function feedWindow(args: ChangeFeedArgs): { backwards: boolean; limit: number } {
+  const issues = new Issues();
+  const backwards = args.before != null || args.last != null;
+  if (args.after != null && args.before != null) issues.add(['before'], 'cannot be combined with after');
+  else if (backwards && (args.first != null || args.after != null)) issues.add([args.last != null ? 'last' : 'before'], 'cannot be combined with first/after: read forward (first/after) or backward (last/before)');
+  const sizes = (['limit', 'first', 'last'] as const).filter((k) => args[k] != null);
+  if (sizes.length > 1) issues.add([sizes[1]], `cannot be combined with ${sizes[0]}: both are the page size`);
+  for (const k of sizes) if (!Number.isInteger(args[k]) || args[k]! < 1) issues.add([k], 'must be at least 1');
+  issues.throwIfAny();
+  const asked = args.limit ?? args.first ?? args.last ?? CHANGE_PAGE_LIMITS.defaultPerPage;
+  return { backwards, limit: Math.min(asked, CHANGE_PAGE_LIMITS.maxPerPage) };
 }
 
 /**
  * A window of a client account's changes in commit order (position), oldest first: after a cursor
  * (the next page; `nextCursor` of the last page, also when it was empty, is where to poll from) or
- * before one (the previous page). Only sequenced changes are shown, and the sequencer runs first, so
- * a caller sees its own committed writes.
+ * before one (the previous page; `last` without a cursor: the newest changes). Only sequenced
+ * changes are shown, and the sequencer runs first, so a caller sees its own committed writes.
  */
-export async function listChanges(ctx: RequestContext, args: Args<typeof changesArgs> & { limit?: number | null; after?: string | null; before?: string | null }): Promise<ChangeFeedPage> {
+export async function listChanges(ctx: RequestContext, args: ChangeFeedArgs): Promise<ChangeFeedPage> {
   const parsed = parse(changesArgs, args);
-  if (args.after != null && args.before != null) throw new ValidationError('after and before cannot be combined', [{ path: ['before'], message: 'cannot be combined with after' }]);
-  const limit = Math.min(Math.max(args.limit ?? CHANGE_PAGE_LIMITS.defaultPerPage, 1), CHANGE_PAGE_LIMITS.maxPerPage);
-  if (args.limit != null && (args.limit < 1 || !Number.isInteger(args.limit))) throw new ValidationError('limit: must be at least 1', [{ path: ['limit'], message: 'must be at least 1' }]);
+  const { backwards, limit } = feedWindow(args);
   const field = args.before != null ? 'before' : 'after';
   const cursor = args.before ?? args.after;
   const at = cursor != null ? decodeFeedCursor(cursor, field) : undefined;
@@ -216,7 +250,6 @@ export async function listChanges(ctx: RequestContext, args: Args<typeof changes
     throw new GoneError(`${field}: the cursor is older than the feed's retention (${changeRetention.days} days): changes after it may be deleted. Re-sync: read the lists again, then follow the feed from a new cursor (GET /changes without after).`, 'changes.cursor_expired');
   }
   await sequenceChanges(ctx.db, ctx.logger);
-  const backwards = args.before != null;
   const types = parsed.types?.length ? parsed.types : null;
   const rows = await ctx.db.$queryRawUnsafe<ChangeRow[]>(
     `SELECT id, position, occurred_at, client_account_id, type, resource, resource_id, action, actor_id
@@ -234,16 +267,33 @@ export async function listChanges(ctx: RequestContext, args: Args<typeof changes
   const hasMore = rows.length > limit;
   const nodes = rows.slice(0, limit).map(toChange);
   if (backwards) nodes.reverse();
+  const edges = nodes.map((node) => ({ cursor: encodeFeedCursor({ position: node.position, issuedAt: now }), node }));
   const first = nodes[0]?.position;
   const last = nodes.at(-1)?.position;
   // an empty page keeps its place: polling goes on from the same position
   const here = at?.position ?? 0n;
   return {
     nodes,
+    edges,
+    // the rows on a cursor's other side exist (Relay allows this estimate, as every list gives it)
+    pageInfo: {
+      hasNextPage: backwards ? at !== undefined : hasMore,
+      hasPreviousPage: backwards ? hasMore : at !== undefined,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
     pagination: {
       hasMore,
       nextCursor: encodeFeedCursor({ position: last ?? (backwards ? here - 1n : here), issuedAt: now }),
       prevCursor: encodeFeedCursor({ position: first ?? (backwards ? here : here + 1n), issuedAt: now }),
+    },
+    totalCount: async () => {
+      const [{ n }] = await ctx.db.$queryRawUnsafe<{ n: number }[]>(
+        'SELECT count(*)::int AS n FROM changes WHERE client_account_id = $1 AND position IS NOT NULL AND ($2::text[] IS NULL OR type = ANY($2::text[]))',
+        parsed.clientAccountId,
+        types,
+      );
+      return n;
     },
   };
 }

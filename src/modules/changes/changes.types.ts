@@ -12,14 +12,14 @@ export const ChangeRef = builder.objectRef<Change>('Change').implement({
     clientAccountId: t.exposeInt('clientAccountId'),
     type: t.exposeString('type', { description: '`<resource>.<action>` or a semantic event (journal_entry.posted); the list is in the README' }),
     resource: t.exposeString('resource', { description: 'The kind of record, snake_case (journal_entry)' }),
-    resourceId: t.exposeString('resourceId', { description: 'The id of the record' }),
+    resourceId: t.exposeString('resourceId', { description: 'The id of the record, of the table `resource` names (read it through that resource\'s query; a deleted one is gone)' }),
     action: t.exposeString('action', { description: 'created, updated or deleted' }),
     actorId: t.exposeInt('actorId', { nullable: true, description: 'The user who made it, where the record says (null for deletes and the system)' }),
   }),
 });
 
 const ChangePagination = builder.objectRef<ChangeFeedPage['pagination']>('ChangePagination').implement({
-  description: "Spec 000's cursor envelope: the next page sends nextCursor as after, the previous page prevCursor as before.",
+  description: "Spec 000's cursor envelope (what GET /changes answers): the next page sends nextCursor as after, the previous page prevCursor as before. Unlike pageInfo's cursors, these are set on an empty page too, so polling keeps its place.",
   fields: (t) => ({
     hasMore: t.exposeBoolean('hasMore', { description: 'More changes follow in the direction read' }),
     nextCursor: t.exposeString('nextCursor', { description: 'Where to read (or poll) on from: after the last change of this page' }),
@@ -27,28 +27,36 @@ const ChangePagination = builder.objectRef<ChangeFeedPage['pagination']>('Change
   }),
 });
 
-const ChangeFeed = builder.objectRef<ChangeFeedPage>('ChangeFeed').implement({
-  description: 'A window of the change feed, oldest first in commit order.',
-  fields: (t) => ({
-    nodes: t.field({ type: [ChangeRef], resolve: (p) => p.nodes }),
-    pagination: t.field({ type: ChangePagination, resolve: (p) => p.pagination }),
-  }),
-});
+/** The feed as a Relay connection (every list is one), with spec 000's envelope beside it. */
+const ChangeConnection = builder.connectionObject(
+  {
+    name: 'ChangeConnection',
+    type: ChangeRef,
+    description: 'A window of the change feed, oldest first in commit order: by first/after or last/before (the same cursors as pagination\'s), or limit with after or before.',
+    fields: (t) => ({
+      totalCount: t.int({ description: 'Changes of the account (and types) the feed holds now', resolve: (c) => (c as unknown as ChangeFeedPage).totalCount() }),
+      pagination: t.field({ type: ChangePagination, resolve: (c) => (c as unknown as ChangeFeedPage).pagination }),
+    }),
+  },
+  { name: 'ChangeEdge' },
+);
 
 const TYPES_ARG = 'Only these change types (README, "Change types"); all by default';
 
 builder.queryFields((t) => ({
   changes: t.field({
-    type: ChangeFeed,
+    type: ChangeConnection,
     extensions: pageCost(CHANGE_PAGE_LIMITS, 'limit'),
-    description: 'The change feed of a client account, oldest first in commit order (limit 25 by default, at most 100). A cursor older than CHANGE_RETENTION_DAYS is 410 (common code changes.cursor_expired): re-sync.',
+    description: 'The change feed of a client account, oldest first in commit order (25 by default, at most 100). A cursor older than CHANGE_RETENTION_DAYS is 410 (common code changes.cursor_expired): re-sync.',
     args: {
       clientAccountId: t.arg.int({ required: true }),
       types: t.arg.stringList({ description: TYPES_ARG }),
-      limit: t.arg.int(),
-      after: t.arg.string(),
-      before: t.arg.string(),
+      first: t.arg.int({ description: 'Relay: the first n changes after `after` (the page size forward; at most 100)' }),
+      after: t.arg.string({ description: 'The changes after this cursor: pagination.nextCursor, pageInfo.endCursor or an edge cursor' }),
+      last: t.arg.int({ description: 'Relay: the last n changes before `before` (the page size backward; at most 100); without before, the newest' }),
+      before: t.arg.string({ description: 'The changes before this cursor: pagination.prevCursor, pageInfo.startCursor or an edge cursor' }),
+      limit: t.arg.int({ description: "Spec 000's page size, in either direction (first or last by another name; give one of them)" }),
     },
-    resolve: (_root, args, ctx) => listChanges(ctx, args),
+    resolve: (_root, args, ctx) => listChanges(ctx, args) as never,
   }),
 }));
