@@ -118,14 +118,14 @@ describe.each(targets())('change feed REST (%s)', (target) => {
     expect(big.status).toBe(200);
   });
 
-  it('"GraphQL changes (a connection) comes from the same operation": edges with cursors, nodes, pageInfo and totalCount; first/after and last/before walk the same window as REST', async () => {
+  it('"GraphQL changes (a connection) comes from the same operation": edges with cursors, nodes, pageInfo and totalCount; first/after and last/before walk the same window as REST; actor and clientAccount are objects', async () => {
     const tenant = await app.seed.tenant();
     const ids: number[] = [];
     for (let i = 0; i < 4; i++) ids.push(await newItem(tenant));
     const q = `query($id: Int!, $first: Int, $after: String, $last: Int, $before: String, $limit: Int) {
       changes(clientAccountId: $id, types: ["item.created"], first: $first, after: $after, last: $last, before: $before, limit: $limit) {
         edges { cursor node { resourceId } }
-        nodes { resourceId type actorId }
+        nodes { resourceId type actorId actor { id } clientAccount { id } }
         pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
         totalCount
         pagination { hasMore nextCursor prevCursor }
@@ -139,7 +139,7 @@ describe.each(targets())('change feed REST (%s)', (target) => {
     const first = await page({ first: 3 });
     expect(first.nodes.map((c: { resourceId: string }) => Number(c.resourceId))).toEqual(ids.slice(0, 3));
     expect(first.edges.map((e: { node: { resourceId: string } }) => Number(e.node.resourceId))).toEqual(ids.slice(0, 3));
-    expect(first.nodes[0]).toMatchObject({ type: 'item.created', actorId: tenant.user.id });
+    expect(first.nodes[0]).toMatchObject({ type: 'item.created', actorId: tenant.user.id, actor: { id: tenant.user.id }, clientAccount: { id: tenant.account.id } });
     expect(first.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false, startCursor: first.edges[0].cursor, endCursor: first.edges[2].cursor });
     expect(first.totalCount).toBe(4);
     // the REST page of the same size is the same window, and its cursors are the connection's

@@ -1,5 +1,7 @@
 import { builder, tenantScoped } from '../../builder.ts';
 import { pageCost } from '../../shared/query-limits.ts';
+import { recordById } from '../../shared/record-by-id.ts';
+import { loadUser, UserRef } from '../users/users.types.ts';
 import { CHANGE_PAGE_LIMITS, listChanges, type Change, type ChangeFeedPage } from './changes.service.ts';
 
 /** The change feed (src/modules/changes/README.md): GET /changes and the changes query share this field. */
@@ -9,11 +11,13 @@ export const ChangeRef = builder.objectRef<Change>('Change').implement({
   fields: (t) => ({
     id: t.string({ description: 'The change, as a decimal string (a 64-bit number)', resolve: (c) => String(c.id) }),
     occurredAt: t.expose('occurredAt', { type: 'DateTime', description: 'When the writing transaction made the change' }),
+    clientAccount: t.prismaField({ type: 'ClientAccount', resolve: (query, c, _a, ctx) => recordById(ctx, 'clientAccount', c.clientAccountId, query) as never }),
     clientAccountId: t.exposeInt('clientAccountId'),
     type: t.exposeString('type', { description: '`<resource>.<action>` or a semantic event (journal_entry.posted); the list is in the README' }),
     resource: t.exposeString('resource', { description: 'The kind of record, snake_case (journal_entry)' }),
     resourceId: t.exposeString('resourceId', { description: 'The id of the record, of the table `resource` names (read it through that resource\'s query; a deleted one is gone)' }),
     action: t.exposeString('action', { description: 'created, updated or deleted' }),
+    actor: t.field({ type: UserRef, nullable: true, description: 'The user who made it, where the record says (null for deletes and the system)', resolve: (c, _a, ctx) => loadUser(ctx, c.actorId) }),
     actorId: t.exposeInt('actorId', { nullable: true, description: 'The user who made it, where the record says (null for deletes and the system)' }),
   }),
 });
