@@ -4,7 +4,7 @@ import { Webhook as Verifier } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sequenceChanges } from '../../src/modules/changes/changes.service.ts';
 import { DEFAULT_RETRY_DELAYS_MS, DELIVERY_TIMEOUT_MS } from '../../src/modules/webhooks/webhooks.rules.ts';
-import { configureWebhooks, deliverDue, dispatchChanges, webhookSettings } from '../../src/modules/webhooks/webhooks.service.ts';
+import { configureWebhooks, deliverDue, disableFailingWebhooks, dispatchChanges, webhookSettings } from '../../src/modules/webhooks/webhooks.service.ts';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 
@@ -193,6 +193,45 @@ describe.each(targets())('webhook delivery (%s)', (target) => {
     // re-enabling forgets the streak
     const again = await app.http('PATCH', `/api/v2/webhooks/${hook.id}`, { token: t.user.token, body: { enabled: true } });
     expect(again.body).toMatchObject({ enabled: true, failing_since: null, disabled_at: null });
+  });
+
+  it('"a subscription failing for 3 days is disabled and its owner mailed" also when no attempt is due any more: its retries used up and no newer change, the minute\'s sweep disables it at 3 days, once', async () => {
+    const hour = 3600_000;
+    useClock(new Date(), [hour]); // two attempts, then the delivery has failed for good
+    const r = await receiver([500]);
+    servers.push(r.server);
+    const hook = await newHook(r.url);
+    await newProject('Retries used up');
+    await dispatch();
+    const started = clock.getTime();
+    clock = (await deliverDue(app.db.prisma, hook.id))!;
+    expect(await deliverDue(app.db.prisma, hook.id)).toBeNull(); // nothing pending: no attempt will come
+    expect(r.received).toHaveLength(2);
+    const mails = async () =>
+      (await app.db.prisma.$queryRawUnsafe<{ data: { to: string[] } }[]>(`SELECT data FROM pgboss.job WHERE name = 'mail.send' AND data->>'subject' LIKE $1`, `Webhook ${hook.id} disabled%`)).map((m) => m.data.to);
+    clock = new Date(started + 3 * 24 * hour - 60_000);
+    expect(await disableFailingWebhooks(app.db.prisma)).not.toContain(hook.id);
+    expect(await app.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } })).toMatchObject({ enabled: true, failingSince: new Date(started) });
+    clock = new Date(started + 3 * 24 * hour);
+    expect(await disableFailingWebhooks(app.db.prisma)).toContain(hook.id);
+    expect(await app.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } })).toMatchObject({ enabled: false, disabledAt: clock, disabledReason: expect.stringContaining('failed since') });
+    expect(await disableFailingWebhooks(app.db.prisma)).not.toContain(hook.id);
+    expect(await mails()).toEqual([[t.user.email]]);
+  });
+
+  it('a success clears the streak: a webhook that failed 3 days ago but has succeeded since is not disabled', async () => {
+    const hour = 3600_000;
+    useClock(new Date(), [hour]);
+    const r = await receiver([500, 200]);
+    servers.push(r.server);
+    const hook = await newHook(r.url);
+    await newProject('Recovers');
+    await dispatch();
+    clock = (await deliverDue(app.db.prisma, hook.id))!;
+    expect(await deliverDue(app.db.prisma, hook.id)).toBeNull();
+    advance(4 * 24 * hour);
+    expect(await disableFailingWebhooks(app.db.prisma)).not.toContain(hook.id);
+    expect(await app.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } })).toMatchObject({ enabled: true, failingSince: null });
   });
 
   it('the URL is checked again at delivery time: a webhook whose URL became private is refused, not called', async () => {

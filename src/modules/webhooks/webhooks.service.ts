@@ -311,15 +311,45 @@ async function record(db: Db, w: Webhook, d: WebhookDelivery, now: Date, r: Atte
       },
     });
     const failingSince = w.failingSince ?? now;
-    if (now.getTime() - failingSince.getTime() >= webhookSettings.disableAfterMs) {
-      await tx.webhook.update({ where: { id: w.id }, data: { enabled: false, disabledAt: now, disabledReason: `every delivery failed since ${failingSince.toISOString()}`, failingSince } });
-      await tx.webhookDelivery.updateMany({ where: { webhookId: w.id, status: 'pending' }, data: { status: 'failed', nextAttemptAt: null } });
-      await mailDisabled(tx, w, failingSince);
-    } else if (!w.failingSince) {
-      await tx.webhook.update({ where: { id: w.id }, data: { failingSince } });
-    }
+    if (now.getTime() - failingSince.getTime() >= webhookSettings.disableAfterMs) await disableFailing(tx, w, failingSince, now);
+    else if (!w.failingSince) await tx.webhook.update({ where: { id: w.id }, data: { failingSince } });
   });
   return r.ok;
+}
+
+/**
+ * Disables a webhook that has failed since `failingSince` (3 days ago or more), marks its pending
+ * deliveries failed and mails its owner, in the caller's transaction; once only, whoever gets there
+ * first (the failed attempt or the sweep): false when it was no longer enabled.
+ */
+async function disableFailing(tx: Db, w: Webhook, failingSince: Date, now: Date): Promise<boolean> {
+  const done = await tx.webhook.updateMany({
+    // still enabled, and no success since (which clears failing_since)
+    where: { id: w.id, enabled: true, failingSince: { lte: new Date(now.getTime() - webhookSettings.disableAfterMs) } },
+    data: { enabled: false, disabledAt: now, disabledReason: `every delivery failed since ${failingSince.toISOString()}`, failingSince },
+  });
+  if (done.count === 0) return false;
+  await tx.webhookDelivery.updateMany({ where: { webhookId: w.id, status: 'pending' }, data: { status: 'failed', nextAttemptAt: null } });
+  await mailDisabled(tx, w, failingSince);
+  return true;
+}
+
+/**
+ * Disables every enabled webhook failing for `disableAfterMs` (3 days) without a success, whether
+ * or not an attempt is due: a webhook whose last delivery used up its retries and that has no
+ * newer change is never attempted again, so a check on failed attempts alone would leave it
+ * enabled, and its owner unaware, for good. The dispatch job runs it every minute. Returns the
+ * webhooks it disabled.
+ */
+export async function disableFailingWebhooks(db: Db): Promise<number[]> {
+  const now = webhookSettings.now();
+  const cutoff = new Date(now.getTime() - webhookSettings.disableAfterMs);
+  const failing = await db.webhook.findMany({ where: { enabled: true, failingSince: { lte: cutoff } } });
+  const disabled: number[] = [];
+  for (const w of failing) {
+    if (await db.$transaction((tx) => disableFailing(tx, w, w.failingSince!, now))) disabled.push(w.id);
+  }
+  return disabled;
 }
 
 /** Tells the webhook's creator (or, when that user is gone, the account's owners) that it was disabled. */
