@@ -36,6 +36,8 @@ describe.each(targets())('webhook delivery (%s)', (target) => {
   let clock: Date;
   const servers: Server[] = [];
 
+  // the clock and schedule this file injects are module state: the files after it (one process) get the real ones back
+  const saved = { ...webhookSettings };
   beforeAll(async () => {
     app = await startTestApp(target, { env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
     t = await app.seed.tenant();
@@ -43,7 +45,10 @@ describe.each(targets())('webhook delivery (%s)', (target) => {
   afterEach(() => {
     for (const s of servers.splice(0)) s.close();
   });
-  afterAll(() => app?.close());
+  afterAll(async () => {
+    configureWebhooks(saved);
+    await app?.close();
+  });
 
   const useClock = (at: Date, retryDelaysMs: number[]) => {
     clock = at;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureWebhooks } from '../../src/modules/webhooks/webhooks.service.ts';
+import { configureWebhooks, webhookSettings } from '../../src/modules/webhooks/webhooks.service.ts';
 import { startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 
@@ -16,6 +16,8 @@ describe.each(targets())('webhooks REST (%s)', (target) => {
   let t: Tenant;
   let other: Tenant;
 
+  // the resolver this file injects is module state: the files after it (one process) get the real one back
+  const saved = { ...webhookSettings };
   beforeAll(async () => {
     app = await startTestApp(target);
     configureWebhooks({
@@ -27,7 +29,10 @@ describe.each(targets())('webhooks REST (%s)', (target) => {
     });
     [t, other] = [await app.seed.tenant(), await app.seed.tenant()];
   });
-  afterAll(() => app?.close());
+  afterAll(async () => {
+    configureWebhooks(saved);
+    await app?.close();
+  });
 
   const create = (body: Record<string, unknown>, token = t.user.token) => app.http('POST', '/api/v2/webhooks', { token, body });
 
