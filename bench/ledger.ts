@@ -21,7 +21,7 @@ import { startServer } from './server-process.ts';
 const WARM_UP = 50;
 const ACCOUNTS = ['6300', '6340', '6400', '6500', '6700', '1920', '1900', '2050', '3000', '6900'];
 
-const body = (clientAccountId: number, lines: number, n: number) => {
+export const body = (clientAccountId: number, lines: number, n: number) => {
   const amount = (100 + (n % 900)).toFixed(2);
   const half = lines / 2;
   return {
@@ -37,7 +37,7 @@ const body = (clientAccountId: number, lines: number, n: number) => {
 };
 
 /** Runs `clients` loops of `work` for `seconds`; returns completed operations per second (and the failures). */
-async function rate(clients: number, seconds: number, work: (n: number) => Promise<boolean>): Promise<{ perSecond: number; failures: number }> {
+export async function rate(clients: number, seconds: number, work: (n: number) => Promise<boolean>): Promise<{ perSecond: number; failures: number }> {
   let done = 0;
   let failures = 0;
   let n = 0;
@@ -94,7 +94,7 @@ async function rawEntry(query: (sql: string, params: unknown[]) => Promise<{ row
   }
 }
 
-async function prepare(db: Database) {
+export async function prepare(db: Database) {
   await applyMigrations(db.adapterFactory);
   await ensureReferenceData(db.prisma);
   const seed = createSeed(db.prisma);
@@ -104,6 +104,14 @@ async function prepare(db: Database) {
   return { api, raw, rawAccounts: await ids(raw) };
 }
 
+/** The databases a write benchmark runs on: PGlite in `dir`, and the scratch PostgreSQL database when there is one. */
+export function benchTargets(dir: string, scratch: { url: string } | null): { label: string; env: Record<string, string>; open: () => Promise<Database> }[] {
+  return [
+    { label: 'PGlite', env: { DATA_DIR: dir, DATABASE_URL: '' }, open: () => openDatabase({ dataDir: dir, purpose: 'bench' }) },
+    ...(scratch ? [{ label: 'PostgreSQL', env: { DATABASE_URL: scratch.url }, open: () => openDatabase({ databaseUrl: scratch.url }) }] : []),
+  ];
+}
+
 export async function ledger(args: string[] = []): Promise<void> {
   const at = args.indexOf('--seconds');
   const seconds = at >= 0 ? Number(args[at + 1]) : 8;
@@ -111,10 +119,7 @@ export async function ledger(args: string[] = []): Promise<void> {
   const scratch = await scratchPostgres('ledger');
   console.log(`ledger: posted journal entries per second, REST vs raw SQL of the same rows, ${seconds} s per run`);
   console.log(`  ${'database'.padEnd(11)} ${'lines'.padStart(5)} ${'clients'.padStart(7)} ${'REST/s'.padStart(8)} ${'raw/s'.padStart(8)} ${'raw÷REST'.padStart(9)}  failures`);
-  const targets: { label: string; env: Record<string, string>; open: () => Promise<Database> }[] = [
-    { label: 'PGlite', env: { DATA_DIR: dir, DATABASE_URL: '' }, open: () => openDatabase({ dataDir: dir, purpose: 'bench' }) },
-    ...(scratch ? [{ label: 'PostgreSQL', env: { DATABASE_URL: scratch.url }, open: () => openDatabase({ databaseUrl: scratch.url }) }] : []),
-  ];
+  const targets = benchTargets(dir, scratch);
   try {
     for (const target of targets) {
       const db = await target.open();

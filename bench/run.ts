@@ -13,6 +13,9 @@
  *   npm run bench -- ledger [--seconds N]
  *                                  posted journal entries per second through REST (2 and 10 lines, 1 and 8
  *                                  clients) next to raw SQL writing the same rows, and their ratio
+ *   npm run bench -- changes [--seconds N]
+ *                                  posted journal entries per second with the change outbox and without
+ *                                  it (its trigger disabled), 1 and 8 clients, and the slowdown
  *   npm run bench -- reports [--lines N] [--runs N]
  *                                  1,000,000 posted lines (PostgreSQL): trial balance and balance sheet
  *                                  (service and route) against the raw SQL aggregate, general-ledger
@@ -20,6 +23,7 @@
  *   npm run bench -- fairness [--seconds N] [--per-page N]
  *                                  user B's GET /api/v2/items p50/p90/p99 alone and while user A runs 20
  *                                  concurrent heavy GraphQL queries (99 aliases, within the query limits)
+ *   npm run bench -- webhooks      webhook delivery latency p50/p99, write commit to a local receiver
  * PostgreSQL is measured in a scratch database created on BENCH_POSTGRES_URL's server (default the
  * machine's own, postgres://postgres@127.0.0.1:5432/postgres) and dropped afterwards.
  */
@@ -35,7 +39,9 @@ if (which === 'all' || which === 'cold-start') await (await import('./cold-start
 if (which === 'all' || which === 'lists') await (await import('./list-latency.ts')).listLatency();
 if (which === 'all' || which === 'load') await (await import('./load.ts')).load(args);
 if (which === 'all' || which === 'ledger') await (await import('./ledger.ts')).ledger(which === 'ledger' ? args : []);
+if (which === 'all' || which === 'changes') await (await import('./changes.ts')).changes(which === 'changes' ? args : []);
 if (which === 'all' || which === 'ledger-batch') await (await import('./ledger-batch.ts')).ledgerBatch(which === 'ledger-batch' ? args : []);
 if (which === 'all' || which === 'reports') await (await import('./reports.ts')).reports(which === 'reports' ? args : []);
+if (which === 'all' || which === 'webhooks') await (await import('./webhooks.ts')).webhooks();
 if (which === 'all' || which === 'fairness') await (await import('./fairness.ts')).fairness(which === 'fairness' ? args : []);
 process.exit(0);

@@ -27,6 +27,7 @@ import { invitationOperations } from './routes/invitations.ts';
 import { workerTaskOperations } from './routes/worker-tasks.ts';
 import { notificationSettingOperations } from './routes/notification-settings.ts';
 import { taskOperations } from './routes/tasks.ts';
+import { webhookOperations } from './routes/webhooks.ts';
 import { chatOperations } from './routes/chat.ts';
 import { portalIntegrationOperations } from './routes/portal-integrations.ts';
 import { bankIntegrationOperations } from './routes/bank-integrations.ts';
@@ -35,6 +36,7 @@ import { taxReturnOperations } from './routes/tax-returns.ts';
 import { payrollGarnishmentOperations } from './routes/payroll-garnishments.ts';
 import { payrollContractOperations } from './routes/payroll-contracts.ts';
 import { equityOperations } from './routes/equity.ts';
+import { changeOperations } from './routes/changes.ts';
 
 /** The operation table: every documented REST path, one entry each (also the MCP tools and OpenAPI paths). */
 export const operations: readonly Operation[] = [
@@ -56,6 +58,7 @@ export const operations: readonly Operation[] = [
   ...workerTaskOperations,
   ...notificationSettingOperations,
   ...taskOperations,
+  ...webhookOperations,
   ...chatOperations,
   ...portalIntegrationOperations,
   ...bankIntegrationOperations,
@@ -64,6 +67,7 @@ export const operations: readonly Operation[] = [
   ...payrollGarnishmentOperations,
   ...payrollContractOperations,
   ...equityOperations,
+  ...changeOperations,
 ];
 
 const compiledBySchema = new WeakMap<GraphQLSchema, Map<Operation, CompiledOperation>>();

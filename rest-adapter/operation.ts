@@ -130,6 +130,11 @@ export interface Operation {
    * a PDF rendered by its resolver); default 1. A file answer's weight is `representations.weight`.
    */
   weight?: number;
+  /**
+   * Error statuses the operation answers besides the ones every operation may (src/openapi/openapi.ts
+   * `errorStatuses`), each with what it means here: the change feed's 410 for an expired cursor.
+   */
+  errors?: Readonly<Partial<Record<410, string>>>;
 }
 
 /**

@@ -3,6 +3,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import cors from 'cors';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.ts';
+import { changeRetention } from './modules/changes/changes.service.ts';
+import { configureWebhooks } from './modules/webhooks/webhooks.service.ts';
 import type { Database } from './db/database.ts';
 import type { Logger } from './shared/logger.ts';
 import { schema } from './schema.ts';
@@ -87,7 +89,9 @@ type Entry = 'api' | 'graphql' | 'mcp';
 export async function createApp({ config, db, logger, rateLimits, rateLimitNamespace, demo = null, metrics = createMetrics() }: AppDeps): Promise<App> {
   const app = express();
   app.disable('x-powered-by');
+  changeRetention.days = config.changeRetentionDays; // the feed's 410 rule (one retention per process)
   app.set('trust proxy', config.trustProxy);
+  configureWebhooks({ allowPrivateUrls: config.webhookAllowPrivateUrls });
   // nosniff, Referrer-Policy, X-Frame-Options, a CSP for non-pages (pages set theirs), HSTS on https: see security-headers.ts
   app.use(securityHeaders(config.baseUrl));
   // br/gzip for HTML, JS and JSON of 1 KB and more; handlers below write plain bytes (compression.ts)

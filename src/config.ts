@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits } from './shared/query-limits.ts';
 import { INTEGRATION_SERVICES, type IntegrationService } from './integrations/services.ts';
 import { DEFAULT_FILE_LIMITS } from './modules/files/file-limits.ts';
+import { DEFAULT_CHANGE_RETENTION_DAYS } from './modules/changes/changes.rules.ts';
 import { DEFAULT_WORKER_THREADS, type HeavyWorkOptions } from './workers/heavy-work.ts';
 
 /**
@@ -23,6 +24,9 @@ const schema = z.object({
   /** pretty: one coloured line per entry (pino-pretty); json: one JSON object per line; unset: pretty on a terminal */
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   /** Lifetime of the session tokens issued by POST /v2/oauth/login */
+  /** Days the change feed keeps changes (GET /changes); a cursor older than this is 410 */
+  CHANGE_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_CHANGE_RETENTION_DAYS),
+  /** Lifetime of the session tokens issued by POST /v2/oauth/login */
   SESSION_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
   /** How long a process keeps a verified session token before looking it up again (0: every request) */
   SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
@@ -32,6 +36,11 @@ const schema = z.object({
   OAUTH_JWKS: z.string().optional(),
   /** Comma-separated secrets that sign the authorization server's cookies (first signs); default: generated once, kept in the database */
   OAUTH_COOKIE_KEYS: z.string().optional(),
+  /**
+   * `true` lets webhook URLs be http and resolve to loopback, private, link-local or unique-local
+   * addresses (development and tests); by default they must be https and public (src/modules/webhooks)
+   */
+  WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
   /** Origins browsers may call the API from: `*` (default: bearer tokens, no cookies) or a comma-separated list */
   CORS_ORIGINS: z.string().default('*'),
   /**
@@ -184,6 +193,8 @@ export interface Config {
   /** configured signing keys (private JWKs), when OAUTH_JWKS is set */
   oauthJwks: { keys: JWK[] } | undefined;
   oauthCookieKeys: string[] | undefined;
+  /** WEBHOOK_ALLOW_PRIVATE_URLS: webhook URLs may be http and private (development, tests) */
+  webhookAllowPrivateUrls: boolean;
   /** outgoing mail goes to this SMTP server; unset: written to mailOutbox */
   smtpUrl: string | undefined;
   /** METRICS_TOKEN: the bearer token /metrics asks of other addresses than loopback */
@@ -212,6 +223,8 @@ export interface Config {
   mailFrom: string;
   /** the invitation link with `{token}` in it (INVITATION_URL) */
   invitationUrl: string;
+  /** days the change feed keeps changes (CHANGE_RETENTION_DAYS) */
+  changeRetentionDays: number;
   /** the chat assistant's model API; undefined: the assistant is off */
   assistant: AssistantConfig | undefined;
   /** the external services' connectors (src/integrations) */
@@ -269,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : !e.DATABASE_URL,
     oauthJwks,
     oauthCookieKeys: e.OAUTH_COOKIE_KEYS?.split(',').map((k) => k.trim()).filter(Boolean),
+    webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === 'true',
     smtpUrl: e.SMTP_URL,
     metricsToken: e.METRICS_TOKEN,
     corsOrigins,
@@ -294,6 +308,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailOutbox: join(e.DATA_DIR, 'outbox'),
     mailFrom: e.MAIL_FROM ?? `"Accounting API" <no-reply@${new URL(baseUrl).hostname}>`,
     invitationUrl: e.INVITATION_URL ?? `${baseUrl}/public/v2/invitations/{token}`,
+    changeRetentionDays: e.CHANGE_RETENTION_DAYS,
     assistant: e.ASSISTANT_URL
       ? {
           url: e.ASSISTANT_URL.replace(/\/+$/, ''),

@@ -101,12 +101,35 @@ const POOL_SIZE = 10;
  */
 const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
 
+/**
+ * @prisma/adapter-pg 7.10 runs a script as its pieces between semicolons, which cuts a function
+ * body (the change outbox's trigger function, PL/pgSQL) apart. Run it whole, as PostgreSQL's simple
+ * query protocol takes several statements, on one connection of the pool; a failed script leaves no
+ * open transaction on that connection.
+ */
+function wholeScripts(adapter: SqlDriverAdapter): SqlDriverAdapter {
+  const a = adapter as SqlDriverAdapter & { client: { connect(): Promise<{ query(sql: string): Promise<unknown>; release(): void }> }; onError(e: unknown): never };
+  if (typeof a.client?.connect !== 'function') throw new Error('@prisma/adapter-pg changed: no pool to run scripts on (src/db/database.ts)');
+  a.executeScript = async (script: string) => {
+    const conn = await a.client.connect();
+    try {
+      await conn.query(script);
+    } catch (e) {
+      await conn.query('ROLLBACK').catch(() => undefined);
+      a.onError(e);
+    } finally {
+      conn.release();
+    }
+  };
+  return a;
+}
+
 function fairPostgres(factory: PrismaPg): SqlMigrationAwareDriverAdapterFactory {
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
-    connect: async () => fairQueries(await factory.connect(), POOL_SIZE),
-    connectToShadowDb: () => factory.connectToShadowDb(),
+    connect: async () => fairQueries(wholeScripts(await factory.connect()), POOL_SIZE),
+    connectToShadowDb: async () => wholeScripts(await factory.connectToShadowDb()),
   };
 }
 

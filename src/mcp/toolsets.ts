@@ -49,6 +49,8 @@ export const TOOLSET_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'tax-returns': 'Tax returns: prefilled data, preview, validation, submission, import',
   payroll: 'Payroll contracts and wage garnishments',
   equity: 'Share capital: issuances, transfers, buybacks, splits, positions and cap table',
+  changes: "The change feed: every write of a client account's data, oldest first in commit order, ids only (what changed since a cursor)",
+  webhooks: "Webhooks: signed POSTs of a client account's changes to a URL; subscribe, rotate the secret, see and retry deliveries",
 };
 
 /** The toolsets tools/list shows without `?modules=`: the day-to-day bookkeeping an agent does most. */

@@ -177,6 +177,7 @@ const ERRORS: Record<number, [string, string]> = {
   413: ['ContentTooLarge', 'The request body is larger than 1 MB (a JSON body), or an uploaded file larger than the operation takes (POST /files: 25 MB).'],
   406: ['NotAcceptable', 'The Accept header names no media type the operation offers (the report formats are listed in its 200 response).'],
   422: ['UnprocessableContent', 'The Idempotency-Key was already used for a different request.'],
+  410: ['Gone', 'What the request points at is gone for good (the operation says what).'],
   429: ['TooManyRequests', 'Over the per-user rate limit of the API (`/api/v2`, `/graphql` and `/mcp` count together); `Retry-After` says in how many seconds to try again.'],
   500: ['InternalServerError', 'An unexpected error; the body says nothing of its cause (quote x-request-id when reporting it).'],
   503: [
@@ -214,6 +215,7 @@ function errorStatuses(c: CompiledOperation, hasBody: boolean): number[] {
     ...(hasBody ? [413] : []),
     ...(c.op.representations ? [406] : []),
     ...(c.needsWrite ? [422] : []),
+    ...Object.keys(c.op.errors ?? {}).map(Number),
     429,
     500,
     503,
@@ -367,9 +369,10 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
   );
 
   /** The reusable error response of a status in a shape (registered on first use). */
-  const errorResponse = (status: number, shape: Shape): Ref => {
+  const errorResponse = (status: number, shape: Shape, own?: string): Ref => {
     const [schemaName, errorSchema] = ERROR_SCHEMAS[shape];
-    const [name, description] = ERRORS[status];
+    // an operation's own meaning of a status is a response of its own, named after the text's first words
+    const [name, description] = own ? [`${ERRORS[status][0]}${own.split(/\W+/).slice(0, 4).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}`, own] : ERRORS[status];
     const key = shape === 'simple' ? name : `${name}${schemaName}`;
     schemas[schemaName] ??= errorSchema;
     responses[key] ??= {
@@ -421,7 +424,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, options: { baseUrl: 
         content: c.op.multipart ? { 'multipart/form-data': multipartSchema(c.op.multipart, body), 'application/json': { schema: body } } : { 'application/json': { schema: body } },
       };
     }
-    for (const s of errorStatuses(c, !!body)) operation.responses[s] = errorResponse(s, c.op.errorShape ?? 'simple');
+    for (const s of errorStatuses(c, !!body)) operation.responses[s] = errorResponse(s, c.op.errorShape ?? 'simple', c.op.errors?.[s as 410]);
     // an alias path is the same operation; OpenAPI wants each operationId once
     for (const [i, path] of operationPaths(c.op).entries()) {
       (paths[openApiKey({ ...c.op, path })] ??= {})[c.op.method.toLowerCase()] = i === 0 ? operation : { ...operation, operationId: `${c.toolName}_at_${toSnake(path.split('/')[1])}` };

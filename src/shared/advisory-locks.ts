@@ -20,6 +20,8 @@ export const ADVISORY_LOCKS = {
   matcher: 7263,
   /** the SAF-T imports of a client account: one writes at a time (id: the client account) */
   saftImport: 3301,
+  /** the change sequencer: one run at a time assigns positions (id: 0), src/modules/changes/changes.service.ts */
+  changeSequencer: 2431,
   /** seeding the demo (id: 0) */
   demoSeed: 7265,
 } as const;

@@ -137,6 +137,13 @@ export class ConflictError extends AppError {
   }
 }
 
+/** 410: what the request points at is gone for good (a change feed cursor older than the retention: re-sync). */
+export class GoneError extends AppError {
+  constructor(message: string, code = 'common.gone') {
+    super(message, 410, code);
+  }
+}
+
 /** The request is well-formed but cannot be processed as sent (e.g. an idempotency key reused for another request). */
 export class UnprocessableError extends AppError {
   constructor(message: string, code = 'common.unprocessable') {

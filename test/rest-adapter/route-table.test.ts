@@ -77,6 +77,11 @@ const DOCUMENTED = [
   'GET /equity/transactions', 'GET /equity/transactions/:id', 'POST /equity/transactions/issue', 'POST /equity/transactions/transfer',
   'POST /equity/transactions/buyback', 'POST /equity/transactions/retire', 'POST /equity/transactions/split',
   'GET /equity/positions', 'GET /equity/cap-table', 'GET /equity/share-classes', 'GET /equity/transaction-types',
+  // designed here beyond the spec (issue 32, README "Integrations: staying in sync")
+  'GET /changes',
+  // issue 32 (our extension): webhooks of a client account's changes
+  'GET /webhooks', 'POST /webhooks', 'GET /webhooks/:id', 'PATCH /webhooks/:id', 'DELETE /webhooks/:id',
+  'POST /webhooks/:id/rotate-secret', 'GET /webhooks/:id/deliveries', 'POST /webhooks/:id/deliveries/:delivery_id/retry',
 ];
 
 /** spec 000, Authentication 6, word for word: the methods a token without write cannot perform. */
@@ -96,7 +101,7 @@ describe('operation table', () => {
   it('tool names are unique snake_case verbs', () => {
     const names = compiledOperations(schema).map((c) => c.toolName);
     expect(new Set(names).size).toBe(names.length);
-    for (const n of names) expect(n).toMatch(/^(list|get|create|update|patch|delete|deactivate|cancel|commit|import|book|upload|preview|merge|split|accept|submit|add|fetch|validate)_[a-z_]+$/);
+    for (const n of names) expect(n).toMatch(/^(list|get|create|update|patch|delete|deactivate|cancel|commit|import|book|upload|preview|merge|split|accept|submit|add|fetch|validate|rotate|retry)_[a-z_]+$/);
   });
 
   describe('spec 000: "A token without write cannot perform POST, PUT, PATCH or DELETE" — no write entry is read-only anywhere', () => {

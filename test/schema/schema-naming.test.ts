@@ -8,6 +8,11 @@ import { DIMENSION_KINDS } from '../../src/modules/journal-entries/dimensions.ts
  * says why; a new `…Id` field either gets its object field or a line here with its reason.
  */
 const NOT_A_RECORD: Readonly<Record<string, string>> = {
+  // the change feed (issue 32): resource says which table the id is of, and a deleted record's id (a tombstone) names nothing any more
+  'Change.resourceId': 'polymorphic (resource), a tombstone for a delete',
+  // webhooks (issue 32): the change a delivery carries is a feed item, read through GET /changes; the message id is the webhook-id header
+  'WebhookDelivery.changeId': 'a change feed item (GET /changes), no record of its own',
+  'WebhookDelivery.messageId': 'the webhook-id header of the delivery, not a record',
   // a line's number within its entry or document (spec 001 line_id), not a record's id
   'DocumentLine.lineId': 'line number',
   'DocumentReconciliationLine.lineId': 'line number',

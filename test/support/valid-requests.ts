@@ -104,8 +104,17 @@ export async function fixtureWorld(app: TestApp): Promise<FixtureWorld> {
   const equityTransaction = await prisma.equityTransaction.create({
     data: { clientAccountId, transactionDate: new Date('2026-01-02'), transactionType: 'ISSUANCE', transactionGroupId: randomUUID(), businessPartnerId: businessPartner.id, shareClass: 'COMMON', quantity: 1_000_000 },
   });
+  // a webhook (a public address literal: no DNS) with one delivery
+  const webhook = await prisma.webhook.create({ data: { clientAccountId, url: 'https://93.184.215.14/sweep', secret: `whsec_${randomBytes(24).toString('base64')}`, createdById: t.user.id } });
+  const delivery = await prisma.webhookDelivery.create({ data: { webhookId: webhook.id, changeId: 1n, position: 1n, messageId: `msg_sweep_${webhook.id}`, payload: '{}' } });
   const fixtures: Fixtures = {
     clientAccount: clientAccountId,
+    // the `id` of every webhook operation is the webhook's, whatever type it answers (the retry answers a delivery)
+    webhook: webhook.id,
+    webhookWithSecret: webhook.id,
+    webhookDelivery: webhook.id,
+    webhookDeliveryConnection: webhook.id,
+    delivery: delivery.id,
     payrollContract: payrollContract.id,
     equityTransaction: equityTransaction.id,
     companyBusinessPartner: company.id,
@@ -159,6 +168,7 @@ export async function fixtureWorld(app: TestApp): Promise<FixtureWorld> {
     'CreateTaxCodeInput.code': 'SW1',
     'accountByCode.code': '1920',
     'CreateWorkerTaskInput.relationType': 'voucher',
+    'CreateWebhookInput.url': 'https://93.184.215.14/sweep-new',
     accountCode: '1920',
     'currency.code': 'NOK',
     currentPassword: 'correct horse battery staple',

@@ -5,6 +5,7 @@ import { ValidationError } from '../../shared/errors.ts';
 import { findPage, inIdOrder, pageWindow, toOrderBy } from '../../shared/pagination.ts';
 import { canAccessAccount, listedAccounts, requireAccount, requireOwned } from '../../shared/tenancy.ts';
 import { check, parse, validate, type Args } from '../../shared/validation.ts';
+import { recordChange } from '../changes/changes.service.ts';
 import {
   agreedHash,
   dataHash,
@@ -201,6 +202,10 @@ export async function submitWorkerTaskResult(ctx: RequestContext, args: Args<typ
     if (type && agreedHash(results, type.requiredAgreement) !== null) {
       // the only answer that gained a vote is this one: it is the consensus
       await tx.db.workerTask.update({ where: { id: task.id }, data: { status: 'COMPLETED', completedAt: new Date(), consensusResultId: result.id }, select: { id: true } });
+    } else {
+      // results are published as their task's change (UNPUBLISHED_TABLES): a result that completes
+      // nothing leaves the task's row as it was, so its worker_task.updated is recorded here
+      await recordChange(tx.db, { clientAccountId: task.clientAccountId, resource: 'worker_task', resourceId: task.id, action: 'updated', actorId: auditUserId(tx) });
     }
     return tx.db.workerTaskResult.findUniqueOrThrow({ ...query, where: { id: result.id } });
   });
