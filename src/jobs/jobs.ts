@@ -2,6 +2,7 @@ import type { RequestContext } from '../shared/context.ts';
 import PgBoss from 'pg-boss';
 import type { Config } from '../config.ts';
 import type { Db, Prisma } from '../db/database.ts';
+import type { Metrics } from '../observability/metrics.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Logger } from '../shared/logger.ts';
 import { prismaExecutor } from './sql.ts';
@@ -37,6 +38,8 @@ export interface JobContext {
   job: { id: string; name: string; retryCount: number; retryLimit: number; createdOn: Date };
   /** aborted when the run exceeds its time (expireInSeconds) or the process shuts down */
   signal: AbortSignal;
+  /** the process's metrics, for what a job measures beyond its run (webhook delivery attempts) */
+  metrics?: Pick<Metrics, 'observeWebhookAttempt'>;
 }
 
 export type JobHandler<T> = (data: T, ctx: JobContext) => Promise<unknown>;

@@ -46,7 +46,7 @@ export interface JobRunnerOptions {
   /** work only these jobs' queues (default: all); tests sharing a PostgreSQL database name theirs */
   queues?: string[];
   /** counts each run's outcome and time (GET /metrics) */
-  metrics?: Pick<Metrics, 'observeJob'>;
+  metrics?: Pick<Metrics, 'observeJob' | 'observeWebhookAttempt'>;
 }
 
 export interface JobRunner {
@@ -248,6 +248,7 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
       mailer,
       job: { id: job.id, name: job.name, retryCount: job.retryCount, retryLimit, createdOn: job.createdOn },
       signal: entry.controller.signal,
+      metrics: options.metrics,
     });
 
     /** Calls onGiveUp, then fails the job for good: no retry, whatever pg-boss's retry_limit. */

@@ -24,6 +24,8 @@ export interface Metrics {
   observeToolCall(tool: string, outcome: 'ok' | 'error'): void;
   /** one job run ended: completed, failed (to be retried) or given_up */
   observeJob(queue: string, outcome: 'completed' | 'failed' | 'given_up', seconds: number): void;
+  /** one attempt to deliver a webhook message: succeeded (a 2xx) or failed, and how long it took */
+  observeWebhookAttempt(outcome: 'succeeded' | 'failed', seconds: number): void;
   /** reads the admission gate's state at each scrape */
   watchAdmission(admission: Admission): void;
   /** reads the job queue's depth (jobs waiting or running, by queue and state) at each scrape */
@@ -81,6 +83,18 @@ export function createMetrics(): Metrics {
     help: 'How long job runs took in this process, by queue',
     labelNames: ['queue'] as const,
     buckets: JOB_BUCKETS,
+    registers: [registry],
+  });
+  const webhookAttempts = new Counter({
+    name: 'webhook_delivery_attempts_total',
+    help: 'Webhook delivery attempts this process made, by outcome (succeeded: a 2xx answer; failed: another status, a timeout, a refused address)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const webhookDuration = new Histogram({
+    name: 'webhook_delivery_duration_seconds',
+    help: 'How long webhook delivery attempts took (the receiver has 5 s)',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
   let admission: Admission | undefined;
@@ -157,6 +171,10 @@ export function createMetrics(): Metrics {
     observeJob(queue, outcome, seconds) {
       jobRuns.inc({ queue, outcome });
       jobDuration.observe({ queue }, seconds);
+    },
+    observeWebhookAttempt(outcome, seconds) {
+      webhookAttempts.inc({ outcome });
+      webhookDuration.observe(seconds);
     },
     watchAdmission(a) {
       admission = a;

@@ -72,22 +72,26 @@ describe.each(targets())('webhook delivery (%s)', (target) => {
 
   it('a receiver that fails twice gets the same webhook-id three times, each signature verifies with standardwebhooks, and the deliveries list shows 500, 500, 200', async () => {
     useClock(new Date(), [1000, 1000, 1000]);
+    // what GET /metrics counts (webhook_delivery_attempts_total): the job passes the process's metrics as this
+    const observed: string[] = [];
+    const observe = (outcome: string) => void observed.push(outcome);
     const r = await receiver([500, 503, 200]);
     servers.push(r.server);
     const hook = await newHook(r.url);
     const project = await newProject('Webhook target');
     await dispatch();
 
-    expect(await deliverDue(app.db.prisma, hook.id)).toEqual(new Date(clock.getTime() + 1000));
+    expect(await deliverDue(app.db.prisma, hook.id, observe)).toEqual(new Date(clock.getTime() + 1000));
     expect(r.received).toHaveLength(1);
-    expect(await deliverDue(app.db.prisma, hook.id)).toEqual(new Date(clock.getTime() + 1000)); // not due yet: nothing sent
+    expect(await deliverDue(app.db.prisma, hook.id, observe)).toEqual(new Date(clock.getTime() + 1000)); // not due yet: nothing sent
     expect(r.received).toHaveLength(1);
     advance(1000);
-    await deliverDue(app.db.prisma, hook.id);
+    await deliverDue(app.db.prisma, hook.id, observe);
     advance(1000);
-    expect(await deliverDue(app.db.prisma, hook.id)).toBeNull();
+    expect(await deliverDue(app.db.prisma, hook.id, observe)).toBeNull();
 
     expect(r.received).toHaveLength(3);
+    expect(observed).toEqual(['failed', 'failed', 'succeeded']);
     const ids = r.received.map((m) => m.headers['webhook-id']);
     expect(new Set(ids).size).toBe(1);
     expect(ids[0]).toMatch(/^msg_/);

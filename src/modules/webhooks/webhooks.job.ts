@@ -32,8 +32,8 @@ export const dispatchWebhooks = defineJob(
  */
 export const deliverWebhook = defineJob<{ webhookId: number }>(
   DELIVER_JOB,
-  async ({ webhookId }, { prisma }) => {
-    const next = await deliverDue(prisma, webhookId);
+  async ({ webhookId }, { prisma, metrics }) => {
+    const next = await deliverDue(prisma, webhookId, metrics && ((outcome, seconds) => metrics.observeWebhookAttempt(outcome, seconds)));
     if (next) await enqueue(prisma, DELIVER_JOB, { webhookId }, { startAfter: next });
   },
   { retryLimit: 3, retryDelay: 30, expireInSeconds: 15 * 60, concurrency: 4, external: true },

@@ -254,7 +254,7 @@ function signingSecrets(w: Webhook, now: Date): string[] {
  * come back then. A webhook failing for `disableAfterMs` without a success is disabled, its pending
  * deliveries marked failed, and the manager who created it (else the account's owners) mailed.
  */
-export async function deliverDue(db: Db, webhookId: number): Promise<Date | null> {
+export async function deliverDue(db: Db, webhookId: number, observe?: (outcome: 'succeeded' | 'failed', seconds: number) => void): Promise<Date | null> {
   for (;;) {
     const w = await db.webhook.findUnique({ where: { id: webhookId } });
     if (!w?.enabled) return null;
@@ -270,6 +270,7 @@ export async function deliverDue(db: Db, webhookId: number): Promise<Date | null
     });
     if (claimed.count === 0) return lease;
     const result = await attempt(w, head, now);
+    observe?.(result.ok ? 'succeeded' : 'failed', result.durationMs / 1000);
     const ok = await record(db, w, head, now, result);
     if (!ok) {
       const next = await db.webhookDelivery.findUnique({ where: { id: head.id }, select: { nextAttemptAt: true, status: true } });
