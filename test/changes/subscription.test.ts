@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { changeListenerOf } from '../../src/modules/changes/changes.listener.ts';
+import { changeListenerOf, MAX_SUBSCRIPTIONS_PER_CALLER } from '../../src/modules/changes/changes.listener.ts';
+import { subscriptionTimings } from '../../src/modules/changes/changes.subscription.ts';
 import { openTestDatabase, startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 import { subscribeSse, type SseSubscription } from '../support/sse.ts';
@@ -156,6 +157,39 @@ describe.each(targets())('change feed subscriptions (%s)', (target) => {
     for (const s of streams) s.close();
   });
 
+  it(`at most ${MAX_SUBSCRIPTIONS_PER_CALLER} subscriptions of one caller at once: the next is 429 (common.rate_limited); closing one makes room`, async () => {
+    const u = await app.seed.tenant();
+    const streams = await Promise.all(Array.from({ length: MAX_SUBSCRIPTIONS_PER_CALLER }, () => subscribe(u)));
+    const refused = await subscribe(u);
+    await refused.ended;
+    expect(refused.events[0].result.errors?.[0].extensions.code).toBe('common.rate_limited');
+    expect(streams.every((s) => s.events.length === 0)).toBe(true);
+    streams[0].close();
+    await eventually(() => changeListenerOf(app.db.prisma).subscribers < MAX_SUBSCRIPTIONS_PER_CALLER);
+    const room = await subscribe(u);
+    const other = await subscribe(t); // another caller was never limited by u's streams
+    expect([room.status, other.status]).toEqual([200, 200]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(room.events).toEqual([]);
+    for (const s of [...streams, room, other]) s.close();
+  });
+
+  it('access is checked again while the stream lasts: a member removed from the account gets 403 (common.forbidden) as the last event, and the stream ends', async () => {
+    const u = await app.seed.tenant();
+    subscriptionTimings.recheckMs = 0;
+    try {
+      const s = await subscribe(u);
+      // the removal is itself a change of the account (membership.deleted): it wakes the subscriber
+      await app.db.prisma.membership.deleteMany({ where: { userId: u.user.id, clientAccountId: u.account.id } });
+      await s.ended;
+      // a read whose check ran just before the removal committed may still bring the removal itself
+      expect(s.events.at(-1)!.result.errors?.[0].extensions.code).toBe('common.forbidden');
+      expect(s.events.slice(0, -1).map((e) => e.result.data!.changes.type)).toEqual(s.events.length > 1 ? ['membership.deleted'] : []);
+    } finally {
+      subscriptionTimings.recheckMs = 60_000;
+    }
+  });
+
   it('a disconnect frees the listener: the subscriber is unregistered, and the LISTEN ends with the process\'s last subscriber', async () => {
     const listener = changeListenerOf(app.db.prisma);
     for (const s of open) s.close();
@@ -201,6 +235,26 @@ describe.each(targets())('change feed subscriptions (%s)', (target) => {
       expect(there.events[1].result.data!.changes.resourceId).toBe(String(back));
       here.close();
       there.close();
+    });
+
+    it('the LISTEN connection cut by the server is opened again, and a change written meanwhile still arrives', async () => {
+      const s = await subscribe(t);
+      const admin = new pg.Client({ connectionString: second.connectionString });
+      await admin.connect();
+      try {
+        const cut = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'regnskap changes listener' AND datname = current_database()`);
+        expect(cut.rowCount).toBeGreaterThan(0);
+      } finally {
+        await admin.end();
+      }
+      const id = await newItem(secondApp);
+      await s.waitFor(1, 3000);
+      expect(s.events[0].result.data!.changes.resourceId).toBe(String(id));
+      await eventually(() => changeListenerOf(app.db.prisma).isListening);
+      const next = await newItem(secondApp);
+      await s.waitFor(2, 1000);
+      expect(s.events[1].result.data!.changes.resourceId).toBe(String(next));
+      s.close();
     });
 
     it('a change written by a plain SQL session (no app code at all: the outbox trigger) reaches the subscriber within a second', async () => {

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Database, Prisma } from '../../db/database.ts';
 import type { Db } from '../../db/database.ts';
-import { AppError, ServiceUnavailableError } from '../../shared/errors.ts';
+import { AppError, RateLimitedError, ServiceUnavailableError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { sequenceChanges } from './changes.service.ts';
 
@@ -17,6 +17,12 @@ const SEQUENCE_DEBOUNCE_MS = 25;
 /** the first wait before the listening connection is opened again after it failed; doubles up to RECONNECT_MAX_MS */
 const RECONNECT_MS = 250;
 const RECONNECT_MAX_MS = 10_000;
+
+/**
+ * Open subscriptions of one user (or OAuth client) in one process at most: each is a connection and
+ * reads on every change of its account, and one caller's thousand streams must not crowd out the rest.
+ */
+export const MAX_SUBSCRIPTIONS_PER_CALLER = 20;
 
 /** A subscriber of one client account's changes: told the highest position sequenced. */
 type Wake = (position: bigint) => void;
@@ -44,6 +50,7 @@ interface Listening {
  */
 export class ChangeListener {
   private readonly byAccount = new Map<number, Set<Wake>>();
+  private readonly byCaller = new Map<string, number>();
   private count = 0;
   private listening?: Promise<Listening | undefined>;
   /** bumped on every open and close: a connection opened for an older generation closes itself */
@@ -74,10 +81,16 @@ export class ChangeListener {
   }
 
   /**
-   * Registers a subscriber of a client account (starting the LISTEN with the first); the function
-   * returned unregisters it (ending the LISTEN with the last). Calling it twice is harmless.
+   * Registers a subscriber of a client account for a caller (starting the LISTEN with the first); the
+   * function returned unregisters it (ending the LISTEN with the last). Calling it twice is harmless.
+   * 429 beyond MAX_SUBSCRIPTIONS_PER_CALLER of the caller's.
    */
-  subscribe(clientAccountId: number, wake: Wake): () => void {
+  subscribe(clientAccountId: number, caller: string, wake: Wake): () => void {
+    const held = this.byCaller.get(caller) ?? 0;
+    if (held >= MAX_SUBSCRIPTIONS_PER_CALLER) {
+      throw new RateLimitedError(30, `At most ${MAX_SUBSCRIPTIONS_PER_CALLER} subscriptions may be open at once; close one first`);
+    }
+    this.byCaller.set(caller, held + 1);
     let wakes = this.byAccount.get(clientAccountId);
     if (!wakes) this.byAccount.set(clientAccountId, (wakes = new Set()));
     wakes.add(wake);
@@ -87,6 +100,9 @@ export class ChangeListener {
       if (done) return;
       done = true;
       wakes.delete(wake);
+      const left = (this.byCaller.get(caller) ?? 1) - 1;
+      if (left > 0) this.byCaller.set(caller, left);
+      else this.byCaller.delete(caller);
       if (wakes.size === 0 && this.byAccount.get(clientAccountId) === wakes) this.byAccount.delete(clientAccountId);
       if (--this.count === 0) this.stop();
     };

@@ -7,10 +7,13 @@ import { ChangeRef } from './changes.types.ts';
 
 /** changes a subscriber reads per turn (the feed's largest page) */
 const PAGE = 100;
-/** how often a subscriber's access to its client account is checked again (ms): a membership removed ends the stream */
-const RECHECK_MS = 60_000;
-/** how long a subscriber waits before reading again after the database failed it (ms) */
-const RETRY_MS = 1000;
+
+export const subscriptionTimings = {
+  /** how often a subscriber's access to its client account is checked again (ms): a membership removed ends the stream */
+  recheckMs: 60_000,
+  /** how long a subscriber waits before reading again after the database failed it (ms) */
+  retryMs: 1000,
+};
 
 export interface ChangeSubscriptionArgs {
   clientAccountId: number;
@@ -27,7 +30,7 @@ export interface ChangeSubscriptionArgs {
  * also while it waits.
  *
  * An error of the request (the account is no longer the caller's) ends the stream with that error as
- * its last event; a failure of the database is retried after RETRY_MS.
+ * its last event; a failure of the database is retried after `subscriptionTimings.retryMs`.
  */
 class ChangeStream implements AsyncIterableIterator<Change | AppError> {
   private cursor = '';
@@ -50,7 +53,8 @@ class ChangeStream implements AsyncIterableIterator<Change | AppError> {
     private readonly listener: ChangeListener,
   ) {
     // registered before the start is read: nothing sequenced in between is missed
-    this.unsubscribe = listener.subscribe(args.clientAccountId, (position) => this.wake(position));
+    const caller = ctx.actor.clientCredentials && ctx.actor.clientId ? `client:${ctx.actor.clientId}` : `user:${ctx.actor.userId}`;
+    this.unsubscribe = listener.subscribe(args.clientAccountId, caller, (position) => this.wake(position));
   }
 
   /** Checks the request and finds where to start: after `after` (reading what came since), or at the feed's end now. */
@@ -75,7 +79,7 @@ class ChangeStream implements AsyncIterableIterator<Change | AppError> {
   private async read(): Promise<void> {
     const upTo = this.notified;
     this.due = false;
-    if (Date.now() - this.checkedAt > RECHECK_MS) {
+    if (Date.now() - this.checkedAt >= subscriptionTimings.recheckMs) {
       this.ctx.invalidateEligibleAccounts(); // listChanges checks the account again
       this.checkedAt = Date.now();
     }
@@ -118,7 +122,7 @@ class ChangeStream implements AsyncIterableIterator<Change | AppError> {
         }
         this.ctx.logger.warn({ err: e }, 'change subscription: reading the feed failed; retrying');
         this.due = true;
-        await this.pause(RETRY_MS);
+        await this.pause(subscriptionTimings.retryMs);
       }
     }
     return { value: undefined, done: true };
