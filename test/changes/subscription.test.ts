@@ -117,12 +117,14 @@ describe.each(targets())('change feed subscriptions (%s)', (target) => {
     expect(s.events.map((e) => [e.result.data!.changes.type, e.result.data!.changes.resourceId])).toEqual([['item.updated', String(id)]]);
     s.close();
     const bad = await subscribe(t, { types: ['item.nope'] });
+    expect(bad.status).toBe(400);
     await bad.ended;
     expect(bad.events[0].result.errors?.[0].extensions.code).toBe('common.validation_error');
   });
 
   it('"another tenant sees nothing": another tenant\'s token is refused 403 (common.forbidden) and the stream ends; its own subscription gets none of this tenant\'s changes', async () => {
     const foreign = await subscribe(t, {}, { token: other.user.token });
+    expect(foreign.status).toBe(403);
     await foreign.ended;
     expect(foreign.events.map((e) => e.result.errors?.[0].extensions.code)).toEqual(['common.forbidden']);
     expect(foreign.events[0].result.data ?? null).toBeNull();
@@ -138,6 +140,8 @@ describe.each(targets())('change feed subscriptions (%s)', (target) => {
 
   it('authentication as on every GraphQL operation: no token is 401 (common.unauthenticated); a read-only token may subscribe; over GET too (as GraphiQL sends it)', async () => {
     const anonymous = await subscribe(t, {}, { token: undefined });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer /);
     await anonymous.ended;
     expect(anonymous.events[0].result.errors?.[0].extensions.code).toBe('common.unauthenticated');
     const reader = await subscribe(t, {}, { token: t.user.readToken, method: 'GET' });
@@ -161,6 +165,7 @@ describe.each(targets())('change feed subscriptions (%s)', (target) => {
     const u = await app.seed.tenant();
     const streams = await Promise.all(Array.from({ length: MAX_SUBSCRIPTIONS_PER_CALLER }, () => subscribe(u)));
     const refused = await subscribe(u);
+    expect([refused.status, refused.headers.get('retry-after')]).toEqual([429, '30']);
     await refused.ended;
     expect(refused.events[0].result.errors?.[0].extensions.code).toBe('common.rate_limited');
     expect(streams.every((s) => s.events.length === 0)).toBe(true);
