@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import cors from 'cors';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.ts';
 import { changeRetention } from './modules/changes/changes.service.ts';
+import { serveChangeSubscriptions } from './modules/changes/changes.listener.ts';
 import { configureWebhooks } from './modules/webhooks/webhooks.service.ts';
 import type { Database } from './db/database.ts';
 import type { Logger } from './shared/logger.ts';
@@ -22,7 +23,7 @@ import { checkTrustedDocuments, persistedOperations } from './shared/persisted-o
 import { graphqlCacheHeaders } from './shared/graphql-cache-headers.ts';
 import { guardGraphqlHttp, guardPath, guardQuery, jsonBody } from './http/input-guard.ts';
 import { errorShapeOf, sendError } from './http/error-renderer.ts';
-import { admissionControl, requestKeys, type Admission } from './http/admission.ts';
+import { admissionControl, release, requestKeys, type Admission } from './http/admission.ts';
 import { bodyTimeout, timedOut } from './http/body-timeout.ts';
 import { bearerChallenge, MethodNotAllowedError, NoSuchEndpointError, UnauthenticatedError } from './shared/errors.ts';
 import type { createMcpHandler } from './mcp/mcp.ts';
@@ -76,6 +77,20 @@ export interface App {
 const UNGATED = new Set(['/health', '/health/live', '/health/ready', '/metrics']);
 
 type ContextRequest = Request & { ctx: RequestContext; requestId: string; clientRequestId?: string };
+
+/**
+ * A subscription's event stream, once established (its checks passed), waits for events rather than
+ * working: its request gives its admission slot back (src/http/admission.ts, `release`), or a user's
+ * open subscriptions would take their share of slots for as long as they last.
+ */
+const releaseStreams: Plugin = {
+  onSubscribe: ({ args }) => ({
+    onSubscribeResult: ({ result }) => {
+      const req = (args.contextValue as { req?: Request }).req;
+      if (req && result && typeof result === 'object' && Symbol.asyncIterator in result) release(req);
+    },
+  }),
+};
 /** A caller's X-Request-Id that is kept (logged and echoed): 8–128 letters, digits and `_.:-`. */
 const CLIENT_REQUEST_ID = /^[\w.:-]{8,128}$/;
 /** the entry points that take bearer tokens */
@@ -92,6 +107,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   changeRetention.days = config.changeRetentionDays; // the feed's 410 rule (one retention per process)
   app.set('trust proxy', config.trustProxy);
   configureWebhooks({ allowPrivateUrls: config.webhookAllowPrivateUrls });
+  serveChangeSubscriptions(db, logger); // GraphQL subscriptions of the change feed: this process's LISTEN, opened with the first subscriber
   // nosniff, Referrer-Policy, X-Frame-Options, a CSP for non-pages (pages set theirs), HSTS on https: see security-headers.ts
   app.use(securityHeaders(config.baseUrl));
   // br/gzip for HTML, JS and JSON of 1 KB and more; handlers below write plain bytes (compression.ts)
@@ -315,6 +331,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
       partialDataStatus,
       graphqlCacheHeaders(),
       graphqlMetrics(metrics),
+      releaseStreams,
     ],
   });
   // Mutations carrying Idempotency-Key: their body is buffered so the selected operation can be seen

@@ -86,9 +86,10 @@ builder.addScalarType('DateTime', DateTimeScalar);
 builder.addScalarType('JSON', JsonScalar);
 builder.addScalarType('FileContent', FileContentScalar);
 
-// Every query needs `read`, every mutation `write` (scope-auth checks type scopes before each field).
+// Every query and subscription needs `read`, every mutation `write` (scope-auth checks type scopes before each field).
 builder.queryType({ authScopes: { read: true } });
 builder.mutationType({ authScopes: { write: true } });
+builder.subscriptionType({ authScopes: { read: true } });
 
 /**
  * Options of a Query or Mutation field anyone may call, without a token (spec 002's `/public/v2`

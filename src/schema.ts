@@ -7,6 +7,7 @@ import './modules/users/users.types.ts';
 import './modules/client-accounts/client-accounts.types.ts';
 import './modules/units/units.types.ts';
 import './modules/changes/changes.types.ts';
+import './modules/changes/changes.subscription.ts';
 import './modules/tax-codes/tax-codes.types.ts';
 import './modules/currencies/currencies.types.ts';
 import './modules/ledger-accounts/ledger-accounts.types.ts';

@@ -112,6 +112,7 @@ interface KeyState {
 interface Ticket {
   weight: number;
   grow(weight: number): Promise<void>;
+  release(): void;
 }
 
 const TICKET = Symbol('admission.ticket');
@@ -126,6 +127,16 @@ type Ticketed = Request & { [TICKET]?: Ticket };
 export function weigh(req: Request, weight: number): Promise<void> {
   const ticket = (req as Ticketed)[TICKET];
   return ticket && weight > ticket.weight ? ticket.grow(weight) : Promise.resolve();
+}
+
+/**
+ * An admitted request whose response lives on, waiting for events rather than working (a GraphQL
+ * subscription's event stream, once it is established), gives its slots back: it holds none of its
+ * user's share while it lasts, and its duration is not counted in the time per request that the
+ * expected waits are estimated from. Nothing when no gate admitted it.
+ */
+export function release(req: Request): void {
+  (req as Ticketed)[TICKET]?.release();
 }
 
 /** the key of the admitted request the code now running works for */
@@ -182,7 +193,7 @@ export function admissionControl(options: AdmissionOptions): Admission {
   };
   /** a key with nothing at work and nobody waiting is dropped (memory stays bounded by the requests in flight) */
   const forget = (key: KeyState) => {
-    if (key.active === 0 && key.waiting === 0 && !key.ready) keys.delete(key.name);
+    if (key.active === 0 && key.waiting === 0 && !key.ready && keys.get(key.name) === key) keys.delete(key.name);
   };
   const fits = (key: KeyState, weight: number) => key.active + weight <= share && active + weight <= concurrency;
 
@@ -282,20 +293,23 @@ export function admissionControl(options: AdmissionOptions): Admission {
   /** The request holds `weight` slots of `key` until its response is closed. */
   const begin = (req: Request, res: Response, next: NextFunction, key: KeyState) => {
     const started = performance.now();
-    const ticket: Ticket = { weight: 1, grow: (weight) => grow(ticket, key, res, weight) };
-    (req as Ticketed)[TICKET] = ticket;
     let done = false;
-    res.once('close', () => {
+    const end = (counted: boolean) => {
       if (done) return;
       done = true;
-      const ms = performance.now() - started;
-      averageMs = averageMs === 0 ? ms : averageMs + SMOOTHING * (ms - averageMs);
+      if (counted) {
+        const ms = performance.now() - started;
+        averageMs = averageMs === 0 ? ms : averageMs + SMOOTHING * (ms - averageMs);
+      }
       key.active -= ticket.weight;
       active -= ticket.weight;
       ticket.weight = 0;
       forget(key);
       pump();
-    });
+    };
+    const ticket: Ticket = { weight: 1, grow: (weight) => (done ? Promise.resolve() : grow(ticket, key, res, weight)), release: () => end(false) };
+    (req as Ticketed)[TICKET] = ticket;
+    res.once('close', () => end(true));
     // everything the request does from here on, its database queries included, knows its key
     working.run(key.name, next);
   };

@@ -188,12 +188,21 @@ export const boundValidationErrors: Plugin<RequestContext> = {
  * response, with the bearer challenge.
  */
 export function requireToken(challenge: string): Plugin<RequestContext> {
+  const refused = (args: { contextValue: unknown; schema: GraphQLSchema; document: DocumentNode; operationName?: string | null }): ExecutionResult | undefined => {
+    const ctx = args.contextValue as RequestContext;
+    if (ctx.actor.tokenKind !== 'anonymous' || anonymousAllowed(args.schema, args.document, args.operationName)) return undefined;
+    const error = new UnauthenticatedError('A valid bearer token is required', challenge);
+    return { errors: [new GraphQLError(error.message, { originalError: error, extensions: { code: error.code, http: httpOf(error) } })] };
+  };
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const ctx = args.contextValue as RequestContext;
-      if (ctx.actor.tokenKind !== 'anonymous' || anonymousAllowed(args.schema, args.document, args.operationName)) return;
-      const error = new UnauthenticatedError('A valid bearer token is required', challenge);
-      setResultAndStopExecution({ errors: [new GraphQLError(error.message, { originalError: error, extensions: { code: error.code, http: httpOf(error) } })] });
+      const result = refused(args);
+      if (result) setResultAndStopExecution(result);
+    },
+    // a subscription (never anonymous) is refused the same way, before its stream starts
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const result = refused(args);
+      if (result) setResultAndStopExecution(result);
     },
   };
 }

@@ -298,6 +298,18 @@ export async function listChanges(ctx: RequestContext, args: ChangeFeedArgs): Pr
   };
 }
 
+/**
+ * The cursor after a client account's newest change: where a subscription that starts now reads on
+ * from (listChanges after it). The same checks as listChanges: the arguments, the caller's account.
+ */
+export async function changesEnd(ctx: RequestContext, args: Args<typeof changesArgs>): Promise<string> {
+  const parsed = parse(changesArgs, args);
+  await requireAccount(ctx, parsed.clientAccountId);
+  await sequenceChanges(ctx.db, ctx.logger);
+  const rows = await ctx.db.$queryRawUnsafe<{ last: bigint | null }[]>('SELECT max(position) AS last FROM changes WHERE client_account_id = $1', parsed.clientAccountId);
+  return encodeFeedCursor({ position: rows[0]?.last != null ? BigInt(rows[0].last) : 0n, issuedAt: Date.now() });
+}
+
 /** Deletes the changes older than the retention (the cleanup job); returns how many. */
 export async function deleteExpiredChanges(db: Db, retentionDays = changeRetention.days): Promise<number> {
   return db.$executeRawUnsafe(`DELETE FROM changes WHERE occurred_at < now() - make_interval(days => $1::int) AND position IS NOT NULL`, retentionDays);
