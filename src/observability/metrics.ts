@@ -246,11 +246,22 @@ export function metricsRoute(metrics: Metrics, token: string | undefined): Reque
 
 /**
  * The yoga plugin counting executed GraphQL operations (graphql_operations_total): each by the
- * operation it ran, ok or error by whether its result has errors. Operations refused before
+ * operation it ran, ok or error by whether its result has errors; a subscription once, when its
+ * stream starts (ok) or is refused (error). Operations refused before
  * execution (parse, validation, limits) count as requests of operation "graphql" only.
  */
 export function graphqlMetrics(metrics: Metrics): Plugin {
   return {
+    onSubscribe({ args }) {
+      const operation = getOperationAST(args.document, args.operationName ?? undefined);
+      return {
+        onSubscribeResult({ result }) {
+          // a stream started is ok; a refusal is a single result with errors
+          const refused = !isAsyncIterable(result) && !!(result as { errors?: unknown[] }).errors?.length;
+          metrics.observeGraphql(operation?.name?.value, 'subscription', refused ? 'error' : 'ok');
+        },
+      };
+    },
     onExecute({ args }) {
       const operation = getOperationAST(args.document, args.operationName ?? undefined);
       const name = operation?.name?.value;
