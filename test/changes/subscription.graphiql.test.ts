@@ -1,15 +1,13 @@
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import { onceTargets, startTestApp, type TestApp } from '../support/harness.ts';
-import { oauthKit, PASSWORD } from '../support/oauth.ts';
+import { CHROMIUM, hasChromium, signInFromGraphiql } from '../support/browser.ts';
+import { oauthKit } from '../support/oauth.ts';
 
 // Issue 32: "GraphiQL can run it". GraphiQL (yoga's) sends a subscription as GET /graphql with
 // Accept: text/event-stream through the page's fetch, which the sign-in script gives the token.
 // Without Chromium (apt-get install chromium) this is skipped, as test/platform/browser-pages.test.ts.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 const pageTargets = onceTargets();
 
 describe.skipIf(!hasChromium || pageTargets.length === 0)('the changes subscription in GraphiQL', { timeout: 240_000 }, () => {
@@ -33,15 +31,7 @@ describe.skipIf(!hasChromium || pageTargets.length === 0)('the changes subscript
       try {
         const page = await context.newPage();
         await page.goto(`${app.url}/graphql`);
-        await page.locator('#graphiql-signin').click();
-        await page.waitForURL(/\/public\/v2\/oauth\/login/);
-        await page.fill('#email', user.email);
-        await page.fill('#password', PASSWORD);
-        await page.click('button[type=submit]');
-        await page.waitForURL(/\/authorize\?/);
-        await page.click('button[value=yes]');
-        await page.waitForURL(`${app.url}/graphql**`);
-        await page.locator('#graphiql-signin', { hasText: 'Signed in' }).waitFor();
+        await signInFromGraphiql(page, app.url, user);
         const subscription = `subscription Watch { changes(clientAccountId: ${user.clientAccountId}) { type resourceId } }`;
         await page.locator('.graphiql-query-editor .monaco-editor').first().click();
         await page.keyboard.press('ControlOrMeta+A');

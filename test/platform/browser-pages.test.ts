@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { onceTargets, startTestApp, type TestApp } from '../support/harness.ts';
+import { CHROMIUM, hasChromium, signInFromGraphiql } from '../support/browser.ts';
 import { oauthKit, PASSWORD } from '../support/oauth.ts';
 import { groupingOf } from '../../src/modules/reports/grouping.ts';
 import { presentReport } from '../../src/modules/reports/reports.presenters.ts';
@@ -12,8 +12,6 @@ import { rowsFromWire } from '../reports/wire-rows.ts';
 // work under". Headers alone cannot show that: these tests load the pages in Chromium and fail on any
 // CSP violation the browser reports. Without Chromium (apt-get install chromium) they are skipped.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 const SKIPPED = `skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
 if (!hasChromium) console.warn(`browser-pages.test.ts: ${SKIPPED}`);
 
@@ -80,15 +78,7 @@ describe.skipIf(!hasChromium || pageTargets.length === 0)(`pages in Chromium${ha
       await page.locator('.monaco-editor').first().waitFor();
       await expect.poll(() => page.workers().length).toBeGreaterThan(0); // Monaco's workers (blob:) started
       await expect(page.locator('#graphiql-signin').textContent()).resolves.toBe('Sign in'); // the sign-in script ran
-      await page.locator('#graphiql-signin').click();
-      await page.waitForURL(/\/public\/v2\/oauth\/login/);
-      await page.fill('#email', user.email);
-      await page.fill('#password', PASSWORD);
-      await page.click('button[type=submit]');
-      await page.waitForURL(/\/authorize\?/);
-      await page.click('button[value=yes]');
-      await page.waitForURL(`${app.url}/graphql**`);
-      await page.locator('#graphiql-signin', { hasText: 'Signed in' }).waitFor();
+      await signInFromGraphiql(page, app.url, user);
       // back from the sign-in GraphiQL shows the first query again (test/platform/first-visit.test.ts: no empty tab)
       await page.locator('.graphiql-query-editor', { hasText: 'query FirstSteps' }).waitFor();
       const [answer] = await Promise.all([

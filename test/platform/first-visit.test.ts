@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import { onceTargets, startTestApp, targets, type TestApp } from '../support/harness.ts';
+import { CHROMIUM, hasChromium, signInFromGraphiql } from '../support/browser.ts';
 import { oauthKit, PASSWORD, type OauthUser } from '../support/oauth.ts';
 import type { Tenant } from '../support/seed.ts';
 
@@ -149,8 +149,6 @@ describe.each(targets())('first visit (%s)', (target) => {
   });
 });
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 const pageTargets = onceTargets();
 
 describe.skipIf(!hasChromium || pageTargets.length === 0)('first visit in Chromium', { timeout: 240_000 }, () => {
@@ -208,15 +206,7 @@ describe.skipIf(!hasChromium || pageTargets.length === 0)('first visit in Chromi
       try {
         await page.goto(`${app.url}/graphql`);
         await page.locator('.graphiql-query-editor', { hasText: 'query FirstSteps' }).waitFor();
-        await page.locator('#graphiql-signin').click();
-        await page.waitForURL(/\/public\/v2\/oauth\/login/);
-        await page.fill('#email', user.email);
-        await page.fill('#password', PASSWORD);
-        await page.click('button[type=submit]');
-        await page.waitForURL(/\/authorize\?/);
-        await page.click('button[value=yes]');
-        await page.waitForURL(`${app.url}/graphql**`);
-        await page.locator('#graphiql-signin', { hasText: 'Signed in' }).waitFor();
+        await signInFromGraphiql(page, app.url, user);
         // back from the sign-in: no new <untitled> tab, the query is in the editor as it opens
         await page.locator('.graphiql-query-editor', { hasText: 'query FirstSteps' }).waitFor();
         expect(await page.locator('.graphiql-tab', { hasText: '<untitled>' }).count()).toBe(0);
