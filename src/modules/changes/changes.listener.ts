@@ -6,14 +6,19 @@ import type { Logger } from '../../shared/logger.ts';
 import { sequenceChanges } from './changes.service.ts';
 
 /**
- * The notification channels of the change feed (migration `*_changes_notify`), both sent at commit:
- * `changes_pending` when a write recorded changes (no payload), `changes_sequenced` when the sequencer
- * positioned some, one per client account: `<client_account_id>:<highest position>`.
+ * The notification channel of the change feed (migration `*_changes_notify`), sent at commit when the
+ * sequencer positioned changes, one per client account: `<client_account_id>:<highest position>`.
  */
-export const CHANGE_CHANNELS = { pending: 'changes_pending', sequenced: 'changes_sequenced' } as const;
+export const CHANGE_CHANNELS = { sequenced: 'changes_sequenced' } as const;
 
 /** how long a burst of writes is gathered before the sequencer runs for it (ms) */
 const SEQUENCE_DEBOUNCE_MS = 25;
+/**
+ * How often a process with subscribers looks for changes not sequenced yet (ms): one indexed EXISTS
+ * each time. Writes notify nothing themselves (a NOTIFY would serialise every writing transaction's
+ * commit on PostgreSQL's notification lock), so this bounds how late a change reaches a subscriber.
+ */
+const SEQUENCE_POLL_MS = 200;
 /** the first wait before the listening connection is opened again after it failed; doubles up to RECONNECT_MAX_MS */
 const RECONNECT_MS = 250;
 const RECONNECT_MAX_MS = 10_000;
@@ -27,7 +32,7 @@ export const MAX_SUBSCRIPTIONS_PER_CALLER = 20;
 /** A subscriber of one client account's changes: told the highest position sequenced. */
 type Wake = (position: bigint) => void;
 
-/** An open LISTEN on both channels: one connection on PostgreSQL, the embedded engine's listeners on PGlite. */
+/** An open LISTEN: one connection on PostgreSQL, the embedded engine's listener on PGlite. */
 interface Listening {
   close(): Promise<void>;
 }
@@ -37,9 +42,10 @@ interface Listening {
  * dedicated connection on PostgreSQL, not one per subscriber), opened with the first subscriber and
  * closed with the last, so a process without subscribers holds nothing.
  *
- * - `changes_pending` (a write committed changes, in this process or any other): the sequencer runs
- *   here, debounced, so a subscriber gets a change within a second instead of at the next minute's
- *   `changes.sequence` job. Its positions notify in turn.
+ * - Every SEQUENCE_POLL_MS while it has subscribers, the process runs the sequencer (a cheap EXISTS
+ *   when nothing is pending), so a change committed by any process reaches a subscriber within a
+ *   fraction of a second instead of at the next minute's `changes.sequence` job. Its positions notify
+ *   in turn.
  * - `changes_sequenced` (positions assigned, by whatever process ran the sequencer): the subscribers
  *   of that client account are woken, and each reads on from its own cursor through the feed's read.
  * - After the connection was lost and is back, every subscriber is woken and the sequencer runs: a
@@ -58,6 +64,7 @@ export class ChangeListener {
   private reconnectMs = RECONNECT_MS;
   private reconnectTimer?: NodeJS.Timeout;
   private sequenceTimer?: NodeJS.Timeout;
+  private pollTimer?: NodeJS.Timeout;
   private sequencing = false;
   private sequenceAgain = false;
   private running = 0;
@@ -133,6 +140,10 @@ export class ChangeListener {
 
   private start(): void {
     const generation = ++this.generation;
+    if (!this.pollTimer) {
+      this.pollTimer = setInterval(() => this.pending(), SEQUENCE_POLL_MS);
+      this.pollTimer.unref();
+    }
     this.listening = this.open(generation).then(
       (l) => {
         this.reconnectMs = RECONNECT_MS;
@@ -148,6 +159,8 @@ export class ChangeListener {
 
   private stop(): void {
     ++this.generation;
+    clearInterval(this.pollTimer);
+    this.pollTimer = undefined;
     clearTimeout(this.reconnectTimer);
     clearTimeout(this.sequenceTimer);
     this.sequenceTimer = undefined;
@@ -178,15 +191,11 @@ export class ChangeListener {
   private async open(generation: number): Promise<Listening> {
     const onNotice = (channel: string, payload: string) => {
       if (generation !== this.generation) return;
-      if (channel === CHANGE_CHANNELS.pending) this.pending();
-      else if (channel === CHANGE_CHANNELS.sequenced) this.sequenced(payload);
+      if (channel === CHANGE_CHANNELS.sequenced) this.sequenced(payload);
     };
     if (this.db.pglite) {
       const pglite = this.db.pglite;
-      const off = [
-        await pglite.listen(CHANGE_CHANNELS.pending, (p) => onNotice(CHANGE_CHANNELS.pending, p)),
-        await pglite.listen(CHANGE_CHANNELS.sequenced, (p) => onNotice(CHANGE_CHANNELS.sequenced, p)),
-      ];
+      const off = [await pglite.listen(CHANGE_CHANNELS.sequenced, (p) => onNotice(CHANGE_CHANNELS.sequenced, p))];
       return {
         close: async () => {
           if (pglite.closed) return;
@@ -210,7 +219,7 @@ export class ChangeListener {
     client.on('end', () => lost());
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANGE_CHANNELS.pending}; LISTEN ${CHANGE_CHANNELS.sequenced}`);
+      await client.query(`LISTEN ${CHANGE_CHANNELS.sequenced}`);
     } catch (e) {
       closing = true;
       await client.end().catch(() => undefined);
@@ -225,7 +234,7 @@ export class ChangeListener {
     };
   }
 
-  /** A write committed changes: run the sequencer soon, once for a burst, never twice at once. */
+  /** Changes may be pending: run the sequencer soon, once for a burst, never twice at once. */
   private pending(): void {
     if (this.count === 0) return;
     if (this.sequencing || this.sequenceTimer) {
