@@ -76,7 +76,7 @@ export async function saftImportBench(args: string[] = []): Promise<void> {
         } catch {
           /* no /proc entry: the server died */
         }
-        console.log(`  POST failed after ${((Date.now() - started) / 1000).toFixed(1)} s: ${(e as Error).message} (${String((e as Error).cause ?? '')}); server peak RSS ${rss}`);
+        console.log(`  POST failed after ${((Date.now() - started) / 1000).toFixed(1)} s: ${(e as Error).message} (${String((e as Error).cause ?? '')}); server peak RSS ${rss}, ended: ${server.ended() ?? 'no'}`);
         return;
       }
       const body = (await res.json()) as { id?: number };
@@ -92,7 +92,7 @@ export async function saftImportBench(args: string[] = []): Promise<void> {
         try {
           row = (await (await fetch(`${server.base}/api/v2/saft-imports/${body.id}`, { headers: { authorization: `Bearer ${t.user.token}` } })).json()) as typeof row;
         } catch (e) {
-          console.log(`  the server stopped answering ${((Date.now() - accepted) / 1000).toFixed(1)} s into the job (POST took ${((accepted - started) / 1000).toFixed(1)} s): ${(e as Error).message} (${String((e as Error).cause ?? '')})`);
+          console.log(`  the server stopped answering ${((Date.now() - accepted) / 1000).toFixed(1)} s into the job (POST took ${((accepted - started) / 1000).toFixed(1)} s): ${(e as Error).message} (${String((e as Error).cause ?? '')}); the server ended: ${server.ended() ?? 'no, still running'}`);
           return;
         }
         if (row.status === 'COMPLETED' || row.status === 'FAILED') break;
