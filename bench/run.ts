@@ -24,6 +24,9 @@
  *                                  user B's GET /api/v2/items p50/p90/p99 alone and while user A runs 20
  *                                  concurrent heavy GraphQL queries (99 aliases, within the query limits)
  *   npm run bench -- webhooks      webhook delivery latency p50/p99, write commit to a local receiver
+ *   npm run bench -- saft-import [--lines N]
+ *                                  a SAF-T file of N lines (default 1,000,000) POSTed as a ZIP and imported
+ *                                  end to end on PostgreSQL: time, job time, lines/s, server peak RSS (not in "all")
  * PostgreSQL is measured in a scratch database created on BENCH_POSTGRES_URL's server (default the
  * machine's own, postgres://postgres@127.0.0.1:5432/postgres) and dropped afterwards.
  */
@@ -43,5 +46,6 @@ if (which === 'all' || which === 'changes') await (await import('./changes.ts'))
 if (which === 'all' || which === 'ledger-batch') await (await import('./ledger-batch.ts')).ledgerBatch(which === 'ledger-batch' ? args : []);
 if (which === 'all' || which === 'reports') await (await import('./reports.ts')).reports(which === 'reports' ? args : []);
 if (which === 'all' || which === 'webhooks') await (await import('./webhooks.ts')).webhooks();
+if (which === 'saft-import') await (await import('./saft-import.ts')).saftImportBench(args);
 if (which === 'all' || which === 'fairness') await (await import('./fairness.ts')).fairness(which === 'fairness' ? args : []);
 process.exit(0);

@@ -14,6 +14,8 @@ export interface ServerProcess {
   pid: number;
   /** resident set size now, in MB (from /proc) */
   rssMb(): number;
+  /** how the process ended ("exit code 1", "signal SIGKILL"), null while it runs */
+  ended(): string | null;
   stop(): Promise<void>;
 }
 
@@ -27,9 +29,10 @@ export async function startServer(env: Record<string, string>, options: { script
   const extra = (process.env.BENCH_SERVER_FLAGS ?? '').split(/\s+/).filter(Boolean);
   const child = spawn(process.execPath, [...(options.script ? [] : START_FLAGS), ...extra, options.script ?? 'dist/server.mjs'], {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: options.log ? 'info' : 'silent', SEED_DEMO: 'false', ...env, PORT: String(port) },
-    stdio: options.log ? ['ignore', openSync(`${options.log}.${port}`, 'w'), 'ignore'] : 'ignore',
+    stdio: options.log ? ['ignore', ...((fd) => [fd, fd])(openSync(`${options.log}.${port}`, 'w'))] : 'ignore',
   });
-  const exited = new Promise((r) => child.once('exit', r));
+  let ended: string | null = null;
+  const exited = new Promise((r) => child.once('exit', (code, signal) => r((ended = signal ? `signal ${signal}` : `exit code ${code}`))));
   const base = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode === null) child.kill('SIGTERM');
@@ -47,7 +50,7 @@ export async function startServer(env: Record<string, string>, options: { script
     }
     await new Promise((r) => setTimeout(r, 20));
   }
-  return { base, pid: child.pid!, rssMb: () => rssMb(child.pid!), stop };
+  return { base, pid: child.pid!, rssMb: () => rssMb(child.pid!), ended: () => ended, stop };
 }
 
 export function rssMb(pid: number): number {

@@ -36,18 +36,14 @@ function xsdPath(): string {
 /** Longest xmllint run; beyond it the file is refused (400) rather than holding the request. */
 const XMLLINT_TIMEOUT_MS = 120_000;
 
-/**
- * Validates the XML against the official SAF-T Financial 1.30 XSD with xmllint, in a child process
- * (its memory is its own: a hostile file cannot take this process down). Answers the schema errors
- * (at most 20), empty when it validates.
- */
-export function xsdErrors(xml: Buffer): Promise<string[]> {
+/** One xmllint run on the XML (piped to its stdin): its exit code (null when killed after XMLLINT_TIMEOUT_MS) and stderr (the first 64 KB). */
+function xmllint(args: string[], xml: Buffer): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('xmllint', ['--noout', '--nonet', '--schema', xsdPath(), '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
-    let err = '';
+    const child = spawn('xmllint', [...args, '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), XMLLINT_TIMEOUT_MS);
     child.stderr.on('data', (d: Buffer) => {
-      if (err.length < 64_000) err += d.toString('utf8');
+      if (stderr.length < 64_000) stderr += d.toString('utf8');
     });
     child.on('error', (e) => {
       clearTimeout(timer);
@@ -55,15 +51,44 @@ export function xsdErrors(xml: Buffer): Promise<string[]> {
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (signal) return resolve([`the schema validation took longer than ${XMLLINT_TIMEOUT_MS / 1000} s`]);
-      if (code === 0) return resolve([]);
-      const lines = err.split('\n').filter((l) => l.trim() && !/ fails to validate$| validates$/.test(l));
-      // "-:12: element Foo: Schemas validity error : …" → "line 12: element Foo: …"
-      resolve((lines.length ? lines : [`xmllint exited with ${code}`]).slice(0, 20).map((l) => l.replace(/^-:(\d+): /, 'line $1: ').replace('Schemas validity error : ', '')));
+      resolve({ code: signal ? null : code, stderr });
     });
     child.stdin.on('error', () => {}); // xmllint may stop reading early on a fatal error
     child.stdin.end(xml);
   });
+}
+
+/** xmllint's status lines, not problems: "- validates", "- fails to validate", "- : failed to parse", and the streaming validator's "Unimplemented block at xmlschemas.c" notice. */
+const NOT_A_PROBLEM = / fails to validate$| validates$|: failed to parse$|^Unimplemented block at /;
+
+/**
+ * Validates the XML against the official SAF-T Financial 1.30 XSD with xmllint, in a child process
+ * (its memory is its own: a hostile file cannot take this process down). Answers the schema errors
+ * (at most 20), empty when it validates.
+ *
+ * `--stream` validates while reading (libxml2's reader), so xmllint's memory does not grow with the
+ * file: on a 64 MB, 200,000-line file 7 MB and 8.5 s, against 494 MB and 14.5 s building the tree.
+ * It reports the same schema errors (the XSD's xs:key/xs:keyref select unprefixed names, so they
+ * match nothing in the SAF-T namespace in either mode; checkSaft checks the references), but a file
+ * that is not well-formed only says "failed to parse": then a second streaming pass without the
+ * schema (0.4 s on that file) names the parser error and its line, as before.
+ */
+export async function xsdErrors(xml: Buffer): Promise<string[]> {
+  const pretty = (stderr: string, code: number | null) => {
+    const lines = stderr.split('\n').filter((l) => l.trim() && !NOT_A_PROBLEM.test(l));
+    // "-:12: element Foo: Schemas validity error : …" → "line 12: element Foo: …"
+    return (lines.length ? lines : [`xmllint exited with ${code}`]).slice(0, 20).map((l) => l.replace(/^-:(\d+): /, 'line $1: ').replace('Schemas validity error : ', ''));
+  };
+  const tooLong = [`the schema validation took longer than ${XMLLINT_TIMEOUT_MS / 1000} s`];
+  const valid = await xmllint(['--stream', '--noout', '--nonet', '--schema', xsdPath()], xml);
+  if (valid.code === null) return tooLong;
+  if (valid.code === 0) return [];
+  if (/: failed to parse$/m.test(valid.stderr) && !/Schemas validity error/.test(valid.stderr)) {
+    const wellFormed = await xmllint(['--stream', '--noout', '--nonet'], xml);
+    if (wellFormed.code === null) return tooLong;
+    if (wellFormed.code !== 0) return pretty(wellFormed.stderr, wellFormed.code);
+  }
+  return pretty(valid.stderr, valid.code);
 }
 
 /** checkSaft's problems that the import takes as warnings: a party named only on lines becomes a new business partner. */

@@ -1,0 +1,116 @@
+import { readFileSync } from 'node:fs';
+import { zipSync, strToU8 } from 'fflate';
+import { openDatabase } from '../src/db/database.ts';
+import { applyMigrations } from '../src/db/migrate.ts';
+import { ensureReferenceData } from '../src/db/reference-data.ts';
+import { createSeed } from '../test/support/seed.ts';
+import { vendorSaft } from '../test/saft-import/vendor-file.ts';
+import { scratchPostgres } from './scratch-db.ts';
+import { startServer } from './server-process.ts';
+
+/**
+ * npm run bench -- saft-import [--lines N] (issue 33): a SAF-T Financial 1.30 file of N lines (N/2
+ * two-line transactions, the vendor-style file of test/saft-import) for a fresh client account on a
+ * scratch PostgreSQL database, POSTed as a ZIP to /api/v2/saft-imports of a server running as its own
+ * process, polled until COMPLETED. Prints the end-to-end time (upload, checks, job), the job's time
+ * (created_at → finished_at), lines/s and the server's peak RSS (VmHWM) next to the goal (1,000,000
+ * lines ≤ 5 minutes, RSS ≤ 512 MB). BENCH_SERVER_LOG=/tmp/x writes the server's log to /tmp/x.<port>.
+ *
+ * The default is 1,000,000 lines, but the import still parses the XML whole and refuses more than
+ * 50 MB (module README, "Limits"): until the streaming import lands, run it with --lines 100000 or
+ * less. The file is built as one string (vendorSaft), which bounds N to what a V8 string holds.
+ */
+const peakRssMb = (pid: number) =>
+  Math.round(Number(readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'))?.split(/\s+/)[1] ?? 0) / 1024);
+
+function transactions(lines: number) {
+  return Array.from({ length: Math.ceil(lines / 2) }, (_, i) => {
+    const amount = (100 + (i % 900)).toFixed(2);
+    const date = `2025-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`;
+    return {
+      journal: 'GL',
+      id: `T-${i + 1}`,
+      date,
+      description: `Bench ${i + 1}`,
+      lines: [
+        { account: '4000', side: 'D' as const, amount },
+        { account: '1920', side: 'C' as const, amount },
+      ],
+    };
+  });
+}
+
+export async function saftImportBench(args: string[] = []): Promise<void> {
+  const lines = args.includes('--lines') ? Number(args[args.indexOf('--lines') + 1]) : 1_000_000;
+  const scratch = await scratchPostgres('saft_import');
+  if (!scratch) {
+    console.log('saft-import: needs PostgreSQL (BENCH_POSTGRES_URL); skipped');
+    return;
+  }
+  try {
+    const db = await openDatabase({ databaseUrl: scratch.url });
+    await applyMigrations(db.adapterFactory);
+    await ensureReferenceData(db.prisma);
+    const t = await createSeed(db.prisma).tenant();
+    await db.close();
+
+    let started = Date.now();
+    const xml = vendorSaft('999999999', transactions(lines));
+    const zip = zipSync({ 'saft.xml': strToU8(xml) }, { level: 6 });
+    console.log(`saft-import: ${lines} lines, XML ${(xml.length / 1e6).toFixed(1)} MB, ZIP ${(zip.length / 1e6).toFixed(1)} MB (built in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+
+    const server = await startServer({ DATABASE_URL: scratch.url, API_RATE_LIMIT: 'off', REQUEST_BODY_TIMEOUT_MS: '600000' }, process.env.BENCH_SERVER_LOG ? { log: process.env.BENCH_SERVER_LOG } : {});
+    try {
+      started = Date.now();
+      const form = new FormData();
+      form.set('client_account_id', String(t.account.id));
+      form.set('allow_other_organization', 'true');
+      form.set('file', new Blob([zip], { type: 'application/zip' }), 'saft.zip');
+      let res: Response;
+      try {
+        res = await fetch(`${server.base}/api/v2/saft-imports`, { method: 'POST', headers: { authorization: `Bearer ${t.user.token}` }, body: form });
+      } catch (e) {
+        let rss = 'gone (the process ended)';
+        try {
+          rss = `${peakRssMb(server.pid)} MB`;
+        } catch {
+          /* no /proc entry: the server died */
+        }
+        console.log(`  POST failed after ${((Date.now() - started) / 1000).toFixed(1)} s: ${(e as Error).message} (${String((e as Error).cause ?? '')}); server peak RSS ${rss}, ended: ${server.ended() ?? 'no'}`);
+        return;
+      }
+      const body = (await res.json()) as { id?: number };
+      const accepted = Date.now();
+      if (res.status !== 202) {
+        console.log(`  POST answered ${res.status}: ${JSON.stringify(body).slice(0, 400)}`);
+        console.log(`  server peak RSS ${peakRssMb(server.pid)} MB`);
+        return;
+      }
+      let row: { status: string; created_at: string; finished_at: string | null; errors: unknown; summary: unknown };
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 500));
+        try {
+          row = (await (await fetch(`${server.base}/api/v2/saft-imports/${body.id}`, { headers: { authorization: `Bearer ${t.user.token}` } })).json()) as typeof row;
+        } catch (e) {
+          console.log(`  the server stopped answering ${((Date.now() - accepted) / 1000).toFixed(1)} s into the job (POST took ${((accepted - started) / 1000).toFixed(1)} s): ${(e as Error).message} (${String((e as Error).cause ?? '')}); the server ended: ${server.ended() ?? 'no, still running'}`);
+          return;
+        }
+        if (row.status === 'COMPLETED' || row.status === 'FAILED') break;
+      }
+      const total = (Date.now() - started) / 1000;
+      const job = (Date.parse(row.finished_at!) - Date.parse(row.created_at)) / 1000;
+      const rss = peakRssMb(server.pid);
+      console.log(`  status ${row.status}${row.status === 'FAILED' ? `: ${JSON.stringify(row.errors).slice(0, 400)}` : ''}`);
+      console.log(`  ${'end to end (POST → COMPLETED)'.padEnd(34)} ${total.toFixed(1).padStart(8)} s  ${(lines / total).toFixed(0).padStart(8)} lines/s`);
+      console.log(`  ${'  of it the POST (upload, checks)'.padEnd(34)} ${((accepted - started) / 1000).toFixed(1).padStart(8)} s`);
+      console.log(`  ${'the job (created → finished)'.padEnd(34)} ${job.toFixed(1).padStart(8)} s  ${(lines / job).toFixed(0).padStart(8)} lines/s`);
+      console.log(`  server peak RSS (VmHWM)            ${String(rss).padStart(8)} MB`);
+      const scaled = (total * 1_000_000) / lines;
+      console.log(`  goal 1,000,000 lines ≤ 300 s, RSS ≤ 512 MB: ${lines >= 1_000_000 ? (total <= 300 && rss <= 512 ? 'met' : 'NOT met') : `not measured at this size (linear: ${scaled.toFixed(0)} s)`}`);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await scratch.drop();
+  }
+}
