@@ -181,12 +181,22 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     ['unbalanced (one line changed)', (x: string) => x.replace('<CreditAmount><Amount>250.00</Amount>', '<CreditAmount><Amount>205.00</Amount>'), 400, 'Transaction 2 does not balance: debit − credit = 45.00'],
     ['not XML at all', () => 'PK garbage', 400, 'does not validate against the SAF-T Financial 1.30 XSD: line 1: parser error'],
     ['a ZIP without an XML file', () => new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]), 400, 'a ZIP must hold exactly one .xml file'],
+    // the whole-file import's bound (saft-file.ts, MAX_SAFT_XML_BYTES): a small ZIP inflating beyond it is refused before inflating
+    ['a ZIP whose XML inflates beyond 6 MiB', () => zipSync({ 'big.xml': new Uint8Array(6 * 1024 * 1024 + 1) }), 400, 'inflates to more than 6291456 bytes'],
   ])('a broken file, %s, is a clear 400 naming the problem, and nothing is written', async (_name, broken: (x: string) => string | Uint8Array, status, message) => {
     const t = await target_();
     const before = await written(t);
     const res = await upload(t, broken(exported), { allow_other_organization: true });
     expect(res.status, JSON.stringify(res.body)).toBe(status);
     expect(res.body.error).toContain(message);
+    expect(await written(t)).toEqual(before);
+  });
+
+  it('an upload beyond 6 MiB (the whole-file import\'s bound, README "Limits") is 413 before it is read, and nothing is written', async () => {
+    const t = await target_();
+    const before = await written(t);
+    const res = await upload(t, new Uint8Array(6 * 1024 * 1024 + 1), { allow_other_organization: true });
+    expect(res.status, JSON.stringify(res.body)).toBe(413);
     expect(await written(t)).toEqual(before);
   });
 

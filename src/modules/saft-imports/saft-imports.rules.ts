@@ -7,7 +7,7 @@ export const SAFT_IMPORT_STATUSES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED']
 export type SaftImportStatus = (typeof SAFT_IMPORT_STATUSES)[number];
 
 /** The most bytes an upload may have (an XML file or a ZIP holding one); the XML inside is bounded apart (saft-file.ts). */
-export const MAX_SAFT_UPLOAD_BYTES = 50 * 1024 * 1024;
+export const MAX_SAFT_UPLOAD_BYTES = 6 * 1024 * 1024; // as MAX_SAFT_XML_BYTES (saft-file.ts): what the whole-file import is measured to survive
 
 export const saftImportRules = {
   start: z.object({
