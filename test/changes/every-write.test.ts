@@ -130,7 +130,10 @@ const FIXTURES: Record<string, (c: Ctx) => Promise<Fixture> | Fixture> = {
     const v = await voucherFactory(app).voucher(world.t, { bytes: await pdfBytes(3) });
     return { body: { voucher_id: v.id, page_ranges: [[1, 1], [2, 3]] } };
   },
-  create_voucher_statement: () => ({ body: { comment: 'Walked' } }),
+  // ids the valid request cannot name (these answer another type than the record, or true): the fixtures' own, never a guess
+  create_voucher_statement: ({ ids }) => ({ params: { id: ids.voucher }, body: { comment: 'Walked' } }),
+  delete_voucher: async ({ app, world }) => ({ params: { id: (await voucherFactory(app).voucher(world.t, { bytes: await pdfBytes(1) })).id } }),
+  delete_task: ({ ids }) => ({ params: { id: ids.task } }),
   submit_worker_task_result: ({ made }) => ({ params: { id: made.create_worker_task.id! } }),
   cancel_invitation: ({ made }) => ({ params: { id: made.create_invitation.id! } }),
   create_yearly_account_draft: () => ({ body: { reporting_year: 2024 } }),

@@ -199,9 +199,10 @@ describe.each(targets())('background jobs (%s)', (target: Target) => {
   async function doom(fates: Fate[]) {
     const marker = uniq();
     scripts[marker] = { fates, started: runSignal() };
-    // 3 s, not 1: on a loaded machine a living run can take longer than a second to reach the point
-    // where the test kills its process, and pg-boss would then expire it as dead itself, one retry early
-    const id = (await enqueue(db.prisma, doomed, { marker }, { expireInSeconds: 3 }))!;
+    // 5 s, not 1: on a loaded machine a living run can take longer than a second to reach the point
+    // where the test kills its process, and pg-boss would then expire it as dead itself, one retry
+    // early (CI with both suites and other work on 2 cores saw 3 s fall short once)
+    const id = (await enqueue(db.prisma, doomed, { marker }, { expireInSeconds: 5 }))!;
     const { runs, restarts } = await runThroughRestarts({
       db,
       start: () => start(db, { queues: [doomed.name], pollingIntervalSeconds: 0.1 }),
@@ -221,7 +222,7 @@ describe.each(targets())('background jobs (%s)', (target: Target) => {
     // the attempt after the third run (retry_count 3) only gave the job up
     expect(job).toEqual({ state: 'failed', retryCount: 3, output: { message: PROCESS_STOPPED } });
     expect(givenUp).toEqual([expect.objectContaining({ reason: PROCESS_STOPPED, retryCount: 3, retryLimit: 2 })]);
-  });
+  }, 90_000); // three process lifetimes, each waiting out a 5 s expiry
 
   it.each([
     ['the last run dies after two that threw', ['throw', 'throw', 'die'] as Fate[], 3, PROCESS_STOPPED],
@@ -231,7 +232,7 @@ describe.each(targets())('background jobs (%s)', (target: Target) => {
     expect({ runs, restarts }).toEqual({ runs: 3, restarts: 1 });
     expect(job).toMatchObject({ state: 'failed', retryCount, output: { message: reason } });
     expect(givenUp).toEqual([expect.objectContaining({ reason, retryCount })]);
-  });
+  }, 90_000);
 
   it('a last run still under way when the server shuts down is not run again: the job is given up with "the process stopped while running this job"', async () => {
     const marker = uniq();
