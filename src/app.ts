@@ -32,6 +32,7 @@ import { PACKAGE_VERSION } from './version.ts';
 import { sessionTokenVerifier } from './modules/auth/sessions.service.ts';
 import { loadOauthKeys } from './modules/oauth/keys.ts';
 import { healthRoutes, type Readiness } from './observability/health.ts';
+import { graphqlTracing } from './observability/tracing.ts';
 import { createMetrics, graphqlMetrics, methodLabel, metricsRoute, operationOf, type Metrics } from './observability/metrics.ts';
 import { apiResourceIdentifiers, createOauthProvider, mcpResourceIdentifiers, normalizeResource, type OauthProvider } from './modules/oauth/provider.ts';
 import { jwtTokenVerifier } from './modules/oauth/jwt-verifier.ts';
@@ -331,6 +332,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
       partialDataStatus,
       graphqlCacheHeaders(),
       graphqlMetrics(metrics),
+      ...(config.tracing ? [graphqlTracing()] : []),
       releaseStreams,
     ],
   });

@@ -15,8 +15,14 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The programs bundled: name → entry source. */
-export const ENTRIES = { server: 'src/server.ts', admin: 'src/admin/cli.ts' };
+/**
+ * The programs bundled: name → entry source. `server-traced` is the server for a start with
+ * OpenTelemetry (OTEL_EXPORTER_OTLP_ENDPOINT, src/observability/tracing.mjs): the same program with
+ * the packages the instrumentations patch as Node loads them left outside the bundle (TRACED).
+ */
+export const ENTRIES = { server: 'src/server.ts', admin: 'src/admin/cli.ts', 'server-traced': 'src/server.ts' };
+/** Left as packages in `server-traced` only: loading them one module at a time costs a start some 0.25 s. */
+const TRACED = ['express', 'graphql', 'pg', 'pg-pool'];
 /**
  * The heavy-work pool's worker (src/workers/heavy-work.ts), bundled beside each program: the server
  * and the CLI start their worker threads from dist/heavy-worker.mjs.
@@ -33,11 +39,11 @@ export const BUNDLE = bundlePath('server');
  * process starting meanwhile never reads half a bundle, and two builds at once do not mix.
  */
 export async function bundle(outfile = BUNDLE, name = 'server') {
-  await bundleEntry(ENTRIES[name], outfile);
+  await bundleEntry(ENTRIES[name], outfile, name === 'server-traced' ? TRACED : []);
   await bundleEntry(WORKER_ENTRY, join(dirname(outfile), WORKER_BUNDLE));
 }
 
-async function bundleEntry(entry, outfile) {
+async function bundleEntry(entry, outfile, externals = []) {
   const { build } = await import('esbuild'); // only when building: starting a fresh bundle needs no esbuild
   const result = await build({
     entryPoints: [join(root, entry)],
@@ -49,7 +55,7 @@ async function bundleEntry(entry, outfile) {
     target: 'node20',
     sourcemap: 'linked',
     logLevel: 'warning',
-    external: ['@electric-sql/pglite', '@prisma/*', 'pglite-prisma-adapter', '@node-rs/argon2', 'swagger-ui-dist', '@graphql-yoga/render-graphiql', 'pdfkit', 'exceljs', 'piscina'],
+    external: ['@electric-sql/pglite', '@prisma/*', 'pglite-prisma-adapter', '@node-rs/argon2', 'swagger-ui-dist', '@graphql-yoga/render-graphiql', 'pdfkit', 'exceljs', 'piscina', ...externals],
     // CommonJS packages inside an ES module bundle still call require() for Node's built-ins
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   });

@@ -126,6 +126,8 @@ const schema = z.object({
    * unset: /metrics answers loopback only
    */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  // read by src/observability/tracing.mjs (the SDK); checked here so a typo stops the start
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
   /** SMTP server for outgoing mail (smtp://user:password@host:587, smtps:// for TLS from the start); unset: .eml files in DATA_DIR/outbox */
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
   /** Sender of outgoing mail; default "Accounting API" <no-reply@host of BASE_URL> */
@@ -199,6 +201,8 @@ export interface Config {
   smtpUrl: string | undefined;
   /** METRICS_TOKEN: the bearer token /metrics asks of other addresses than loopback */
   metricsToken: string | undefined;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT set: OpenTelemetry traces (src/observability/README.md) */
+  tracing: boolean;
   /** '*' or the allowed origins */
   corsOrigins: '*' | string[];
   /** the origins POST /mcp takes requests from (BASE_URL's, then MCP_ALLOWED_ORIGINS or the CORS_ORIGINS list); requests without Origin pass too */
@@ -285,6 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === 'true',
     smtpUrl: e.SMTP_URL,
     metricsToken: e.METRICS_TOKEN,
+    tracing: !!e.OTEL_EXPORTER_OTLP_ENDPOINT,
     corsOrigins,
     mcpOrigins: [
       ...new Set([

@@ -145,6 +145,7 @@ function shutdownOn(
       jobsStopped
         .then(() => mailer.close())
         .then(() => db.close())
+        .then(() => (globalThis as { __otelShutdown?: () => Promise<void> }).__otelShutdown?.()) // traces still buffered (src/observability/tracing.mjs)
         .finally(() => process.exit(0));
     });
     server.closeAllConnections();

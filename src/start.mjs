@@ -8,13 +8,16 @@
 import { pathToFileURL } from 'node:url';
 import { bundlePath, isStale } from './bundle.mjs';
 
-const name = process.argv[2] === 'admin' ? 'admin' : 'server';
+// OTEL_EXPORTER_OTLP_ENDPOINT: traces (src/observability/tracing.mjs), started before the server loads
+const traced = process.argv[2] !== 'admin' && !!process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+const name = process.argv[2] === 'admin' ? 'admin' : traced ? 'server-traced' : 'server';
 if (name === 'admin') process.argv.splice(2, 1); // the CLI reads its command from argv[2]
 
 if (isStale(name)) {
   // (the admin CLI's output is one JSON object or one error message: it bundles silently)
-  if (name === 'server') console.log('Bundling dist/server.mjs (sources changed since the last build) ...');
+  if (name !== 'admin') console.log(`Bundling dist/${name}.mjs (sources changed since the last build) ...`);
   await (await import('./bundle.mjs')).bundle(bundlePath(name), name);
 }
 process.env.NODE_ENV ??= 'production';
+if (traced) await import('./observability/tracing.mjs');
 await import(pathToFileURL(bundlePath(name)).href);
