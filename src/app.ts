@@ -211,6 +211,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   /** a request's context: the actor, and what every entry point's services may use */
   const contextFor = (req: Request, actor: Actor) => {
     const r = req as ContextRequest;
+    const authorization = req.get('authorization');
     return createRequestContext({
       db: db.prisma,
       actor,
@@ -222,6 +223,8 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
       userTokens,
       acceptLanguage: req.get('accept-language'),
       integrations,
+      // the same token checked again: expired, revoked or signed out since
+      credentialsValid: authorization ? async () => (await authenticator.authenticate(authorization, db.prisma)) !== null : undefined,
     });
   };
 

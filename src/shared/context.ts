@@ -74,6 +74,11 @@ export interface RequestContext {
   acceptLanguage?: string;
   /** the connectors to external services (src/integrations/integrations.ts); absent where none are called */
   integrations?: Integrations;
+  /**
+   * Is the token this request came with still valid (not expired, not revoked)? For what outlives
+   * its request (a subscription's stream); absent where no token was shown (system contexts).
+   */
+  credentialsValid?: () => Promise<boolean>;
 }
 
 interface ContextArgs {
@@ -94,6 +99,8 @@ interface ContextArgs {
   acceptLanguage?: string;
   /** default: the parent's (inside a transaction) */
   integrations?: Integrations;
+  /** default: the parent's (inside a transaction) */
+  credentialsValid?: () => Promise<boolean>;
 }
 
 /** The memo behind a context's eligibleAccounts(): the pending or settled lookup, and its set once it has arrived. */
@@ -134,6 +141,7 @@ function buildContext(args: ContextArgs, parent?: RequestContext): RequestContex
     userTokens: args.userTokens ?? parent?.userTokens,
     acceptLanguage: args.acceptLanguage ?? parent?.acceptLanguage,
     integrations: args.integrations ?? parent?.integrations,
+    credentialsValid: args.credentialsValid ?? parent?.credentialsValid,
     // a transaction's context answers for its request: what it looks up, the request knows too
     eligibleAccounts: () => {
       if (!memo.value) {

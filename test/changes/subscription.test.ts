@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { changeListenerOf, MAX_SUBSCRIPTIONS_PER_CALLER } from '../../src/modules/changes/changes.listener.ts';
 import { subscriptionTimings } from '../../src/modules/changes/changes.subscription.ts';
+import { forgetCachedSessions } from '../../src/http/session-cache.ts';
 import { openTestDatabase, startTestApp, targets, type TestApp } from '../support/harness.ts';
 import type { Tenant } from '../support/seed.ts';
 import { subscribeSse, type SseSubscription } from '../support/sse.ts';
@@ -190,6 +191,24 @@ describe.each(targets())('change feed subscriptions (%s)', (target) => {
       // a read whose check ran just before the removal committed may still bring the removal itself
       expect(s.events.at(-1)!.result.errors?.[0].extensions.code).toBe('common.forbidden');
       expect(s.events.slice(0, -1).map((e) => e.result.data!.changes.type)).toEqual(s.events.length > 1 ? ['membership.deleted'] : []);
+    } finally {
+      subscriptionTimings.recheckMs = 60_000;
+    }
+  });
+
+  it('the token is checked again too: a stream whose session was signed out gets 401 (common.unauthenticated) as its last event, and no change after', async () => {
+    const u = await app.seed.tenant();
+    subscriptionTimings.recheckMs = 0;
+    try {
+      const s = await subscribe(u);
+      await app.db.prisma.session.deleteMany({ where: { userId: u.user.id } });
+      forgetCachedSessions(u.user.id); // as signing out does (another process's cache forgets within SESSION_CACHE_SECONDS)
+      // a write of the account (its change recorded by the outbox) wakes the subscriber: the check runs before the read
+      await app.db.prisma.businessPartner.create({ data: { clientAccountId: u.account.id, name: 'Wakes the stream' } });
+      await s.ended;
+      expect(s.events).toHaveLength(1);
+      expect(s.events[0]!.result.errors?.[0].extensions.code).toBe('common.unauthenticated');
+      expect(s.events[0]!.result.errors?.[0].message).toMatch(/expired or was revoked/);
     } finally {
       subscriptionTimings.recheckMs = 60_000;
     }

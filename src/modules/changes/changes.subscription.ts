@@ -1,6 +1,6 @@
 import { builder } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
-import { AppError } from '../../shared/errors.ts';
+import { AppError, UnauthenticatedError } from '../../shared/errors.ts';
 import { changeListenerOf, type ChangeListener } from './changes.listener.ts';
 import { changesEnd, listChanges, type Change } from './changes.service.ts';
 import { ChangeRef } from './changes.types.ts';
@@ -9,7 +9,10 @@ import { ChangeRef } from './changes.types.ts';
 const PAGE = 100;
 
 export const subscriptionTimings = {
-  /** how often a subscriber's access to its client account is checked again (ms): a membership removed ends the stream */
+  /**
+   * how often a subscriber's token and access to its client account are checked again (ms), before
+   * its next read: a token expired, revoked or signed out, or a membership removed, ends the stream
+   */
   recheckMs: 60_000,
   /** how long a subscriber waits before reading again after the database failed it (ms) */
   retryMs: 1000,
@@ -80,6 +83,9 @@ class ChangeStream implements AsyncIterableIterator<Change | AppError> {
     const upTo = this.notified;
     this.due = false;
     if (Date.now() - this.checkedAt >= subscriptionTimings.recheckMs) {
+      if (this.ctx.credentialsValid && !(await this.ctx.credentialsValid())) {
+        throw new UnauthenticatedError('The token of this subscription has expired or was revoked: subscribe again with a valid token');
+      }
       this.ctx.invalidateEligibleAccounts(); // listChanges checks the account again
       this.checkedAt = Date.now();
     }
