@@ -8,6 +8,9 @@ import { DEFAULT_FILE_LIMITS } from './modules/files/file-limits.ts';
 import { DEFAULT_CHANGE_RETENTION_DAYS } from './modules/changes/changes.rules.ts';
 import { DEFAULT_WORKER_THREADS, type HeavyWorkOptions } from './workers/heavy-work.ts';
 
+/** The embedded database's backup, unless BACKUP_SCHEDULE says otherwise: nightly at 02:00 UTC. */
+export const DEFAULT_BACKUP_SCHEDULE = '0 2 * * *';
+
 /**
  * The only reader of process.env. Every variable the service understands is listed here (and in the
  * README); an invalid value stops the process at boot with a message naming the variable.
@@ -126,6 +129,13 @@ const schema = z.object({
    * unset: /metrics answers loopback only
    */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  // src/backup/README.md: a cron expression (UTC) or "off"; default nightly at 02:00 for the embedded database, off on PostgreSQL
+  BACKUP_SCHEDULE: z
+    .string()
+    .regex(/^(off|(\S+\s+){4}\S+)$/, 'must be a cron expression of five fields (minute hour day month weekday) or "off"')
+    .optional(),
+  BACKUP_DIR: z.string().min(1).optional(),
+  BACKUP_KEEP: z.coerce.number().int().min(1).max(1000).default(7),
   // read by src/observability/tracing.mjs (the SDK); checked here so a typo stops the start
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
   /** SMTP server for outgoing mail (smtp://user:password@host:587, smtps:// for TLS from the start); unset: .eml files in DATA_DIR/outbox */
@@ -201,6 +211,8 @@ export interface Config {
   smtpUrl: string | undefined;
   /** METRICS_TOKEN: the bearer token /metrics asks of other addresses than loopback */
   metricsToken: string | undefined;
+  /** scheduled backups (src/backup/README.md): BACKUP_SCHEDULE (undefined: none), BACKUP_DIR, BACKUP_KEEP */
+  backup: { schedule: string | undefined; dir: string; keep: number };
   /** OTEL_EXPORTER_OTLP_ENDPOINT set: OpenTelemetry traces (src/observability/README.md) */
   tracing: boolean;
   /** '*' or the allowed origins */
@@ -290,6 +302,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: e.SMTP_URL,
     metricsToken: e.METRICS_TOKEN,
     tracing: !!e.OTEL_EXPORTER_OTLP_ENDPOINT,
+    backup: {
+      schedule: e.BACKUP_SCHEDULE === 'off' ? undefined : (e.BACKUP_SCHEDULE ?? (e.DATABASE_URL ? undefined : DEFAULT_BACKUP_SCHEDULE)),
+      dir: e.BACKUP_DIR ?? join(e.DATA_DIR, 'backups'),
+      keep: e.BACKUP_KEEP,
+    },
     corsOrigins,
     mcpOrigins: [
       ...new Set([

@@ -8,7 +8,8 @@ import { migrateJobs } from '../jobs/runner.ts';
 import { AppError } from '../shared/errors.ts';
 import { fromPrismaError } from '../shared/graphql-errors.ts';
 import { createLogger } from '../shared/logger.ts';
-import { parseInvocation, usage, UsageError } from './commands.ts';
+import { parseInvocation, usage, UsageError, type CommandContext } from './commands.ts';
+import { BackupError } from '../backup/backup.ts';
 
 /**
  * npm run --silent admin -- <command> [--flag value ...]   (commands: src/admin/commands.ts)
@@ -32,6 +33,11 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 
   const config = loadConfig();
+  if (invocation.command.withoutDatabase) {
+    const result = await invocation.command.run({ config } as CommandContext, invocation.flags);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return invocation.command.exitCode?.(result) ?? 0;
+  }
   const db = await openDatabase(
     config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir, purpose: `admin ${invocation.name}` },
   );
@@ -48,7 +54,7 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 function message(e: unknown): string {
-  if (e instanceof DataDirLockedError || e instanceof ConfigError) return e.message;
+  if (e instanceof DataDirLockedError || e instanceof ConfigError || e instanceof BackupError) return e.message;
   const app = e instanceof AppError ? e : fromPrismaError(e);
   if (app) return `error: ${app.message}`;
   return `error: ${e instanceof Error ? e.message : String(e)}`;

@@ -1,4 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BackupError, restoreBackup, verifyBackup, writeBackup } from '../backup/backup.ts';
 import type { Config } from '../config.ts';
+import { openDatabase } from '../db/database.ts';
+import { DataDirLockedError } from '../db/lock.ts';
 import type { Prisma } from '../db/database.ts';
 import type { Role } from '../generated/prisma/enums.ts';
 import { createBankAccount } from '../modules/bank-accounts/bank-accounts.service.ts';
@@ -41,9 +47,9 @@ const opt = (kind: FlagKind, value: string): FlagSpec => ({ kind, value });
 const choice = (choices: readonly string[], required = false): FlagSpec => ({ kind: 'choice', required, value: choices.join('|'), choices });
 
 export interface CommandContext {
-  /** the system context every command calls the services with */
+  /** the system context every command calls the services with (absent for a command `withoutDatabase`) */
   ctx: RequestContext;
-  /** for the seed and the extra reads a command prints */
+  /** for the seed and the extra reads a command prints (absent for a command `withoutDatabase`) */
   prisma: Prisma;
   config: Config;
 }
@@ -78,11 +84,25 @@ export interface Command {
   summary: string;
   flags: Record<string, FlagSpec>;
   run(ctx: CommandContext, flags: Flags): Promise<Record<string, unknown>>;
+  /**
+   * Opens no database before running (the backup commands: a restore's target must stay empty,
+   * and a backup file is checked without one); `run` is then given only the configuration.
+   */
+  withoutDatabase?: boolean;
   /** the exit status for a result that was printed (default 0): a verification that finds a fault exits 1 */
   exitCode?: (result: Record<string, unknown>) => number;
 }
 
 const iso = (d: Date) => d.toISOString();
+const sum = (ns: number[]) => ns.reduce((a, b) => a + b, 0);
+
+/** The embedded database is held by a running server: say how its backups are made instead. */
+const heldByServer = (config: Config) => (e: unknown) => {
+  if (!(e instanceof DataDirLockedError)) throw e;
+  throw new BackupError(
+    `${e.message.split('\n')[0]}\nA running server backs up its embedded database itself, on BACKUP_SCHEDULE into ${config.backup.dir} (src/backup/README.md); stop it to write a backup now.`,
+  );
+};
 
 /** Job data can hold whole attachments: strings over 500 characters are shown as their length. */
 function elideLongStrings(value: unknown): unknown {
@@ -270,6 +290,51 @@ export const COMMANDS: Record<string, Command> = {
         broken_count: v.brokenCount,
         broken: v.broken.map((b) => ({ sequence_number: b.sequenceNumber, entry_id: b.entryId, reason: b.reason })),
       };
+    },
+  },
+
+  backup: {
+    summary:
+      'Write a backup of the database and the file store to FILE (a ZIP with a manifest of row counts and ledger chain heads), while the server keeps serving on PostgreSQL (pg_dump of one snapshot). The embedded database: only while no server holds it (the server backs it up on BACKUP_SCHEDULE)',
+    flags: { out: req('string', 'FILE') },
+    withoutDatabase: true,
+    async run({ config }, f) {
+      const db = config.databaseUrl ? undefined : await openDatabase({ dataDir: config.dataDir, purpose: 'admin backup' }).catch(heldByServer(config));
+      try {
+        const r = await writeBackup(config, f.string('out'), db);
+        return { file: r.file, bytes: r.bytes, ms: r.ms, database: r.manifest.database, migration: r.manifest.migration, tables: Object.keys(r.manifest.tables).length, rows: sum(Object.values(r.manifest.tables)), ledgers: r.manifest.chain_heads.length, files: Object.keys(r.manifest.entries).filter((e) => e.startsWith('files/')).length };
+      } finally {
+        await db?.close();
+      }
+    },
+  },
+
+  restore: {
+    summary:
+      'Restore a backup into an empty database (DATABASE_URL, else the embedded one in DATA_DIR) and an empty file store, then check it: row counts and chain heads against the manifest, verify-ledger of every account. Refuses a target that holds anything. Exit 1 when a check fails',
+    flags: { from: req('string', 'FILE') },
+    withoutDatabase: true,
+    exitCode: (result) => (result.ok ? 0 : 1),
+    async run({ config }, f) {
+      const r = await restoreBackup(config, f.string('from'));
+      return { ok: r.ok, problems: r.problems, checked: r.checked, accounts_verified: r.accounts_verified, database: r.manifest.database, created_at: r.manifest.created_at, rows: sum(Object.values(r.manifest.tables)), files: r.files };
+    },
+  },
+
+  'verify-backup': {
+    summary:
+      'Check a backup without restoring it: every entry against the manifest\'s checksums; an embedded database\'s dump is opened in memory and its counts, chain heads and ledgers are checked too. Exit 1 when a check fails',
+    flags: { from: req('string', 'FILE') },
+    withoutDatabase: true,
+    exitCode: (result) => (result.ok ? 0 : 1),
+    async run(_ctx, f) {
+      const scratch = mkdtempSync(join(tmpdir(), 'regnskap-verify-backup-'));
+      try {
+        const r = await verifyBackup(f.string('from'), scratch);
+        return { ok: r.ok, problems: r.problems, checked: r.checked, accounts_verified: r.accounts_verified, database: r.manifest.database, created_at: r.manifest.created_at, app_version: r.manifest.app_version, migration: r.manifest.migration, rows: sum(Object.values(r.manifest.tables)), ledgers: r.manifest.chain_heads.length };
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
     },
   },
 

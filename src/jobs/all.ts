@@ -17,3 +17,4 @@ import '../modules/tax-returns/tax-returns.job.ts';
 import '../modules/payroll-garnishments/payroll-garnishments.job.ts';
 import '../modules/payroll-contracts/payroll-contracts.job.ts';
 import '../modules/webhooks/webhooks.job.ts';
+import '../backup/backup.job.ts';

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../shared/context.ts';
 import PgBoss from 'pg-boss';
 import type { Config } from '../config.ts';
-import type { Db, Prisma } from '../db/database.ts';
+import type { Database, Db, Prisma } from '../db/database.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -38,6 +38,8 @@ export interface JobContext {
   job: { id: string; name: string; retryCount: number; retryLimit: number; createdOn: Date };
   /** aborted when the run exceeds its time (expireInSeconds) or the process shuts down */
   signal: AbortSignal;
+  /** the database the runner works on (a backup dumps the embedded one) */
+  db: Database;
   /** the process's metrics, for what a job measures beyond its run (webhook delivery attempts) */
   metrics?: Pick<Metrics, 'observeWebhookAttempt'>;
 }
@@ -54,8 +56,8 @@ export interface JobOptions<T extends object = any> {
   expireInSeconds?: number;
   /** runs of this job at a time in each process (default 1) */
   concurrency?: number;
-  /** cron expression (UTC): enqueue the job on this schedule, once for all processes */
-  schedule?: string;
+  /** cron expression (UTC): enqueue the job on this schedule, once for all processes; a function: from the configuration (undefined: not scheduled) */
+  schedule?: string | ((config: Config) => string | undefined);
   /**
    * The job acts outside this database (sends mail, calls another service): what it does cannot be
    * rolled back, so a chat preview of a change that enqueues it says the change needs approval.

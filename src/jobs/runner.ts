@@ -219,7 +219,8 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
     await boss.start();
     await ensureQueues(boss);
     for (const { name, options: o } of schedules ? jobDefinitions() : []) {
-      if (o.schedule) await boss.schedule(name, o.schedule, {}, { tz: 'UTC' });
+      const schedule = typeof o.schedule === 'function' ? o.schedule(config) : o.schedule;
+      if (schedule) await boss.schedule(name, schedule, {}, { tz: 'UTC' });
       else await boss.unschedule(name); // a schedule an earlier version defined
     }
   } catch (e) {
@@ -242,6 +243,7 @@ export async function startJobs(options: JobRunnerOptions): Promise<JobRunner> {
     const seconds = Number(job.expireInSeconds);
     const context = (): JobContext => ({
       prisma: db.prisma,
+      db,
       service: systemContext(db.prisma, { logger: log, files, integrations }),
       config,
       logger: log,
