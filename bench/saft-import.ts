@@ -77,6 +77,8 @@ export async function saftImportBench(args: string[] = []): Promise<void> {
           /* no /proc entry: the server died */
         }
         console.log(`  POST failed after ${((Date.now() - started) / 1000).toFixed(1)} s: ${(e as Error).message} (${String((e as Error).cause ?? '')}); server peak RSS ${rss}, ended: ${server.ended() ?? 'no'}`);
+        await new Promise((r) => setTimeout(r, 500)); // the rest of a dying server's stderr
+        console.log(`  the server's stderr, last lines:\n${server.stderrTail().split('\n').slice(-12).join('\n')}`);
         return;
       }
       const body = (await res.json()) as { id?: number };
@@ -86,13 +88,21 @@ export async function saftImportBench(args: string[] = []): Promise<void> {
         console.log(`  server peak RSS ${peakRssMb(server.pid)} MB`);
         return;
       }
+      let resets = 0;
       let row: { status: string; created_at: string; finished_at: string | null; errors: unknown; summary: unknown };
       for (;;) {
         await new Promise((r) => setTimeout(r, 500));
         try {
           row = (await (await fetch(`${server.base}/api/v2/saft-imports/${body.id}`, { headers: { authorization: `Bearer ${t.user.token}` } })).json()) as typeof row;
         } catch (e) {
+          // a reset keep-alive connection while the server's event loop was blocked (its 5 s keep-alive
+          // timer fires before it reads the waiting request) is not a dead server: poll again
+          if (!server.ended() && resets++ < 20) {
+            console.log(`  a poll failed ${((Date.now() - accepted) / 1000).toFixed(1)} s into the job (${String((e as Error).cause ?? (e as Error).message)}); the server runs: polling again`);
+            continue;
+          }
           console.log(`  the server stopped answering ${((Date.now() - accepted) / 1000).toFixed(1)} s into the job (POST took ${((accepted - started) / 1000).toFixed(1)} s): ${(e as Error).message} (${String((e as Error).cause ?? '')}); the server ended: ${server.ended() ?? 'no, still running'}`);
+          console.log(`  the server's stderr, last lines:\n${server.stderrTail().split('\n').slice(-12).join('\n')}`);
           return;
         }
         if (row.status === 'COMPLETED' || row.status === 'FAILED') break;
