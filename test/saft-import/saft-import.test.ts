@@ -17,7 +17,8 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
   let exported: string;
 
   beforeAll(async () => {
-    app = await startTestApp(target, { jobs: { queues: ['saft-imports.run'] } });
+    // SAFT_IMPORT_MAX_XML_MB: 8 MB of XML here (1 GiB by default), so the bound is testable without a 1 GiB file
+    app = await startTestApp(target, { jobs: { queues: ['saft-imports.run'] }, env: { SAFT_IMPORT_MAX_XML_MB: '8' } });
     source = await app.seed.tenant();
     await app.db.prisma.clientAccount.update({ where: { id: source.account.id }, data: { organizationNumber: randomOrganizationNumber(), vatLiable: true } });
     const customer = (await app.db.prisma.businessPartner.create({ data: { clientAccountId: source.account.id, name: 'Kafé Lillebror AS', organizationNumber: randomOrganizationNumber(), isCustomer: true } })).id;
@@ -181,8 +182,9 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     ['unbalanced (one line changed)', (x: string) => x.replace('<CreditAmount><Amount>250.00</Amount>', '<CreditAmount><Amount>205.00</Amount>'), 400, 'Transaction 2 does not balance: debit − credit = 45.00'],
     ['not XML at all', () => 'PK garbage', 400, 'does not validate against the SAF-T Financial 1.30 XSD: line 1: parser error'],
     ['a ZIP without an XML file', () => new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]), 400, 'a ZIP must hold exactly one .xml file'],
-    // the whole-file import's bound (saft-file.ts, MAX_SAFT_XML_BYTES): a small ZIP inflating beyond it is refused before inflating
-    ['a ZIP whose XML inflates beyond 6 MiB', () => zipSync({ 'big.xml': new Uint8Array(6 * 1024 * 1024 + 1) }), 400, 'inflates to more than 6291456 bytes'],
+    // the XML's bound (SAFT_IMPORT_MAX_XML_MB, 8 in this app): a small ZIP inflating beyond it is refused as it inflates
+    ['a ZIP whose XML inflates beyond SAFT_IMPORT_MAX_XML_MB', () => zipSync({ 'big.xml': new Uint8Array(8 * 1024 * 1024 + 1) }), 400, 'inflates to more than 8388608 bytes'],
+    ['an XML file beyond SAFT_IMPORT_MAX_XML_MB', () => new Uint8Array(8 * 1024 * 1024 + 1).fill(0x20), 400, 'is larger than 8388608 bytes'],
   ])('a broken file, %s, is a clear 400 naming the problem, and nothing is written', async (_name, broken: (x: string) => string | Uint8Array, status, message) => {
     const t = await target_();
     const before = await written(t);
@@ -192,12 +194,37 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     expect(await written(t)).toEqual(before);
   });
 
-  it('an upload beyond 6 MiB (the whole-file import\'s bound, README "Limits") is 413 before it is read, and nothing is written', async () => {
+  it('an upload beyond 100 MiB (MAX_SAFT_UPLOAD_BYTES, README "Limits") is 413 without being stored, and nothing is written', async () => {
     const t = await target_();
     const before = await written(t);
-    const res = await upload(t, new Uint8Array(6 * 1024 * 1024 + 1), { allow_other_organization: true });
+    const res = await upload(t, new Uint8Array(100 * 1024 * 1024 + 1), { allow_other_organization: true });
     expect(res.status, JSON.stringify(res.body)).toBe(413);
     expect(await written(t)).toEqual(before);
+  });
+
+  it('a file larger than the old 6 MiB bound (22,000 lines, 7 MB of XML) streams through: every transaction posted, the totals of the file', { timeout: 120_000 }, async () => {
+    const t = await target_();
+    const transactions = Array.from({ length: 11_000 }, (_, i) => {
+      const amount = (100 + (i % 900)).toFixed(2);
+      const date = `2025-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`;
+      return { journal: 'GL', id: `T-${i + 1}`, date, description: `Stor ${i + 1}`, lines: [{ account: '4000', side: 'D' as const, amount }, { account: '1920', side: 'C' as const, amount }] };
+    });
+    const xml = vendorSaft('999999999', transactions);
+    expect(xml.length).toBeGreaterThan(6 * 1024 * 1024);
+    const res = await upload(t, zipSync({ 'saft.xml': new TextEncoder().encode(xml) }), { allow_other_organization: true });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    let row: { status: string; summary: Record<string, unknown>; errors: unknown; progress: { processed: number; total: number } } | undefined;
+    for (let i = 0; i < 1100 && !(row && ['COMPLETED', 'FAILED'].includes(row.status)); i++) {
+      if (i) await new Promise((r) => setTimeout(r, 100));
+      row = (await app.http('GET', `/api/v2/saft-imports/${res.body.id}`, { token: t.user.token })).body;
+    }
+    expect(row!.status, JSON.stringify(row!.errors)).toBe('COMPLETED');
+    expect(row!.progress).toEqual({ processed: 11_000, total: 11_000 });
+    expect(row!.summary).toMatchObject({ journal_entries: 11_000, lines: 22_000 });
+    expect(await app.db.prisma.journalEntry.count({ where: { clientAccountId: t.account.id } })).toBe(11_000);
+    const sums = await app.db.prisma.journalEntryLine.aggregate({ where: { clientAccountId: t.account.id }, _sum: { debit: true, credit: true } });
+    const total = transactions.reduce((n, x) => n + Number(x.lines[0]!.amount), 0).toFixed(2);
+    expect([sums._sum.debit?.toFixed(2), sums._sum.credit?.toFixed(2)]).toEqual([total, total]);
   });
 
   it('"A file whose periods overlap posted entries of the account … is 409 and nothing is written"', async () => {
