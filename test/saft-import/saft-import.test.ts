@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { zipSync } from 'fflate';
+import { saftImportFile } from '../../src/modules/saft-imports/saft-imports.service.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSaft } from '../../src/modules/reports/saft/saft.checks.ts';
 import { verifyLedger } from '../../src/modules/journal-entries/ledger-chain.ts';
@@ -202,6 +204,22 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     expect(await written(t)).toEqual(before);
   });
 
+  it('GraphQL importSaftFile takes the file as base64 (FileContent) and runs the same import; saftImport shows it; a broken file is common.validation_error with the same words', async () => {
+    const t = await target_();
+    const org = (await app.db.prisma.clientAccount.findUniqueOrThrow({ where: { id: t.account.id } })).organizationNumber!;
+    const mutation = `mutation ($clientAccountId: Int!, $content: FileContent!) { importSaftFile(clientAccountId: $clientAccountId, fileName: "vendor.xml", contentBase64: $content) { id status } }`;
+    const broken = await app.gql(t.user.token, mutation, { clientAccountId: t.account.id, content: Buffer.from(vendorSaft(org).replace('<CreditAmount><Amount>', '<CreditAmount><Amount>1')).toString('base64') });
+    expect(broken.errors?.[0]?.message).toContain('fails the SAF-T checks (totals, balance, references)');
+    expect(broken.errors?.[0]?.extensions?.code).toBe('common.validation_error');
+    const started = await app.gql(t.user.token, mutation, { clientAccountId: t.account.id, content: Buffer.from(vendorSaft(org)).toString('base64') });
+    expect(started.errors).toBeUndefined();
+    expect(started.data.importSaftFile.status).toBe('QUEUED');
+    const done = await finished(t, started.data.importSaftFile.id);
+    expect(done.status, JSON.stringify(done.errors)).toBe('COMPLETED');
+    const read = await app.gql(t.user.token, `query ($id: Int!) { saftImport(id: $id) { status fileName progress { processed total } } }`, { id: started.data.importSaftFile.id });
+    expect(read.data.saftImport).toEqual({ status: 'COMPLETED', fileName: 'vendor.xml', progress: { processed: 5, total: 5 } });
+  });
+
   it('a file larger than the old 6 MiB bound (22,000 lines, 7 MB of XML) streams through: every transaction posted, the totals of the file', { timeout: 120_000 }, async () => {
     const t = await target_();
     const transactions = Array.from({ length: 11_000 }, (_, i) => {
@@ -225,6 +243,9 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     const sums = await app.db.prisma.journalEntryLine.aggregate({ where: { clientAccountId: t.account.id }, _sum: { debit: true, credit: true } });
     const total = transactions.reduce((n, x) => n + Number(x.lines[0]!.amount), 0).toFixed(2);
     expect([sums._sum.debit?.toFixed(2), sums._sum.credit?.toFixed(2)]).toEqual([total, total]);
+    // the XML lived in $DATA_DIR/saft-imports until its job had run, never in the row
+    expect(existsSync(saftImportFile(app.config.dataDir, res.body.id))).toBe(false);
+    expect((await app.db.prisma.saftImport.findUniqueOrThrow({ where: { id: res.body.id } })).content).toBeNull();
   });
 
   it('"A file whose periods overlap posted entries of the account … is 409 and nothing is written"', async () => {
