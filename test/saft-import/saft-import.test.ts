@@ -220,6 +220,29 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     expect(read.data.saftImport).toEqual({ status: 'COMPLETED', fileName: 'vendor.xml', progress: { processed: 5, total: 5 } });
   });
 
+  it('the MCP tool import_saft_file takes content_base64 and file_name and runs the same import; a broken file is a tool error with the same words', async () => {
+    const t = await target_();
+    const org = (await app.db.prisma.clientAccount.findUniqueOrThrow({ where: { id: t.account.id } })).organizationNumber!;
+    const call = (xml: string) =>
+      app.http('POST', '/mcp', {
+        token: t.user.token,
+        headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'import_saft_file', arguments: { client_account_id: t.account.id, file_name: 'mcp.xml', content_base64: Buffer.from(xml).toString('base64') } } },
+      });
+    const broken = await call(vendorSaft(org).replace('<CreditAmount><Amount>', '<CreditAmount><Amount>1'));
+    expect(broken.status).toBe(200);
+    expect(broken.body.result.isError).toBe(true);
+    expect(broken.body.result.content[0].text).toContain('fails the SAF-T checks (totals, balance, references)');
+    const res = await call(vendorSaft(org));
+    expect(res.status).toBe(200);
+    expect(res.body.result.isError, JSON.stringify(res.body.result)).toBeFalsy();
+    const started = JSON.parse(res.body.result.content[0].text);
+    expect(started.status).toBe('QUEUED');
+    const done = await finished(t, started.id);
+    expect(done.status, JSON.stringify(done.errors)).toBe('COMPLETED');
+    expect(done.summary).toMatchObject({ journal_entries: 5 });
+  });
+
   it('a file larger than the old 6 MiB bound (22,000 lines, 7 MB of XML) streams through: every transaction posted, the totals of the file', { timeout: 120_000 }, async () => {
     const t = await target_();
     const transactions = Array.from({ length: 11_000 }, (_, i) => {
