@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { enqueue } from '../../src/jobs/jobs.ts';
 import { zipSync } from 'fflate';
-import { saftImportFile } from '../../src/modules/saft-imports/saft-imports.service.ts';
+import { SAFT_IMPORT_JOB, saftImportFile } from '../../src/modules/saft-imports/saft-imports.service.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSaft } from '../../src/modules/reports/saft/saft.checks.ts';
 import { verifyLedger } from '../../src/modules/journal-entries/ledger-chain.ts';
@@ -241,6 +243,21 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     const done = await finished(t, started.id);
     expect(done.status, JSON.stringify(done.errors)).toBe('COMPLETED');
     expect(done.summary).toMatchObject({ journal_entries: 5 });
+  });
+
+  it('an import queued before the import streamed (its XML in the row) still runs: the job moves the XML to DATA_DIR and empties the row', async () => {
+    const t = await target_();
+    const org = (await app.db.prisma.clientAccount.findUniqueOrThrow({ where: { id: t.account.id } })).organizationNumber!;
+    const xml = Buffer.from(vendorSaft(org));
+    const row = await app.db.prisma.saftImport.create({
+      data: { clientAccountId: t.account.id, status: 'QUEUED', fileName: 'old.xml', fileHash: createHash('sha256').update(xml).digest('hex'), content: new Uint8Array(xml), total: 5, createdById: t.user.id },
+    });
+    await enqueue(app.db.prisma, SAFT_IMPORT_JOB, { importId: row.id });
+    const done = await finished(t, row.id);
+    expect(done.status, JSON.stringify(done.errors)).toBe('COMPLETED');
+    expect(done.summary).toMatchObject({ journal_entries: 5 });
+    expect((await app.db.prisma.saftImport.findUniqueOrThrow({ where: { id: row.id } })).content).toBeNull();
+    expect(existsSync(saftImportFile(app.config.dataDir, row.id))).toBe(false);
   });
 
   it('a file larger than the old 6 MiB bound (22,000 lines, 7 MB of XML) streams through: every transaction posted, the totals of the file', { timeout: 120_000 }, async () => {

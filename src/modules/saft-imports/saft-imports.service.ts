@@ -284,7 +284,10 @@ export async function runSaftImport(ctx: RequestContext, importId: number, dataD
   if (!row || row.status === 'COMPLETED' || row.status === 'FAILED') return { status: (row?.status ?? 'FAILED') as SaftImportStatus };
   const path = saftImportFile(dataDir, importId);
   // a row queued before the import streamed holds its XML itself
-  if (row.content) await writeFile(path, row.content);
+  if (row.content) {
+    await mkdir(saftImportDir(dataDir), { recursive: true });
+    await writeFile(path, row.content);
+  }
   if (!existsSync(path)) {
     await ctx.db.saftImport.update({
       where: { id: importId },
