@@ -16,6 +16,11 @@ export interface ServerProcess {
   rssMb(): number;
   /** how the process ended ("exit code 1", "signal SIGKILL"), null while it runs */
   ended(): string | null;
+  /**
+   * The last 4 KB the server wrote to stderr (without a log file): V8's "FATAL ERROR: … JavaScript
+   * heap out of memory" goes there and nowhere else, so a server that died says why.
+   */
+  stderrTail(): string;
   stop(): Promise<void>;
 }
 
@@ -29,7 +34,11 @@ export async function startServer(env: Record<string, string>, options: { script
   const extra = (process.env.BENCH_SERVER_FLAGS ?? '').split(/\s+/).filter(Boolean);
   const child = spawn(process.execPath, [...(options.script ? [] : START_FLAGS), ...extra, options.script ?? 'dist/server.mjs'], {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: options.log ? 'info' : 'silent', SEED_DEMO: 'false', ...env, PORT: String(port) },
-    stdio: options.log ? ['ignore', ...((fd) => [fd, fd])(openSync(`${options.log}.${port}`, 'w'))] : 'ignore',
+    stdio: options.log ? ['ignore', ...((fd) => [fd, fd])(openSync(`${options.log}.${port}`, 'w'))] : ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString('utf8')).slice(-4096);
   });
   let ended: string | null = null;
   const exited = new Promise((r) => child.once('exit', (code, signal) => r((ended = signal ? `signal ${signal}` : `exit code ${code}`))));
@@ -50,7 +59,8 @@ export async function startServer(env: Record<string, string>, options: { script
     }
     await new Promise((r) => setTimeout(r, 20));
   }
-  return { base, pid: child.pid!, rssMb: () => rssMb(child.pid!), ended: () => ended, stop };
+  const stderrTail = () => (options.log ? readFileSync(`${options.log}.${port}`, 'utf8').slice(-4096) : stderr);
+  return { base, pid: child.pid!, rssMb: () => rssMb(child.pid!), ended: () => ended, stderrTail, stop };
 }
 
 export function rssMb(pid: number): number {

@@ -176,6 +176,12 @@ export interface MultipartOptions {
   /** the body field (wire name) of the file's name */
   fileNameField: string;
   maxBytes: number;
+  /**
+   * The file goes to a temporary file (the OS's temporary directory) instead of memory, and the
+   * variable gets a SpooledUpload (its path and size; src/shared/scalars.ts), removed when the
+   * response has been sent: for files too large to hold (the SAF-T import's).
+   */
+  toDisk?: boolean;
 }
 
 /** A file an operation answers instead of its JSON result. */

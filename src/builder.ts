@@ -9,7 +9,7 @@ import type { Prisma } from './db/database.ts';
 import type { RequestContext } from './shared/context.ts';
 import { ForbiddenError, InsufficientScopeError, UnauthenticatedError } from './shared/errors.ts';
 import { accountAccess } from './shared/tenancy.ts';
-import { DateScalar, DateTimeScalar, DecimalScalar, FileContentScalar, JsonScalar } from './shared/scalars.ts';
+import { DateScalar, DateTimeScalar, DecimalScalar, FileContentScalar, JsonScalar, type SpooledUpload } from './shared/scalars.ts';
 
 /** Which scope check failed first (write before account, so a read-only token learns the real cause). */
 function failedScopes(f: AuthFailure): string[] {
@@ -45,7 +45,7 @@ export const builder = new SchemaBuilder<{
     Date: { Input: Date; Output: Date };
     DateTime: { Input: Date; Output: Date };
     JSON: { Input: unknown; Output: unknown };
-    FileContent: { Input: Buffer; Output: never };
+    FileContent: { Input: Buffer | SpooledUpload; Output: never };
   };
 }>({
   // RelayPlugin for the connection types of every list (src/shared/page-type.ts); no global ids and

@@ -89,6 +89,8 @@ const schema = z.object({
   MAX_PDF_PAGES: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_FILE_LIMITS.maxPdfPages),
   /** MB the compressed parts of one file (a PDF's streams, a ZIP's entries) may inflate to */
   MAX_INFLATED_MB: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_FILE_LIMITS.maxInflatedBytes / 1024 / 1024),
+  /** MB of XML a SAF-T import takes at most (a ZIP's entry counted as it inflates): src/modules/saft-imports/README.md */
+  SAFT_IMPORT_MAX_XML_MB: z.coerce.number().int().min(1).max(100_000).default(1024),
   /** Pixels (width × height) of an uploaded JPEG or PNG at most */
   MAX_IMAGE_PIXELS: z.coerce.number().int().min(1).max(10_000_000_000).default(DEFAULT_FILE_LIMITS.maxImagePixels),
   /** Entries of an uploaded ZIP archive (office files included) at most */
@@ -222,6 +224,8 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** the heavy-work pool (src/workers/heavy-work.ts) and the limits on uploaded files it applies */
   heavyWork: HeavyWorkOptions;
+  /** SAF-T import: bytes of XML at most (SAFT_IMPORT_MAX_XML_MB) */
+  saftImportMaxXmlBytes: number;
   /** admission control: slots at once (0: off), slots per user, waiting at most, longest wait */
   admission: { concurrency: number; perKey: number; queueLimit: number; maxWaitMs: number; maxEventLoopDelayMs: number };
   /** the body must be in this long after admission, and the headers this long after the first byte (ms) */
@@ -315,6 +319,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ]),
     ],
     trustProxy: /^(false|off|no|0)$/i.test(e.TRUST_PROXY) ? false : /^(true|on|yes)$/i.test(e.TRUST_PROXY) ? true : /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
+    saftImportMaxXmlBytes: e.SAFT_IMPORT_MAX_XML_MB * 1024 * 1024,
     heavyWork: {
       threads: e.WORKER_THREADS ?? DEFAULT_WORKER_THREADS,
       maxMemoryMb: e.WORKER_MAX_MEMORY_MB,

@@ -1,5 +1,6 @@
 import { defineOperations } from '../operation.ts';
 import { MAX_SAFT_UPLOAD_BYTES } from '../../src/modules/saft-imports/saft-imports.rules.ts';
+import { MAX_SAFT_XML_BYTES } from '../../src/modules/saft-imports/saft-file.ts';
 
 // Issue 33 (beyond the spec): SAF-T Financial import. POST /saft-imports (multipart), GET one, GET the list.
 
@@ -25,7 +26,7 @@ export const saftImportOperations = defineOperations([
     path: '/saft-imports',
     summary:
       'Import a SAF-T Financial 1.30 file into a client account (multipart/form-data: the file in `file` (XML, or a ZIP holding one), `client_account_id`, optional `dry_run` and `allow_other_organization`). ' +
-      `At most ${MAX_SAFT_UPLOAD_BYTES} bytes (413 beyond), the XML inside a ZIP as much. The whole file is checked before the answer: against the official 1.30 XSD, then totals, balanced transactions and references (400 listing the problems), ` +
+      `At most ${MAX_SAFT_UPLOAD_BYTES} bytes (413 beyond), the XML (inside a ZIP: inflated) at most ${MAX_SAFT_XML_BYTES} by default (SAFT_IMPORT_MAX_XML_MB; 400 beyond). The whole file is checked before the answer: against the official 1.30 XSD, then totals, balanced transactions and references (400 listing the problems), ` +
       'the company’s organisation number against the account’s (400 naming both, unless allow_other_organization=true), a file imported before (same SHA-256: 409) and posted entries of the account in the file’s period (409); nothing is written then. ' +
       'Otherwise 202 {id, status: QUEUED}: a job maps it all or nothing (GET /saft-imports/{id}). dry_run=true maps and checks every rule but writes no books. The account’s managers (CA, AA, BK) only.',
     document: /* GraphQL */ `
@@ -34,7 +35,7 @@ export const saftImportOperations = defineOperations([
       }`,
     status: 202,
     tenantParameter: 'client_account_id',
-    multipart: { fileField: 'file', contentField: 'content_base64', fileNameField: 'file_name', maxBytes: MAX_SAFT_UPLOAD_BYTES },
+    multipart: { fileField: 'file', contentField: 'content_base64', fileNameField: 'file_name', maxBytes: MAX_SAFT_UPLOAD_BYTES, toDisk: true },
   },
   {
     method: 'GET',

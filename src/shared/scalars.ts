@@ -127,19 +127,38 @@ function decodeBase64(text: string): Buffer {
 }
 
 /**
+ * An upload the REST adapter wrote to a temporary file instead of memory (an operation whose
+ * `multipart.toDisk` says so: the SAF-T import's files of up to 100 MB): the FileContent variable
+ * it builds in-process is then this, and the service reads the file by its path. The adapter
+ * removes the file when the request ends; a service that keeps it copies or moves it first.
+ */
+export class SpooledUpload {
+  constructor(
+    readonly path: string,
+    readonly size: number,
+  ) {}
+}
+
+/** A FileContent argument of an operation that spools nothing (its bytes are in memory). */
+export function inMemory(content: Buffer | SpooledUpload): Buffer {
+  if (content instanceof SpooledUpload) throw new Error('This operation takes its file in memory, not spooled to disk');
+  return content;
+}
+
+/**
  * A file's bytes, input only: base64 text where the request is JSON (GraphQL variables and literals,
  * MCP arguments, whose bodies are limited to 1 MB); the REST adapter hands a multipart upload's
  * bytes over as they are (a Buffer in the variables it builds in-process), so a 25 MB file is never
  * base64 text.
  */
-export const FileContentScalar = new GraphQLScalarType<Buffer, never>({
+export const FileContentScalar = new GraphQLScalarType<Buffer | SpooledUpload, never>({
   name: 'FileContent',
   description: 'The bytes of a file as base64 (RFC 4648 with padding). Input only.',
   serialize: () => {
     throw new GraphQLError('FileContent is an input type');
   },
   parseValue: (v) => {
-    if (Buffer.isBuffer(v)) return v;
+    if (Buffer.isBuffer(v) || v instanceof SpooledUpload) return v;
     if (typeof v === 'string') return decodeBase64(v);
     throw new GraphQLError('FileContent must be a base64 string');
   },

@@ -1,4 +1,8 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { enqueue } from '../../src/jobs/jobs.ts';
 import { zipSync } from 'fflate';
+import { SAFT_IMPORT_JOB, saftImportFile } from '../../src/modules/saft-imports/saft-imports.service.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSaft } from '../../src/modules/reports/saft/saft.checks.ts';
 import { verifyLedger } from '../../src/modules/journal-entries/ledger-chain.ts';
@@ -17,7 +21,8 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
   let exported: string;
 
   beforeAll(async () => {
-    app = await startTestApp(target, { jobs: { queues: ['saft-imports.run'] } });
+    // SAFT_IMPORT_MAX_XML_MB: 8 MB of XML here (1 GiB by default), so the bound is testable without a 1 GiB file
+    app = await startTestApp(target, { jobs: { queues: ['saft-imports.run'] }, env: { SAFT_IMPORT_MAX_XML_MB: '8' } });
     source = await app.seed.tenant();
     await app.db.prisma.clientAccount.update({ where: { id: source.account.id }, data: { organizationNumber: randomOrganizationNumber(), vatLiable: true } });
     const customer = (await app.db.prisma.businessPartner.create({ data: { clientAccountId: source.account.id, name: 'Kafé Lillebror AS', organizationNumber: randomOrganizationNumber(), isCustomer: true } })).id;
@@ -181,8 +186,9 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     ['unbalanced (one line changed)', (x: string) => x.replace('<CreditAmount><Amount>250.00</Amount>', '<CreditAmount><Amount>205.00</Amount>'), 400, 'Transaction 2 does not balance: debit − credit = 45.00'],
     ['not XML at all', () => 'PK garbage', 400, 'does not validate against the SAF-T Financial 1.30 XSD: line 1: parser error'],
     ['a ZIP without an XML file', () => new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]), 400, 'a ZIP must hold exactly one .xml file'],
-    // the whole-file import's bound (saft-file.ts, MAX_SAFT_XML_BYTES): a small ZIP inflating beyond it is refused before inflating
-    ['a ZIP whose XML inflates beyond 6 MiB', () => zipSync({ 'big.xml': new Uint8Array(6 * 1024 * 1024 + 1) }), 400, 'inflates to more than 6291456 bytes'],
+    // the XML's bound (SAFT_IMPORT_MAX_XML_MB, 8 in this app): a small ZIP inflating beyond it is refused as it inflates
+    ['a ZIP whose XML inflates beyond SAFT_IMPORT_MAX_XML_MB', () => zipSync({ 'big.xml': new Uint8Array(8 * 1024 * 1024 + 1) }), 400, 'inflates to more than 8388608 bytes'],
+    ['an XML file beyond SAFT_IMPORT_MAX_XML_MB', () => new Uint8Array(8 * 1024 * 1024 + 1).fill(0x20), 400, 'is larger than 8388608 bytes'],
   ])('a broken file, %s, is a clear 400 naming the problem, and nothing is written', async (_name, broken: (x: string) => string | Uint8Array, status, message) => {
     const t = await target_();
     const before = await written(t);
@@ -192,12 +198,94 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     expect(await written(t)).toEqual(before);
   });
 
-  it('an upload beyond 6 MiB (the whole-file import\'s bound, README "Limits") is 413 before it is read, and nothing is written', async () => {
+  it('an upload beyond 100 MiB (MAX_SAFT_UPLOAD_BYTES, README "Limits") is 413 without being stored, and nothing is written', async () => {
     const t = await target_();
     const before = await written(t);
-    const res = await upload(t, new Uint8Array(6 * 1024 * 1024 + 1), { allow_other_organization: true });
+    const res = await upload(t, new Uint8Array(100 * 1024 * 1024 + 1), { allow_other_organization: true });
     expect(res.status, JSON.stringify(res.body)).toBe(413);
     expect(await written(t)).toEqual(before);
+  });
+
+  it('GraphQL importSaftFile takes the file as base64 (FileContent) and runs the same import; saftImport shows it; a broken file is common.validation_error with the same words', async () => {
+    const t = await target_();
+    const org = (await app.db.prisma.clientAccount.findUniqueOrThrow({ where: { id: t.account.id } })).organizationNumber!;
+    const mutation = `mutation ($clientAccountId: Int!, $content: FileContent!) { importSaftFile(clientAccountId: $clientAccountId, fileName: "vendor.xml", contentBase64: $content) { id status } }`;
+    const broken = await app.gql(t.user.token, mutation, { clientAccountId: t.account.id, content: Buffer.from(vendorSaft(org).replace('<CreditAmount><Amount>', '<CreditAmount><Amount>1')).toString('base64') });
+    expect(broken.errors?.[0]?.message).toContain('fails the SAF-T checks (totals, balance, references)');
+    expect(broken.errors?.[0]?.extensions?.code).toBe('common.validation_error');
+    const started = await app.gql(t.user.token, mutation, { clientAccountId: t.account.id, content: Buffer.from(vendorSaft(org)).toString('base64') });
+    expect(started.errors).toBeUndefined();
+    expect(started.data.importSaftFile.status).toBe('QUEUED');
+    const done = await finished(t, started.data.importSaftFile.id);
+    expect(done.status, JSON.stringify(done.errors)).toBe('COMPLETED');
+    const read = await app.gql(t.user.token, `query ($id: Int!) { saftImport(id: $id) { status fileName progress { processed total } } }`, { id: started.data.importSaftFile.id });
+    expect(read.data.saftImport).toEqual({ status: 'COMPLETED', fileName: 'vendor.xml', progress: { processed: 5, total: 5 } });
+  });
+
+  it('the MCP tool import_saft_file takes content_base64 and file_name and runs the same import; a broken file is a tool error with the same words', async () => {
+    const t = await target_();
+    const org = (await app.db.prisma.clientAccount.findUniqueOrThrow({ where: { id: t.account.id } })).organizationNumber!;
+    const call = (xml: string) =>
+      app.http('POST', '/mcp', {
+        token: t.user.token,
+        headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'import_saft_file', arguments: { client_account_id: t.account.id, file_name: 'mcp.xml', content_base64: Buffer.from(xml).toString('base64') } } },
+      });
+    const broken = await call(vendorSaft(org).replace('<CreditAmount><Amount>', '<CreditAmount><Amount>1'));
+    expect(broken.status).toBe(200);
+    expect(broken.body.result.isError).toBe(true);
+    expect(broken.body.result.content[0].text).toContain('fails the SAF-T checks (totals, balance, references)');
+    const res = await call(vendorSaft(org));
+    expect(res.status).toBe(200);
+    expect(res.body.result.isError, JSON.stringify(res.body.result)).toBeFalsy();
+    const started = JSON.parse(res.body.result.content[0].text);
+    expect(started.status).toBe('QUEUED');
+    const done = await finished(t, started.id);
+    expect(done.status, JSON.stringify(done.errors)).toBe('COMPLETED');
+    expect(done.summary).toMatchObject({ journal_entries: 5 });
+  });
+
+  it('an import queued before the import streamed (its XML in the row) still runs: the job moves the XML to DATA_DIR and empties the row', async () => {
+    const t = await target_();
+    const org = (await app.db.prisma.clientAccount.findUniqueOrThrow({ where: { id: t.account.id } })).organizationNumber!;
+    const xml = Buffer.from(vendorSaft(org));
+    const row = await app.db.prisma.saftImport.create({
+      data: { clientAccountId: t.account.id, status: 'QUEUED', fileName: 'old.xml', fileHash: createHash('sha256').update(xml).digest('hex'), content: new Uint8Array(xml), total: 5, createdById: t.user.id },
+    });
+    await enqueue(app.db.prisma, SAFT_IMPORT_JOB, { importId: row.id });
+    const done = await finished(t, row.id);
+    expect(done.status, JSON.stringify(done.errors)).toBe('COMPLETED');
+    expect(done.summary).toMatchObject({ journal_entries: 5 });
+    expect((await app.db.prisma.saftImport.findUniqueOrThrow({ where: { id: row.id } })).content).toBeNull();
+    expect(existsSync(saftImportFile(app.config.dataDir, row.id))).toBe(false);
+  });
+
+  it('a file larger than the old 6 MiB bound (22,000 lines, 7 MB of XML) streams through: every transaction posted, the totals of the file', { timeout: 120_000 }, async () => {
+    const t = await target_();
+    const transactions = Array.from({ length: 11_000 }, (_, i) => {
+      const amount = (100 + (i % 900)).toFixed(2);
+      const date = `2025-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`;
+      return { journal: 'GL', id: `T-${i + 1}`, date, description: `Stor ${i + 1}`, lines: [{ account: '4000', side: 'D' as const, amount }, { account: '1920', side: 'C' as const, amount }] };
+    });
+    const xml = vendorSaft('999999999', transactions);
+    expect(xml.length).toBeGreaterThan(6 * 1024 * 1024);
+    const res = await upload(t, zipSync({ 'saft.xml': new TextEncoder().encode(xml) }), { allow_other_organization: true });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    let row: { status: string; summary: Record<string, unknown>; errors: unknown; progress: { processed: number; total: number } } | undefined;
+    for (let i = 0; i < 1100 && !(row && ['COMPLETED', 'FAILED'].includes(row.status)); i++) {
+      if (i) await new Promise((r) => setTimeout(r, 100));
+      row = (await app.http('GET', `/api/v2/saft-imports/${res.body.id}`, { token: t.user.token })).body;
+    }
+    expect(row!.status, JSON.stringify(row!.errors)).toBe('COMPLETED');
+    expect(row!.progress).toEqual({ processed: 11_000, total: 11_000 });
+    expect(row!.summary).toMatchObject({ journal_entries: 11_000, lines: 22_000 });
+    expect(await app.db.prisma.journalEntry.count({ where: { clientAccountId: t.account.id } })).toBe(11_000);
+    const sums = await app.db.prisma.journalEntryLine.aggregate({ where: { clientAccountId: t.account.id }, _sum: { debit: true, credit: true } });
+    const total = transactions.reduce((n, x) => n + Number(x.lines[0]!.amount), 0).toFixed(2);
+    expect([sums._sum.debit?.toFixed(2), sums._sum.credit?.toFixed(2)]).toEqual([total, total]);
+    // the XML lived in $DATA_DIR/saft-imports until its job had run, never in the row
+    expect(existsSync(saftImportFile(app.config.dataDir, res.body.id))).toBe(false);
+    expect((await app.db.prisma.saftImport.findUniqueOrThrow({ where: { id: res.body.id } })).content).toBeNull();
   });
 
   it('"A file whose periods overlap posted entries of the account … is 409 and nothing is written"', async () => {

@@ -10,15 +10,21 @@ import { DiskFileStore, type FileStore } from './storage.ts';
 /** The file store, the URL signer and the pool that reads and renders files, which services reach through their context (ctx.files). */
 export interface FileServices {
   store: FileStore;
+  /** $DATA_DIR: for files a service works on by path (a SAF-T import's XML, saft-imports/), shared by the processes sharing it */
+  dataDir: string;
+  /** the most XML a SAF-T import takes (SAFT_IMPORT_MAX_XML_MB) */
+  saftImportMaxXmlBytes: number;
   urls: FileUrlSigner;
   /** where files are read and rendered: worker threads with memory and time limits (src/workers/heavy-work.ts) */
   heavy: HeavyWork;
 }
 
 /** The app's and the job runner's file services: the disk store under $DATA_DIR/files, the shared URL key, the process's heavy-work pool. */
-export async function createFileServices(config: Pick<Config, 'dataDir' | 'baseUrl' | 'heavyWork'>, prisma: Prisma, logger?: Logger): Promise<FileServices> {
+export async function createFileServices(config: Pick<Config, 'dataDir' | 'baseUrl' | 'heavyWork' | 'saftImportMaxXmlBytes'>, prisma: Prisma, logger?: Logger): Promise<FileServices> {
   return {
     store: new DiskFileStore(join(config.dataDir, 'files')),
+    dataDir: config.dataDir,
+    saftImportMaxXmlBytes: config.saftImportMaxXmlBytes,
     urls: new FileUrlSigner(await loadFileUrlKey(prisma), config.baseUrl),
     heavy: heavyWork(config.heavyWork, logger),
   };

@@ -1,3 +1,4 @@
+import { inMemory } from '../../shared/scalars.ts';
 import { loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import type PrismaTypes from '../../generated/pothos-types.ts';
@@ -133,6 +134,6 @@ builder.mutationFields((t) => ({
       contentBase64: t.arg({ type: 'FileContent', required: true, description: 'The file\'s bytes as base64' }),
       voucherId: t.arg.int({ description: 'ATTACHMENT only: the voucher (of the same client account) the file is attached to' }),
     },
-    resolve: (query, _root, args, ctx) => uploadFile(ctx, args, query),
+    resolve: (query, _root, args, ctx) => uploadFile(ctx, { ...args, contentBase64: inMemory(args.contentBase64) }, query),
   }),
 }));

@@ -1,6 +1,7 @@
+import { rm } from 'node:fs/promises';
 import { defineJob } from '../../jobs/jobs.ts';
 import { systemContext } from '../../shared/context.ts';
-import { SAFT_IMPORT_JOB, runSaftImport } from './saft-imports.service.ts';
+import { SAFT_IMPORT_JOB, runSaftImport, saftImportFile } from './saft-imports.service.ts';
 
 /**
  * `saft-imports.run`: one SAF-T import, all or nothing (runSaftImport). Not retried: an import that
@@ -9,15 +10,16 @@ import { SAFT_IMPORT_JOB, runSaftImport } from './saft-imports.service.ts';
  */
 export const saftImportJob = defineJob<{ importId: number }>(
   SAFT_IMPORT_JOB,
-  async ({ importId }, { prisma, logger }) => {
+  async ({ importId }, { prisma, logger, config }) => {
     const row = await prisma.saftImport.findUnique({ where: { id: importId }, select: { createdById: true } });
     if (!row) return { skipped: `SAF-T import ${importId} no longer exists` };
-    return runSaftImport(systemContext(prisma, { actingUserId: row.createdById ?? undefined, logger }), importId);
+    return runSaftImport(systemContext(prisma, { actingUserId: row.createdById ?? undefined, logger }), importId, config.dataDir);
   },
   {
     retryLimit: 0,
     expireInSeconds: 45 * 60,
-    onGiveUp: async ({ importId }, { prisma }, reason) => {
+    onGiveUp: async ({ importId }, { prisma, config }, reason) => {
+      await rm(saftImportFile(config.dataDir, importId), { force: true });
       await prisma.saftImport.updateMany({
         where: { id: importId, status: { in: ['QUEUED', 'RUNNING'] } },
         data: { status: 'FAILED', errors: [{ message: `the import stopped: ${reason}; nothing was written`, status: 500 }], content: null, finishedAt: new Date() },

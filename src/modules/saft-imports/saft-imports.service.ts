@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Decimal } from '@prisma/client/runtime/client';
 import { enqueue } from '../../jobs/jobs.ts';
@@ -18,8 +20,11 @@ import { createJournalEntries, MAX_BATCH_ENTRIES } from '../journal-entries/jour
 import { isBalanceAccount } from '../ledger-accounts/account-classes.ts';
 import { createAccount } from '../ledger-accounts/ledger-accounts.service.ts';
 import { createProject } from '../projects/projects.service.ts';
-import { checkSaft } from '../reports/saft/saft.checks.ts';
-import { orgDigits, readSaft, xmlOf, type SaftFile, type SaftLine, type SaftTransaction } from './saft-file.ts';
+import { SaftChecker } from '../reports/saft/saft.checks.ts';
+import type { SaftNode } from '../reports/saft/saft-reader.ts';
+import { fileServices } from '../files/file-services.ts';
+import { SpooledUpload } from '../../shared/scalars.ts';
+import { headOf, orgDigits, readSaftFile, spoolSaftXml, transactionOf, type SaftHead, type SaftLine, type SaftTransaction } from './saft-file.ts';
 import { saftImportRules as rules, type SaftImportStatus } from './saft-imports.rules.ts';
 
 /** The job that runs an import (saft-imports.job.ts). */
@@ -36,10 +41,10 @@ function xsdPath(): string {
 /** Longest xmllint run; beyond it the file is refused (400) rather than holding the request. */
 const XMLLINT_TIMEOUT_MS = 120_000;
 
-/** One xmllint run on the XML (piped to its stdin): its exit code (null when killed after XMLLINT_TIMEOUT_MS) and stderr (the first 64 KB). */
-function xmllint(args: string[], xml: Buffer): Promise<{ code: number | null; stderr: string }> {
+/** One xmllint run on the XML file at `path`: its exit code (null when killed after XMLLINT_TIMEOUT_MS) and stderr (the first 64 KB). */
+function xmllint(args: string[], path: string): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('xmllint', [...args, '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
+    const child = spawn('xmllint', [...args, path], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), XMLLINT_TIMEOUT_MS);
     child.stderr.on('data', (d: Buffer) => {
@@ -53,8 +58,6 @@ function xmllint(args: string[], xml: Buffer): Promise<{ code: number | null; st
       clearTimeout(timer);
       resolve({ code: signal ? null : code, stderr });
     });
-    child.stdin.on('error', () => {}); // xmllint may stop reading early on a fatal error
-    child.stdin.end(xml);
   });
 }
 
@@ -73,18 +76,18 @@ const NOT_A_PROBLEM = / fails to validate$| validates$|: failed to parse$|^Unimp
  * that is not well-formed only says "failed to parse": then a second streaming pass without the
  * schema (0.4 s on that file) names the parser error and its line, as before.
  */
-export async function xsdErrors(xml: Buffer): Promise<string[]> {
+export async function xsdErrors(path: string): Promise<string[]> {
   const pretty = (stderr: string, code: number | null) => {
-    const lines = stderr.split('\n').filter((l) => l.trim() && !NOT_A_PROBLEM.test(l));
-    // "-:12: element Foo: Schemas validity error : …" → "line 12: element Foo: …"
-    return (lines.length ? lines : [`xmllint exited with ${code}`]).slice(0, 20).map((l) => l.replace(/^-:(\d+): /, 'line $1: ').replace('Schemas validity error : ', ''));
+    const lines = stderr.split('\n').filter((l) => l.trim() && !NOT_A_PROBLEM.test(l) && !l.startsWith(`${path} `));
+    // "<path>:12: element Foo: Schemas validity error : …" → "line 12: element Foo: …"
+    return (lines.length ? lines : [`xmllint exited with ${code}`]).slice(0, 20).map((l) => l.split(path).join('-').replace(/^-:(\d+): /, 'line $1: ').replace('Schemas validity error : ', ''));
   };
   const tooLong = [`the schema validation took longer than ${XMLLINT_TIMEOUT_MS / 1000} s`];
-  const valid = await xmllint(['--stream', '--noout', '--nonet', '--schema', xsdPath()], xml);
+  const valid = await xmllint(['--stream', '--noout', '--nonet', '--schema', xsdPath()], path);
   if (valid.code === null) return tooLong;
   if (valid.code === 0) return [];
   if (/: failed to parse$/m.test(valid.stderr) && !/Schemas validity error/.test(valid.stderr)) {
-    const wellFormed = await xmllint(['--stream', '--noout', '--nonet'], xml);
+    const wellFormed = await xmllint(['--stream', '--noout', '--nonet'], path);
     if (wellFormed.code === null) return tooLong;
     if (wellFormed.code !== 0) return pretty(wellFormed.stderr, wellFormed.code);
   }
@@ -94,29 +97,58 @@ export async function xsdErrors(xml: Buffer): Promise<string[]> {
 /** checkSaft's problems that the import takes as warnings: a party named only on lines becomes a new business partner. */
 const PARTY_ONLY_ON_LINES = /: (CustomerID|SupplierID) .+ is not in MasterFiles$/;
 
+/** Where imports keep their XML between the upload and the job: $DATA_DIR/saft-imports, shared by the processes sharing DATA_DIR (any of them may run the job). */
+export const saftImportDir = (dataDir: string) => join(dataDir, 'saft-imports');
+/** The XML of import `id`, from its upload until its job has run. */
+export const saftImportFile = (dataDir: string, id: number) => join(saftImportDir(dataDir), `${id}.xml`);
+
 interface Checked {
-  file: SaftFile;
+  head: SaftHead;
   hash: string;
+  transactions: number;
   warnings: string[];
 }
 
+/** checkSaft's problems split: what refuses the file, and what the import takes as warnings. */
+function problemsOf(checker: SaftChecker): { problems: string[]; warnings: string[] } {
+  return { warnings: checker.problems.filter((p) => PARTY_ONLY_ON_LINES.test(p)), problems: checker.problems.filter((p) => !PARTY_ONLY_ON_LINES.test(p)) };
+}
+
+const checksFailed = (problems: string[]) => ValidationError.field('file', `fails the SAF-T checks (totals, balance, references): ${problems.join('; ')}`);
+
 /**
- * Everything about a file that needs no write, in this order, each a clear 4xx: the XML (a ZIP's one
- * .xml entry, bounded), the XSD (400 with xmllint's errors), checkSaft's totals, balance and
- * reference checks (400 with every problem), the company's organisation number (400 naming both,
- * unless allowOtherOrganization), a file imported before (409, by SHA-256 of the XML) and posted
- * entries of the account inside the file's period (409).
+ * Everything about the XML file at `path` that needs no write, in this order, each a clear 4xx:
+ * the XSD (xmllint on the file: 400 with its errors), then one streaming pass (saft-reader.ts) that
+ * runs checkSaft's rules (SaftChecker: totals, balance, references; 400 with every problem), reads
+ * the Header and MasterFiles and hashes the bytes, then the header's checks (checkHead).
  */
-async function checkFile(ctx: RequestContext, clientAccountId: number, content: Buffer, allowOtherOrganization: boolean, exceptImportId?: number): Promise<Checked> {
-  const xml = xmlOf(content);
-  const hash = createHash('sha256').update(xml).digest('hex');
-  const schema = await xsdErrors(xml);
+async function checkXml(ctx: RequestContext, clientAccountId: number, path: string, allowOtherOrganization: boolean): Promise<Checked> {
+  const schema = await xsdErrors(path);
   if (schema.length) throw ValidationError.field('file', `does not validate against the SAF-T Financial 1.30 XSD: ${schema.join('; ')}`);
-  const checks = checkSaft(xml.toString('utf8'));
-  const warnings = checks.problems.filter((p) => PARTY_ONLY_ON_LINES.test(p));
-  const problems = checks.problems.filter((p) => !PARTY_ONLY_ON_LINES.test(p));
-  if (problems.length) throw ValidationError.field('file', `fails the SAF-T checks (totals, balance, references): ${problems.join('; ')}`);
-  const file = readSaft(xml);
+  const checker = new SaftChecker();
+  let head: SaftHead | null = null;
+  const { hash, reader } = await readSaftFile(path, {
+    onMaster: (header, master) => {
+      checker.master(master);
+      head = headOf(header, master);
+    },
+    onTransaction: (_journal, t) => checker.transaction(t),
+  });
+  if (reader.root !== 'AuditFile') throw checksFailed(['no AuditFile root element']);
+  checker.finish(reader.ledger);
+  const { problems, warnings } = problemsOf(checker);
+  if (problems.length) throw checksFailed(problems);
+  await checkHead(ctx, clientAccountId, head!, hash, allowOtherOrganization);
+  return { head: head!, hash, transactions: checker.numberOfTransactions, warnings };
+}
+
+/**
+ * The checks of a file's Header against the account, at the upload and again in the job under the
+ * import's lock: the company's organisation number (400 naming both, unless allowOtherOrganization),
+ * the currency (400), a file imported before (409, by SHA-256 of the XML) and posted entries of the
+ * account inside the file's period (409).
+ */
+async function checkHead(ctx: RequestContext, clientAccountId: number, file: SaftHead, hash: string, allowOtherOrganization: boolean, exceptImportId?: number): Promise<void> {
   const account = await ctx.db.clientAccount.findUnique({ where: { id: clientAccountId }, select: { organizationNumber: true, accountingCurrency: true } });
   if (!account) throw new NotFoundError(`Client account ${clientAccountId}`);
   const theirs = orgDigits(file.registrationNumber);
@@ -131,7 +163,6 @@ async function checkFile(ctx: RequestContext, clientAccountId: number, content: 
   }
   await assertNotImported(ctx, clientAccountId, hash, exceptImportId);
   await assertNoOverlap(ctx, clientAccountId, file);
-  return { file, hash, warnings };
 }
 
 async function assertNotImported(ctx: RequestContext, clientAccountId: number, hash: string, exceptImportId?: number) {
@@ -142,7 +173,7 @@ async function assertNotImported(ctx: RequestContext, clientAccountId: number, h
   if (before) throw new ConflictError(`This file was imported before into client account ${clientAccountId} (SAF-T import ${before.id}, ${before.status}): nothing is written`);
 }
 
-async function assertNoOverlap(ctx: RequestContext, clientAccountId: number, file: SaftFile) {
+async function assertNoOverlap(ctx: RequestContext, clientAccountId: number, file: SaftHead) {
   const rows = await ctx.db.$queryRawUnsafe<{ n: number; first: string | null; last: string | null }[]>(
     `SELECT count(*)::int AS n, min(l.posting_date)::text AS first, max(l.posting_date)::text AS last
        FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id
@@ -160,33 +191,47 @@ async function assertNoOverlap(ctx: RequestContext, clientAccountId: number, fil
 }
 
 /**
- * POST /saft-imports: checks the whole file first (checkFile: 400/409 at once, nothing written),
- * then records the import with the file and queues its job; 202 {id, status}. The account's
- * managers only (CA, AA, BK: the same who may move the lock date), with write.
+ * POST /saft-imports: the upload's XML onto disk under $DATA_DIR/saft-imports (a ZIP's one .xml
+ * entry inflated there, bounded; never the whole file in memory), then checks it all (checkXml:
+ * 400/409 at once, nothing written, the file removed), then records the import and queues its job,
+ * which reads the file by the import's id; 202 {id, status}. The account's managers only (CA, AA,
+ * BK: the same who may move the lock date), with write.
  */
 export async function startSaftImport(ctx: RequestContext, args: Args<typeof rules.start>) {
   const input = parse(rules.start, args);
   await requireAccount(ctx, input.clientAccountId);
   await requireManager(ctx, input.clientAccountId);
-  const checked = await checkFile(ctx, input.clientAccountId, input.content, input.allowOtherOrganization ?? false);
-  return inTransaction(ctx, async (tx) => {
-    const row = await tx.db.saftImport.create({
-      data: {
-        clientAccountId: input.clientAccountId,
-        status: 'QUEUED',
-        fileName: input.fileName,
-        fileHash: checked.hash,
-        content: new Uint8Array(xmlOf(input.content)),
-        dryRun: input.dryRun ?? false,
-        allowOtherOrganization: input.allowOtherOrganization ?? false,
-        total: checked.file.transactions.length,
-        createdById: auditUserId(tx),
-      },
-      select: { id: true, status: true },
+  const { dataDir, saftImportMaxXmlBytes } = fileServices(ctx);
+  await mkdir(saftImportDir(dataDir), { recursive: true });
+  const spooled = join(saftImportDir(dataDir), `upload-${randomUUID()}.xml`);
+  await spoolSaftXml(input.content instanceof SpooledUpload ? input.content.path : input.content, spooled, saftImportMaxXmlBytes);
+  let named: string | null = null;
+  try {
+    const checked = await checkXml(ctx, input.clientAccountId, spooled, input.allowOtherOrganization ?? false);
+    return await inTransaction(ctx, async (tx) => {
+      const row = await tx.db.saftImport.create({
+        data: {
+          clientAccountId: input.clientAccountId,
+          status: 'QUEUED',
+          fileName: input.fileName,
+          fileHash: checked.hash,
+          dryRun: input.dryRun ?? false,
+          allowOtherOrganization: input.allowOtherOrganization ?? false,
+          total: checked.transactions,
+          createdById: auditUserId(tx),
+        },
+        select: { id: true, status: true },
+      });
+      // named by the import before it commits: its job finds the file (a rollback leaves a file no row names, removed below)
+      await rename(spooled, (named = saftImportFile(dataDir, row.id)));
+      await enqueue(tx, SAFT_IMPORT_JOB, { importId: row.id });
+      named = null;
+      return row;
     });
-    await enqueue(tx, SAFT_IMPORT_JOB, { importId: row.id });
-    return row;
-  });
+  } finally {
+    await rm(spooled, { force: true });
+    if (named) await rm(named, { force: true });
+  }
 }
 
 /** Progress of the imports this process is running (the row is written in the import's transaction, seen at its end). */
@@ -234,16 +279,29 @@ function errorsOf(e: unknown): { message: string; status: number }[] {
  * The job `saft-imports.run`: the whole import in ONE transaction (all or nothing), then the row's
  * outcome. A second run (at-least-once delivery) of a finished import does nothing.
  */
-export async function runSaftImport(ctx: RequestContext, importId: number): Promise<{ status: SaftImportStatus }> {
+export async function runSaftImport(ctx: RequestContext, importId: number, dataDir: string): Promise<{ status: SaftImportStatus }> {
   const row = await ctx.db.saftImport.findUnique({ where: { id: importId } });
-  if (!row || row.status === 'COMPLETED' || row.status === 'FAILED' || !row.content) return { status: (row?.status ?? 'FAILED') as SaftImportStatus };
-  await ctx.db.saftImport.update({ where: { id: importId }, data: { status: 'RUNNING' } });
+  if (!row || row.status === 'COMPLETED' || row.status === 'FAILED') return { status: (row?.status ?? 'FAILED') as SaftImportStatus };
+  const path = saftImportFile(dataDir, importId);
+  // a row queued before the import streamed holds its XML itself
+  if (row.content) {
+    await mkdir(saftImportDir(dataDir), { recursive: true });
+    await writeFile(path, row.content);
+  }
+  if (!existsSync(path)) {
+    await ctx.db.saftImport.update({
+      where: { id: importId },
+      data: { status: 'FAILED', errors: [{ message: `the file of this import is no longer in ${saftImportDir(dataDir)} (a process without the upload's DATA_DIR ran the job?); nothing was written`, status: 500 }], finishedAt: new Date() },
+    });
+    return { status: 'FAILED' };
+  }
+  await ctx.db.saftImport.update({ where: { id: importId }, data: { status: 'RUNNING', content: null } });
   live.set(importId, { processed: 0, total: row.total });
   let status: SaftImportStatus;
   let summary: Record<string, unknown> | null = null;
   let errors: { message: string; status: number }[] | null = null;
   try {
-    summary = await inTransaction(ctx, (tx) => applyImport(tx, row), { timeoutMs: 30 * 60_000 });
+    summary = await inTransaction(ctx, (tx) => applyImport(tx, row, path), { timeoutMs: 30 * 60_000 });
     status = 'COMPLETED';
   } catch (e) {
     if (e instanceof DryRun) {
@@ -256,6 +314,7 @@ export async function runSaftImport(ctx: RequestContext, importId: number): Prom
     }
   } finally {
     live.delete(importId);
+    await rm(path, { force: true });
   }
   await ctx.db.saftImport.update({
     where: { id: importId },
@@ -279,12 +338,65 @@ const DEPARTMENT_TYPES = new Set(['A', 'AVD', 'AVDELING', 'DEPARTMENT', 'DEP', '
 const abs = (s: string) => (s.startsWith('-') ? s.slice(1) : s);
 const isZero = (s: string) => new Decimal(s).isZero();
 
-/** The mapping (README "Mapping"), every write through the owning module's service, inside the import's transaction. */
-async function applyImport(tx: RequestContext, row: { id: number; clientAccountId: number; content: Uint8Array | null; dryRun: boolean; allowOtherOrganization: boolean; total: number }) {
+/**
+ * The mapping (README "Mapping"), every write through the owning module's service, inside the
+ * import's transaction, in ONE streaming pass over the file: the Header and MasterFiles arrive first
+ * (checkHead again under the lock, then accounts, partners, tax codes, analysis and the opening
+ * balance), then the transactions, gathered as they are read and posted a batch at a time (the
+ * reading waits for each batch), checked again by checkSaft's rules as they pass (SaftChecker) and
+ * the bytes hashed against the upload's.
+ */
+async function applyImport(tx: RequestContext, row: { id: number; clientAccountId: number; fileHash: string; dryRun: boolean; allowOtherOrganization: boolean; total: number }, path: string) {
   const clientAccountId = row.clientAccountId;
   await lockForTransaction(tx, 'saftImport', clientAccountId);
+  const checker = new SaftChecker();
+  let master: { header: SaftNode; master: SaftNode } | null = null;
+  const read: { journal: SaftNode; t: SaftNode }[] = [];
+  let mapping: Mapping | null = null;
+  const afterChunk = async () => {
+    if (!mapping && master) {
+      mapping = await prepare(tx, row, headOf(master.header, master.master));
+      master = null;
+    }
+    if (mapping && read.length >= MAX_BATCH_ENTRIES) await mapping.post(read.splice(0, read.length));
+  };
+  const { hash, reader } = await readSaftFile(
+    path,
+    {
+      onMaster: (header, m) => {
+        checker.master(m);
+        master = { header, master: m };
+      },
+      onTransaction: (journal, t) => {
+        checker.transaction(t);
+        read.push({ journal, t });
+      },
+    },
+    afterChunk,
+  );
+  if (hash !== row.fileHash) throw new ConflictError(`The file of SAF-T import ${row.id} changed since it was uploaded (SHA-256 ${hash}, was ${row.fileHash}): nothing is written`);
+  if (reader.root !== 'AuditFile') throw checksFailed(['no AuditFile root element']);
+  checker.finish(reader.ledger);
+  const { problems, warnings } = problemsOf(checker);
+  if (problems.length) throw checksFailed(problems);
+  const done = mapping as Mapping | null;
+  if (!done) throw checksFailed(['no MasterFiles']);
+  await done.post(read.splice(0, read.length));
+  return done.finish(checker.numberOfLines, warnings);
+}
+
+interface Mapping {
+  /** maps and posts transactions (at most MAX_BATCH_ENTRIES) through the bulk posting */
+  post(batch: { journal: SaftNode; t: SaftNode }[]): Promise<void>;
+  /** throws every refused transaction (all of them, at most 100), else answers the summary (a dry run throws it) */
+  finish(lines: number, warnings: string[]): Record<string, unknown>;
+}
+
+/** The Header and MasterFiles mapped (what must exist before the first transaction is posted), and the poster of the transactions. */
+async function prepare(tx: RequestContext, row: { id: number; clientAccountId: number; fileHash: string; dryRun: boolean; allowOtherOrganization: boolean; total: number }, file: SaftHead): Promise<Mapping> {
+  const clientAccountId = row.clientAccountId;
   // checked again under the lock: another import or posting may have come in since the upload
-  const { file, warnings } = await checkFile(tx, clientAccountId, Buffer.from(row.content!), row.allowOtherOrganization, row.id);
+  await checkHead(tx, clientAccountId, file, row.fileHash, row.allowOtherOrganization, row.id);
   const issues: FieldIssue[] = [];
   const problem = (where: string, message: string) => issues.push({ path: [where], message });
 
@@ -370,7 +482,6 @@ async function applyImport(tx: RequestContext, row: { id: number; clientAccountI
   if (issues.length) throw ValidationError.of(issues);
 
   // the opening balances of the file's first day: one opening-balance entry (a party's balance on its account as a line of its own)
-  const entries: { entry: Record<string, unknown>; transaction: SaftTransaction | null }[] = [];
   const openingLines: Record<string, unknown>[] = [];
   for (const a of file.accounts) {
     if (isZero(a.opening)) continue;
@@ -384,22 +495,14 @@ async function applyImport(tx: RequestContext, row: { id: number; clientAccountI
     }
     if (!rest.isZero()) openingLines.push(openingLine(file.start, a.id, rest.toFixed(2), []));
   }
-  if (openingLines.length) entries.push({ entry: { description: `Inngående balanse ${file.start.slice(0, 4)} (SAF-T)`, isOpeningBalance: true, lines: openingLines }, transaction: null });
-
-  // every transaction: a posted entry with its lines, dimensions and tax codes
-  for (const t of file.transactions) {
-    const lines: Record<string, unknown>[] = [];
-    for (const [k, l] of t.lines.entries()) lines.push(await lineOf(t, l, k, file, taxCode, dims, unmapped, party));
-    entries.push({ entry: { description: t.description.slice(0, 1000), lines }, transaction: t });
-  }
 
   // posted in batches of the bulk posting (every rule of a single create), all in this transaction
   const failures: FieldIssue[] = [];
   let openingEntryId: number | null = null;
   let posted = 0;
   let processed = 0;
-  for (let from = 0; from < entries.length; from += MAX_BATCH_ENTRIES) {
-    const chunk = entries.slice(from, from + MAX_BATCH_ENTRIES);
+  const postEntries = async (chunk: { entry: Record<string, unknown>; transaction: SaftTransaction | null }[]) => {
+    if (!chunk.length) return;
     const { data } = await createJournalEntries(tx, { input: { clientAccountId, entries: chunk.map((c) => c.entry), atomic: false } });
     const links: { saftImportId: number; journalEntryId: number; transactionId: string | null; journalId: string | null; voucherNumber: string | null }[] = [];
     for (const item of data) {
@@ -425,25 +528,44 @@ async function applyImport(tx: RequestContext, row: { id: number; clientAccountI
     if (links.length && !failures.length) await tx.db.saftImportEntry.createMany({ data: links });
     processed += chunk.filter((c) => c.transaction).length;
     live.set(row.id, { processed, total: row.total });
-  }
-  if (failures.length) throw ValidationError.of(failures);
-  const summary = {
-    dry_run: row.dryRun,
-    company: { registration_number: file.registrationNumber, name: file.companyName },
-    period: { start: file.start, end: file.end },
-    accounts: { in_file: file.accounts.length, created: accountsCreated },
-    business_partners: { in_file: file.parties.length, created: partnersCreated, matched: partnersMatched },
-    projects_created: projectsCreated,
-    departments_created: departmentsCreated,
-    opening_balance_entry_id: row.dryRun ? null : openingEntryId,
-    opening_balance_lines: openingLines.length,
-    journal_entries: posted - (openingEntryId ? 1 : 0),
-    lines: file.numberOfLines,
-    analysis_types_not_mapped: [...unmapped],
-    warnings,
   };
-  if (row.dryRun) throw new DryRun(summary);
-  return summary;
+  if (openingLines.length) await postEntries([{ entry: { description: `Inngående balanse ${file.start.slice(0, 4)} (SAF-T)`, isOpeningBalance: true, lines: openingLines }, transaction: null }]);
+
+  return {
+    // every transaction: a posted entry with its lines, dimensions and tax codes
+    post: async (batch) => {
+      for (let from = 0; from < batch.length; from += MAX_BATCH_ENTRIES) {
+        const entries: { entry: Record<string, unknown>; transaction: SaftTransaction }[] = [];
+        for (const { journal, t: node } of batch.slice(from, from + MAX_BATCH_ENTRIES)) {
+          const t = transactionOf(journal, node);
+          const lines: Record<string, unknown>[] = [];
+          for (const [k, l] of t.lines.entries()) lines.push(await lineOf(t, l, k, file, taxCode, dims, unmapped, party));
+          entries.push({ entry: { description: t.description.slice(0, 1000), lines }, transaction: t });
+        }
+        await postEntries(entries);
+      }
+    },
+    finish: (lines, warnings) => {
+      if (failures.length) throw ValidationError.of(failures);
+      const summary = {
+        dry_run: row.dryRun,
+        company: { registration_number: file.registrationNumber, name: file.companyName },
+        period: { start: file.start, end: file.end },
+        accounts: { in_file: file.accounts.length, created: accountsCreated },
+        business_partners: { in_file: file.parties.length, created: partnersCreated, matched: partnersMatched },
+        projects_created: projectsCreated,
+        departments_created: departmentsCreated,
+        opening_balance_entry_id: row.dryRun ? null : openingEntryId,
+        opening_balance_lines: openingLines.length,
+        journal_entries: posted - (openingEntryId ? 1 : 0),
+        lines,
+        analysis_types_not_mapped: [...unmapped],
+        warnings,
+      };
+      if (row.dryRun) throw new DryRun(summary);
+      return summary;
+    },
+  };
 }
 
 function openingLine(date: string, account: string, signed: string, dimensions: { type: string; id: number }[]) {
@@ -455,7 +577,7 @@ async function lineOf(
   t: SaftTransaction,
   l: SaftLine,
   k: number,
-  file: SaftFile,
+  file: SaftHead,
   taxCode: Map<string, string>,
   dims: Map<string, { type: 'project' | 'department'; id: number }>,
   unmapped: Set<string>,
