@@ -50,6 +50,7 @@ async function startSandbox(): Promise<Proc> {
     cwd: PROJECT_ROOT,
     env: { ...process.env, SANDBOX_PORT: String(port), SANDBOX_URL: '', DATABASE_URL: '', BASE_URL: '', LOG_LEVEL: 'warn' },
     stdio: 'ignore',
+    detached: true, // its own process group: npm does not pass SIGTERM on to the sandbox it runs (stopGroup)
   });
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/einvoice/receivers/000000000`, child, 'the sandbox');
@@ -72,6 +73,14 @@ function stop(child: ChildProcess | undefined): Promise<number | null> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child?.exitCode ?? null);
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   child.kill('SIGTERM');
+  return exited;
+}
+
+/** npm run and everything it started: the group of a detached child */
+function stopGroup(child: ChildProcess | undefined): Promise<void> {
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  process.kill(-child.pid, 'SIGTERM');
   return exited;
 }
 
@@ -132,7 +141,7 @@ describe.skipIf(!targets().includes('postgres'))('several server processes on on
 
   afterAll(async () => {
     await Promise.all(servers.map((s) => stop(s.child)));
-    await stop(sandbox?.child);
+    await stopGroup(sandbox?.child);
     await scratch?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
