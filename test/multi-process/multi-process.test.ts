@@ -190,17 +190,19 @@ describe.skipIf(!targets().includes('postgres'))('several server processes on on
     expect(seen.reduce((x, y) => x + y, 0)).toBe(1);
   });
 
-  it('"the sandbox for external services is one for all": e-invoicing activated through A (registered at the sandbox) is connected as seen through B and C', async () => {
+  it('"the sandbox for external services is one for all": a receiver registered through A is removed through B and registered again through C, each seen in the one shared sandbox', async () => {
     const [a, b, c] = servers as [Proc, Proc, Proc];
-    const activated = await api(a, 'PATCH', `/api/v2/integrations/einvoice/status?client_account_id=${accountId}`, { is_active: true });
-    expect(activated.status).toBe(200);
+    // GET /integrations/einvoice/status answers from the database; the sandbox's own registry shows which sandbox each process called
+    const inSandbox = async () => (await fetch(`${sandbox.base}/einvoice/receivers/315846137`)).status;
+    const patch = (p: Proc, isActive: boolean) => api(p, 'PATCH', `/api/v2/integrations/einvoice/status?client_account_id=${accountId}`, { is_active: isActive });
+    expect(await inSandbox()).toBe(404);
+    const activated = await patch(a, true);
     expect(await activated.json()).toEqual({ is_active: true, connected: true });
-    for (const p of [b, c]) {
-      const status = await api(p, 'GET', `/api/v2/integrations/einvoice/status?client_account_id=${accountId}`);
-      expect(await status.json()).toEqual({ is_active: true, connected: true });
-    }
-    // and it is the standalone one the processes were given
-    expect((await fetch(`${sandbox.base}/einvoice/receivers/315846137`)).status).toBe(200);
+    expect(await inSandbox()).toBe(200);
+    expect(await (await patch(b, false)).json()).toEqual({ is_active: false, connected: false });
+    expect(await inSandbox()).toBe(404); // B removed what A registered: the same sandbox
+    expect(await (await patch(c, true)).json()).toEqual({ is_active: true, connected: true });
+    expect(await inSandbox()).toBe(200);
   });
 
   it('"/metrics of each process reports its own": requests made to A count in A\'s metrics, not in B\'s or C\'s', async () => {
