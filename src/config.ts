@@ -171,7 +171,9 @@ const schema = z.object({
   ...integrationVariables(),
   /** how long one call to an external service may take before it is abandoned (ms) */
   INTEGRATION_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(15_000),
-  /** the port of the in-process sandbox of the external services (0: any free port) */
+  /** a shared sandbox's address (npm run sandbox): this process uses it instead of starting its own (several processes need one) */
+  SANDBOX_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  /** the port of the in-process sandbox of the external services, or of npm run sandbox (0: any free port) */
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   /** the sandbox's address as a browser reaches it (its login and confirmation pages); default its own address */
   SANDBOX_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
@@ -255,6 +257,8 @@ export interface IntegrationsConfig {
   /** per service: its API base URL (undefined: the in-process sandbox) and the credentials the connector sends */
   services: Record<IntegrationService, { url: string | undefined; clientId: string | undefined; clientSecret: string | undefined }>;
   timeoutMs: number;
+  /** SANDBOX_URL: a sandbox shared by several processes (npm run sandbox); undefined: started in this process */
+  sandboxUrl: string | undefined;
   sandboxPort: number;
   sandboxHost: string;
   sandboxPublicUrl: string | undefined;
@@ -354,6 +358,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }),
       ) as IntegrationsConfig['services'],
       timeoutMs: e.INTEGRATION_TIMEOUT_MS,
+      sandboxUrl: e.SANDBOX_URL?.replace(/\/+$/, ''),
       sandboxPort: e.SANDBOX_PORT,
       sandboxHost: '127.0.0.1',
       sandboxPublicUrl: e.SANDBOX_PUBLIC_URL?.replace(/\/+$/, ''),

@@ -148,7 +148,11 @@ function shutdownOn(
         .then(() => (globalThis as { __otelShutdown?: () => Promise<void> }).__otelShutdown?.()) // traces still buffered (src/observability/tracing.mjs)
         .finally(() => process.exit(0));
     });
-    server.closeAllConnections();
+    // requests in flight are finished: only idle connections close now, and keep-alive ones as each
+    // request on them ends; what still runs after 4 s is cut (closeAllConnections), then the exit
+    server.closeIdleConnections();
+    setInterval(() => server.closeIdleConnections(), 100).unref();
+    setTimeout(() => server.closeAllConnections(), 4000).unref();
     setTimeout(() => process.exit(1), 5000).unref();
   };
   for (const signal of signals) process.on(signal, () => shutdown(signal));

@@ -27,11 +27,19 @@ export interface RunningSandbox {
 
 let running: Promise<RunningSandbox> | undefined;
 
+type SandboxConfig = Pick<IntegrationsConfig, 'sandboxUrl' | 'sandboxPort' | 'sandboxHost' | 'sandboxPublicUrl'>;
+
 /**
- * The sandbox of this process, started on first use with the first configuration that asks for it
- * (SANDBOX_PORT, SANDBOX_PUBLIC_URL). It does not keep the process alive.
+ * The sandbox of this process: the shared one at SANDBOX_URL when it is set (npm run sandbox; several
+ * server processes must see one sandbox's state, which lives in its memory), else started here on
+ * first use with the first configuration that asks for it (SANDBOX_PORT, SANDBOX_PUBLIC_URL). It does
+ * not keep the process alive.
  */
-export function sandbox(config: Pick<IntegrationsConfig, 'sandboxPort' | 'sandboxHost' | 'sandboxPublicUrl'>): Promise<RunningSandbox> {
+export function sandbox(config: SandboxConfig): Promise<RunningSandbox> {
+  if (config.sandboxUrl) {
+    const url = config.sandboxUrl;
+    return Promise.resolve({ url, publicUrl: config.sandboxPublicUrl ?? url, close: () => Promise.resolve() });
+  }
   running ??= start(config).catch((e: unknown) => {
     running = undefined; // the next call tries again (a port in use may be freed)
     throw e;
@@ -39,7 +47,7 @@ export function sandbox(config: Pick<IntegrationsConfig, 'sandboxPort' | 'sandbo
   return running;
 }
 
-async function start(config: Pick<IntegrationsConfig, 'sandboxPort' | 'sandboxHost' | 'sandboxPublicUrl'>): Promise<RunningSandbox> {
+async function start(config: SandboxConfig): Promise<RunningSandbox> {
   await import('./all.ts');
   const app = express();
   app.disable('x-powered-by');
