@@ -9,6 +9,7 @@ import { DEMO_LOGIN } from '../../src/admin/seed-demo.ts';
 import { PROJECT_ROOT } from '../../src/project-root.ts';
 import { freePort } from '../support/free-port.ts';
 import { targets } from '../support/harness.ts';
+import { startServerProcess, stopProcess, waitUntilAnswering, type ServerProcess } from '../support/server-process.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.ts';
 
 // Issue 34, "Several processes": "A test starts three server processes on one PostgreSQL with one
@@ -27,22 +28,7 @@ import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-
 const RATE_LIMIT = 40;
 const RATE_WINDOW_SECONDS = 300;
 
-interface Proc {
-  child: ChildProcess;
-  base: string;
-}
-
-async function waitFor(url: string, child: ChildProcess, what: string): Promise<void> {
-  for (const started = Date.now(); ; ) {
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch {
-      /* not listening yet */
-    }
-    if (child.exitCode !== null || Date.now() - started > 120_000) throw new Error(`${what} did not start (exit code ${child.exitCode})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+type Proc = ServerProcess;
 
 async function startSandbox(): Promise<Proc> {
   const port = await freePort();
@@ -53,27 +39,8 @@ async function startSandbox(): Promise<Proc> {
     detached: true, // its own process group: npm does not pass SIGTERM on to the sandbox it runs (stopGroup)
   });
   const base = `http://127.0.0.1:${port}`;
-  await waitFor(`${base}/einvoice/receivers/000000000`, child, 'the sandbox');
+  await waitUntilAnswering(`${base}/einvoice/receivers/000000000`, child, 'the sandbox');
   return { child, base };
-}
-
-async function startServer(env: NodeJS.ProcessEnv): Promise<Proc> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'src/start.mjs')], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, LOG_LEVEL: 'warn', REQUEST_MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
-    stdio: 'ignore',
-  });
-  await waitFor(`${base}/health`, child, 'a server');
-  return { child, base };
-}
-
-function stop(child: ChildProcess | undefined): Promise<number | null> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child?.exitCode ?? null);
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  child.kill('SIGTERM');
-  return exited;
 }
 
 /** npm run and everything it started: the group of a detached child */
@@ -126,8 +93,8 @@ describe.skipIf(!targets().includes('postgres'))('several server processes on on
       API_RATE_LIMIT_WINDOW_SECONDS: String(RATE_WINDOW_SECONDS),
     };
     // the first migrates and seeds the demo; the other two start together on the migrated database
-    servers = [await startServer({ ...env, SEED_DEMO: 'true' })];
-    servers.push(...(await Promise.all([startServer({ ...env, SEED_DEMO: 'false' }), startServer({ ...env, SEED_DEMO: 'false' })])));
+    servers = [await startServerProcess({ ...env, SEED_DEMO: 'true' })];
+    servers.push(...(await Promise.all([startServerProcess({ ...env, SEED_DEMO: 'false' }), startServerProcess({ ...env, SEED_DEMO: 'false' })])));
     const login = await fetch(`${servers[1]!.base}/v2/oauth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_LOGIN) });
     token = ((await login.json()) as { access_token: string }).access_token;
     const db = new pg.Client({ connectionString: scratch.url });
@@ -140,7 +107,7 @@ describe.skipIf(!targets().includes('postgres'))('several server processes on on
   }, 180_000);
 
   afterAll(async () => {
-    await Promise.all(servers.map((s) => stop(s.child)));
+    await Promise.all(servers.map((s) => stopProcess(s.child)));
     await stopGroup(sandbox?.child);
     await scratch?.drop();
     rmSync(dataDir, { recursive: true, force: true });

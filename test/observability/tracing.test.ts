@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -8,6 +7,7 @@ import { DEMO_LOGIN } from '../../src/admin/seed-demo.ts';
 import { PROJECT_ROOT } from '../../src/project-root.ts';
 import { freePort } from '../support/free-port.ts';
 import { targets } from '../support/harness.ts';
+import { startServerProcess, stopProcess, type ServerProcess } from '../support/server-process.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.ts';
 
 // Issue 34, Observability: "OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT is set (the official
@@ -45,43 +45,17 @@ async function receiver(): Promise<{ url: string; spans: Span[]; server: Server 
   return { url: `http://127.0.0.1:${port}`, spans, server };
 }
 
-async function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'src/start.mjs')], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', BASE_URL: base, LOG_LEVEL: 'warn', REQUEST_MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
-    stdio: 'ignore',
-  });
-  for (const started = Date.now(); ; ) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {
-      /* not listening yet */
-    }
-    if (child.exitCode !== null || Date.now() - started > 120_000) throw new Error(`the server did not start (exit code ${child.exitCode})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, base };
-}
-
-async function stop(child: ChildProcess | undefined): Promise<number | null> {
-  if (!child || child.exitCode !== null) return child?.exitCode ?? null;
-  child.kill('SIGTERM');
-  return new Promise((r) => child.once('exit', (code) => r(code)));
-}
-
 describe.each(targets())('OpenTelemetry traces (%s)', (target) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'regnskap-tracing-'));
   let otlp: Awaited<ReturnType<typeof receiver>>;
   let scratch: ScratchDatabase | undefined;
-  let server: { child: ChildProcess; base: string };
+  let server: ServerProcess;
   let token = '';
 
   beforeAll(async () => {
     otlp = await receiver();
     if (target === 'postgres') scratch = await createScratchDatabase(inject('postgresUrl')!, 'tracing');
-    server = await startServer({
+    server = await startServerProcess({
       DATA_DIR: dataDir,
       DATABASE_URL: scratch?.url ?? '',
       SEED_DEMO: 'true',
@@ -93,7 +67,7 @@ describe.each(targets())('OpenTelemetry traces (%s)', (target) => {
   }, 180_000);
 
   afterAll(async () => {
-    await stop(server?.child);
+    await stopProcess(server?.child);
     otlp?.server.close();
     await scratch?.drop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -159,7 +133,7 @@ describe.each(targets())('OpenTelemetry traces (%s)', (target) => {
   it('"off and without cost otherwise": without the endpoint the server runs the plain bundle, which holds no OpenTelemetry SDK, and sends nothing', async () => {
     if (target !== 'pglite') return; // a property of the start, not of the database
     const plainDir = mkdtempSync(join(tmpdir(), 'regnskap-untraced-'));
-    const plain = await startServer({ DATA_DIR: plainDir, DATABASE_URL: '', SEED_DEMO: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlp.url + '/v1/traces' });
+    const plain = await startServerProcess({ DATA_DIR: plainDir, DATABASE_URL: '', SEED_DEMO: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlp.url + '/v1/traces' });
     try {
       const before = otlp.spans.length;
       expect((await fetch(`${plain.base}/api/v2/units?per_page=1`)).status).toBe(401);
@@ -169,7 +143,7 @@ describe.each(targets())('OpenTelemetry traces (%s)', (target) => {
       expect(bundle).not.toContain('@opentelemetry/sdk-node');
       expect(bundle).not.toContain('OTLPTraceExporter');
     } finally {
-      expect(await stop(plain.child)).toBe(0);
+      expect(await stopProcess(plain.child)).toBe(0);
       rmSync(plainDir, { recursive: true, force: true });
     }
   }, 120_000);
@@ -177,7 +151,7 @@ describe.each(targets())('OpenTelemetry traces (%s)', (target) => {
   it('SIGTERM flushes the spans still buffered before the process exits', async () => {
     const res = await fetch(`${server.base}/api/v2/units?per_page=2`, { headers: { authorization: `Bearer ${token}` } });
     const requestId = res.headers.get('x-request-id')!;
-    expect(await stop(server.child)).toBe(0);
+    expect(await stopProcess(server.child)).toBe(0);
     expect(otlp.spans.some((s) => s.attributes['request.id'] === requestId)).toBe(true);
   });
 });
