@@ -6,6 +6,7 @@ import { Unzip, UnzipInflate, Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
+import { fileStoreDir } from '../modules/files/file-services.ts';
 import { verifyLedger } from '../modules/journal-entries/ledger-chain.ts';
 import { PACKAGE_VERSION } from '../version.ts';
 
@@ -14,9 +15,6 @@ import { PACKAGE_VERSION } from '../version.ts';
  * in one ZIP with a manifest of row counts and ledger chain heads. One file, restorable into an
  * empty database, checkable without restoring.
  */
-
-/** The file store's directory (src/modules/files/file-services.ts: DiskFileStore under DATA_DIR). */
-export const fileStoreDir = (config: Pick<Config, 'dataDir'>): string => join(config.dataDir, 'files');
 
 const FORMAT = 'regnskap-backup';
 const VERSION = 1;

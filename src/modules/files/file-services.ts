@@ -20,9 +20,12 @@ export interface FileServices {
 }
 
 /** The app's and the job runner's file services: the disk store under $DATA_DIR/files, the shared URL key, the process's heavy-work pool. */
+/** Where the file store keeps its files: DATA_DIR/files (a backup copies this directory, src/backup). */
+export const fileStoreDir = (config: Pick<Config, 'dataDir'>): string => join(config.dataDir, 'files');
+
 export async function createFileServices(config: Pick<Config, 'dataDir' | 'baseUrl' | 'heavyWork' | 'saftImportMaxXmlBytes'>, prisma: Prisma, logger?: Logger): Promise<FileServices> {
   return {
-    store: new DiskFileStore(join(config.dataDir, 'files')),
+    store: new DiskFileStore(fileStoreDir(config)),
     dataDir: config.dataDir,
     saftImportMaxXmlBytes: config.saftImportMaxXmlBytes,
     urls: new FileUrlSigner(await loadFileUrlKey(prisma), config.baseUrl),
