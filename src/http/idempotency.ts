@@ -200,11 +200,15 @@ type ChunkArgs = [chunk?: unknown, encoding?: unknown, callback?: unknown];
 
 /**
  * Copies every byte the handler writes (res.write, res.end; res.json and res.send end in res.end) and
- * hands them to `settle` before the response's last bytes go out, so a client that has its answer
- * finds it stored. The bytes themselves pass through unchanged.
+ * hands them to `settle` before any of them goes out, so a client that has its answer finds it
+ * stored or released. The writes are held back until then, not only the end: graphql-yoga writes
+ * its whole body with res.write and ends with an empty res.end, and a client that knows the length
+ * has the answer at the write (a retry then raced the release and got 409). The bytes themselves
+ * pass through unchanged, in order, with their callbacks.
  */
 function captureResponse(res: Response, settle: (body: Buffer) => Promise<void>): void {
   const chunks: Buffer[] = [];
+  const held: ChunkArgs[] = [];
   const keep = (chunk: unknown, encoding: unknown) => {
     if (typeof chunk === 'string') chunks.push(Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
     else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
@@ -213,13 +217,17 @@ function captureResponse(res: Response, settle: (body: Buffer) => Promise<void>)
   const end = res.end;
   res.write = function (this: Response, ...args: ChunkArgs) {
     keep(args[0], args[1]);
-    return (write as (...a: ChunkArgs) => boolean).apply(this, args);
+    held.push(args);
+    return true; // held in memory until the end: nothing for the writer to wait for
   } as Response['write'];
   res.end = function (this: Response, ...args: ChunkArgs) {
     keep(args[0], args[1]);
     res.write = write;
     res.end = end;
-    void settle(Buffer.concat(chunks)).finally(() => (end as (...a: ChunkArgs) => Response).apply(this, args));
+    void settle(Buffer.concat(chunks)).finally(() => {
+      for (const w of held) (write as (...a: ChunkArgs) => boolean).apply(this, w);
+      (end as (...a: ChunkArgs) => Response).apply(this, args);
+    });
     return this;
   } as Response['end'];
 }

@@ -121,6 +121,32 @@ describe.each(targets())('idempotency middleware (%s)', (target) => {
     expect(held.calls).toBe(1);
   });
 
+  it.each([
+    [403, 'released (no row)', null],
+    [201, 'stored', 201],
+  ])('an answer written as graphql-yoga writes it (the body by res.write, then an empty res.end) reaches the client only once the key is settled: %i is %s', async (status, _what, stored) => {
+    // the release or store made slow: the client must not have its answer before it is done
+    const slow = new Proxy(db.prisma, {
+      get: (target, name, receiver) =>
+        name === '$executeRaw'
+          ? (...args: unknown[]) => sleep(300).then(() => (target.$executeRaw as (...a: unknown[]) => Promise<number>)(...args))
+          : Reflect.get(target, name, receiver),
+    });
+    const call = await startKeyedApp(slow as Prisma, (_req, res) => {
+      const body = Buffer.from(JSON.stringify({ status }));
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(body.length) });
+      res.write(body);
+      res.end();
+    });
+    const u = user();
+    const answered = await call(u, 'k');
+    expect(answered.status).toBe(status);
+    expect(JSON.parse(answered.bytes.toString())).toEqual({ status });
+    const after = await row(u);
+    if (stored === null) expect(after).toBeNull();
+    else expect(after?.responseStatus).toBe(stored);
+  });
+
   it('"a stale running row must not block the key forever": a request that never answers (its process gone) leaves a lock that lapses, and the retry runs', async () => {
     let calls = 0;
     const call = await startKeyedApp(
