@@ -92,6 +92,17 @@ const releaseStreams: Plugin = {
     },
   }),
 };
+/**
+ * The request's context as yoga's execution context. Yoga's `context` option merges what it returns
+ * with Object.assign, which reads every getter, so the context's logger and loaders, made on first
+ * use (src/shared/context.ts), were made for every request; copying the properties' descriptors
+ * keeps them lazy.
+ */
+const requestContext: Plugin<{ req: ContextRequest }> = {
+  onContextBuilding: ({ context }) => {
+    Object.defineProperties(context, Object.getOwnPropertyDescriptors(context.req.ctx));
+  },
+};
 /** A caller's X-Request-Id that is kept (logged and echoed): 8–128 letters, digits and `_.:-`. */
 const CLIENT_REQUEST_ID = /^[\w.:-]{8,128}$/;
 /** the entry points that take bearer tokens */
@@ -321,7 +332,6 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
   const yoga: YogaServerInstance<{ req: ContextRequest; res: Response }, RequestContext> = createYoga({
     schema,
     graphqlEndpoint: '/graphql',
-    context: ({ req }) => req.ctx,
     maskedErrors: { maskError: (error, message) => maskError(error, message, logger) },
     graphiql: false, // the page is graphiql.serve's, compressed once
     logging: false,
@@ -332,6 +342,7 @@ export async function createApp({ config, db, logger, rateLimits, rateLimitNames
     // persisted operations first (a hash becomes its document), then the query limits before
     // GraphQL's validation, the token check before execution
     plugins: [
+      requestContext,
       ...persisted.plugins,
       guardGraphqlInput,
       boundValidationErrors,
