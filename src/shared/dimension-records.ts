@@ -1,19 +1,20 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { auditUserId, inTransaction, type RequestContext } from './context.ts';
 import { checkDeactivation, type BalancedDimension } from './dimension-balances.ts';
-import { findPage, pageWindow, type Page, type PageLimits } from './pagination.ts';
+import { findPage, pageArgs, pageWindow, type Page, type PageLimits } from './pagination.ts';
 import { nextSequenceNumber, type NumberedKind } from './sequence.ts';
 import { requireAccount, requireOwned } from './tenancy.ts';
-import { check, checkUnique, parse, type Args } from './validation.ts';
+import { check, checkUnique, flag, id, immutable, parse, type Args } from './validation.ts';
 
 /**
  * The records journal lines name as a dimension and that a client account keeps as a plain list:
- * projects, departments, tags. One service for their shared operations, so the rules are written
+ * projects, departments, tags, assets. One service for their shared operations, so the rules are written
  * once: list (active ones by default; null lists all), get (404, 403 for another account), create
  * (optionally numbered 1, 2, 3 … per account, optionally with a name unique in the account), update
  * (only the fields sent; the client account immutable; false on an active record deactivates it) and
  * deactivate (the record is kept, journal lines refer to it). A kind whose deactivation spec 001
- * checks against balances names its `balanced` dimension.
+ * checks against balances names its `balanced` dimension. Their GraphQL fields are written once too,
+ * in account-record-fields.ts.
  */
 
 /** The record every kind stores: its id, account, and active flag. */
@@ -26,6 +27,20 @@ interface DimensionRecord {
 /** A Prisma query from Pothos: which relations and fields the response needs. */
 type Query = { include?: object; select?: object };
 
+/**
+ * A kind's rules (the arguments of its operations) from its own fields, those create and update
+ * share: list by client account (isActive true by default, null lists all; the kind's `filters`
+ * beside), create in a client account, update of the fields sent (clientAccountId may be sent back
+ * but not changed; isActive false deactivates, true reactivates).
+ */
+export function dimensionRules<F extends z.ZodRawShape, L extends z.ZodRawShape = {}>(fields: F, filters?: L) {
+  return {
+    list: z.object({ clientAccountId: id, isActive: z.boolean().nullish(), ...(filters as L), ...pageArgs }),
+    create: z.object({ input: z.object({ clientAccountId: id, ...fields }) }),
+    update: z.object({ id, input: z.object(fields).partial().extend({ clientAccountId: immutable, isActive: flag }) }),
+  };
+}
+
 /** The inputs every kind's rules share (each kind adds its own fields). */
 type Rules = {
   list: z.ZodType<{ clientAccountId: number; isActive?: boolean | null; name?: string | null; page?: number | null; perPage?: number | null }>;
@@ -35,7 +50,7 @@ type Rules = {
 
 export interface DimensionKind<R extends Rules> {
   /** the Prisma model, and the name the kind's uniqueness messages use */
-  model: 'project' | 'department' | 'tag';
+  model: 'project' | 'department' | 'tag' | 'asset';
   /** the model's GraphQL/REST name, as 404s say it: 'Project' */
   what: string;
   rules: R;
@@ -50,7 +65,7 @@ export interface DimensionKind<R extends Rules> {
   balanced?: BalancedDimension;
 }
 
-/** The Prisma delegate calls the service makes, the same for the three models. */
+/** The Prisma delegate calls the service makes, the same for every kind's model. */
 interface Delegate<T> {
   findMany(args: object): Promise<T[]>;
   count(args: object): Promise<number>;

@@ -121,7 +121,7 @@ const same = (a: unknown, b: unknown): boolean => (typeof a === 'string' && type
 export async function checkUnique(
   ctx: RequestContext,
   issues: Issues,
-  unique: { model: 'item' | 'taxCode' | 'account' | 'project' | 'department' | 'tag'; what: string; clientAccountId: number; field: string; value: string | null | undefined; exceptId?: number },
+  unique: { model: 'item' | 'taxCode' | 'account' | 'project' | 'department' | 'tag' | 'asset'; what: string; clientAccountId: number; field: string; value: string | null | undefined; exceptId?: number },
 ): Promise<void> {
   if (unique.value == null) return;
   const delegate = ctx.db[unique.model] as unknown as { findFirst(args: object): Promise<{ id: number } | null> };

@@ -1,13 +1,9 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/database.ts';
+import type { Database } from '../../src/db/database.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
-import { PROJECT_ROOT } from '../../src/project-root.ts';
 import { targets } from '../support/harness.ts';
-import { createScratchDatabase } from '../support/scratch-database.ts';
+import { emptyDatabase, migrationNames, migrationsFolder } from '../support/migrations.ts';
 
 /**
  * applyMigrations on an empty database of each target: a new database gets the history as plain SQL
@@ -15,8 +11,7 @@ import { createScratchDatabase } from '../support/scratch-database.ts';
  * and a database whose _prisma_migrations records every migration is checked with one query,
  * without starting the engine (what every server start does).
  */
-const migrationsDir = join(PROJECT_ROOT, 'prisma', 'migrations');
-const all = readdirSync(migrationsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+const all = migrationNames();
 
 /** The adapter factory, recording the SQL of every statement sent outside transactions. */
 function recording(factory: SqlMigrationAwareDriverAdapterFactory) {
@@ -38,41 +33,22 @@ function recording(factory: SqlMigrationAwareDriverAdapterFactory) {
   };
 }
 
-/** An empty database of the target, and how to get rid of it. */
-async function emptyDatabase(target: 'pglite' | 'postgres'): Promise<{ db: Database; drop(): Promise<void> }> {
-  if (target === 'pglite') {
-    const db = await openDatabase({ memory: true });
-    return { db, drop: () => db.close() };
-  }
-  const scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL!, 'migrate_test');
-  const db = await openDatabase({ databaseUrl: scratch.url });
-  return {
-    db,
-    async drop() {
-      await db.close();
-      await scratch.drop();
-    },
-  };
-}
-
 describe.each(targets())('applyMigrations on %s', (target) => {
   let empty: Awaited<ReturnType<typeof emptyDatabase>>;
-  let allButLast: string;
+  let allButLast: ReturnType<typeof migrationsFolder>;
   beforeAll(async () => {
-    empty = await emptyDatabase(target);
-    allButLast = mkdtempSync(join(tmpdir(), 'regnskap-migrations-'));
-    cpSync(join(migrationsDir, 'migration_lock.toml'), join(allButLast, 'migration_lock.toml'));
-    for (const name of all.slice(0, -1)) cpSync(join(migrationsDir, name), join(allButLast, name), { recursive: true });
+    empty = await emptyDatabase(target, 'migrate_test');
+    allButLast = migrationsFolder(all.slice(0, -1));
   });
   afterAll(async () => {
     await empty?.drop();
-    rmSync(allButLast, { recursive: true, force: true });
+    allButLast?.remove();
   });
 
   // the cases build on each other, in order
   it('a new database (no table): the history in one transaction, without the engine; no advisory lock left', async () => {
     const { sql, factory } = recording(empty.db.adapterFactory);
-    expect(await applyMigrations(factory, { migrationsDir: allButLast })).toEqual(all.slice(0, -1));
+    expect(await applyMigrations(factory, { migrationsDir: allButLast.dir })).toEqual(all.slice(0, -1));
     expect(sql.filter((s) => s.includes('CREATE TABLE')).length).toBe(1);
     if (target === 'postgres') {
       // the engine's connection is closed, and with it the advisory lock the next run would wait 10 s for
@@ -102,7 +78,7 @@ describe.each(targets())('applyMigrations on %s', (target) => {
   });
 
   it('a new database gets the same schema and _prisma_migrations rows as the engine makes', async () => {
-    const other = await emptyDatabase(target);
+    const other = await emptyDatabase(target, 'migrate_test');
     try {
       // an empty _prisma_migrations (as the Prisma CLI's first step leaves it) makes the database not new: the engine applies the history
       await other.db.prisma.$executeRawUnsafe(
@@ -123,7 +99,7 @@ describe.each(targets())('applyMigrations on %s', (target) => {
           `SELECT migration_name, checksum, logs, rolled_back_at, applied_steps_count, finished_at IS NOT NULL AS finished FROM _prisma_migrations ORDER BY 1`,
         ),
       });
-      const fresh = await emptyDatabase(target);
+      const fresh = await emptyDatabase(target, 'migrate_test');
       try {
         expect(await applyMigrations(fresh.db.adapterFactory)).toEqual(all);
         expect(await describe(fresh.db)).toEqual(await describe(other.db));

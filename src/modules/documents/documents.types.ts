@@ -6,7 +6,7 @@ import { listCost, pageCost } from '../../shared/query-limits.ts';
 import { fixed, fixedOrNull } from '../../shared/scalars.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { requestLoader } from '../../shared/loaders.ts';
-import { loadUser, UserRef } from '../users/users.types.ts';
+import { addAuditFields, loadUser, UserRef } from '../users/users.types.ts';
 import { ARCHIVE_CATEGORIES, DOCUMENT_ORDER_FIELDS, DOCUMENT_STATUSES, DOCUMENT_TYPES, PAYMENT_LINE_TYPES, PAYMENT_STATUSES, RECONCILIATION_TYPES, REFERENCE_TYPES } from './documents.rules.ts';
 import {
   createDocument,
@@ -249,12 +249,6 @@ export const Document = builder.prismaObject('Document', {
     sendDocument: t.exposeBoolean('sendDocument', { description: 'When set, a sales document is e-mailed to the partner when created or finalized' }),
     sentAt: t.expose('sentAt', { type: 'DateTime', nullable: true, description: "When the document's PDF was e-mailed" }),
     createdInApp: t.exposeBoolean('createdInApp'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    createdById: t.exposeInt('createdById', { nullable: true }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    updatedBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.updatedById) }),
-    updatedById: t.exposeInt('updatedById', { nullable: true }),
-    createdBy: t.field({ type: UserRef, nullable: true, resolve: (d, _a, ctx) => loadUser(ctx, d.createdById) }),
     businessPartner: t.relation('businessPartner', { nullable: true }),
     payor: t.relation('payor', { nullable: true }),
     collector: t.relation('collector', { nullable: true }),
@@ -268,6 +262,7 @@ export const Document = builder.prismaObject('Document', {
     reconciliationLines: t.field({ type: [DocumentReconciliationLine], resolve: (d, _a, ctx) => reconciliationLines(ctx, d.id) }),
   }),
 });
+addAuditFields(Document);
 
 const DocumentPage = pageType('DocumentPage', Document);
 

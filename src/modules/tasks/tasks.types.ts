@@ -1,5 +1,5 @@
 import { recordById } from '../../shared/record-by-id.ts';
-import { loadUser, UserRef } from '../users/users.types.ts';
+import { addAuditFields, loadUser, UserRef } from '../users/users.types.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import {cursorArgs, nodesQuery, pageType } from '../../shared/page-type.ts';
 import { listCost, pageCost } from '../../shared/query-limits.ts';
@@ -38,17 +38,12 @@ export const Task = builder.prismaObject('Task', {
     relationType: t.exposeString('relationType', { nullable: true, description: 'What the task is about: voucher, document, businesspartner …' }),
     relationId: t.exposeInt('relationId', { nullable: true }),
     threadId: t.exposeInt('threadId', { nullable: true, description: 'The task’s chat thread (made with the task, deleted with it)' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
-    createdById: t.exposeInt('createdById', { nullable: true }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    updatedBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.updatedById) }),
-    updatedById: t.exposeInt('updatedById', { nullable: true }),
     subtasks: t.relation('subtasks', { extensions: listCost(100), description: 'The tasks whose parent this is, oldest first', query: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } }),
     parentTask: t.relation('parentTask', { nullable: true }),
     thread: t.relation('thread', { nullable: true }),
   }),
 });
+addAuditFields(Task);
 
 const TaskPage = pageType('TaskPage', Task);
 

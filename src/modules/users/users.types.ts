@@ -1,3 +1,4 @@
+import type { ObjectRef } from '@pothos/core';
 import { builder } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { changePassword, updateProfile } from './users.service.ts';
@@ -29,6 +30,31 @@ export const UserRef = builder.objectRef<PublicUser>('User').implement({
  */
 export const loadUser = (ctx: RequestContext, id: number | null): Promise<PublicUser | null> | null =>
   id == null ? null : ctx.loaders.userById.load(id);
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The audit columns of a record that keeps who wrote it. */
+interface Audited {
+  createdAt: Date;
+  createdById: number | null;
+  updatedAt: Date;
+  updatedById: number | null;
+}
+
+/**
+ * Adds the audit fields to the object type of such a record: when it was created and last updated,
+ * and by whom (the id, and the user from the per-request loader).
+ */
+export function addAuditFields<T extends Audited>(ref: ObjectRef<Types, T>) {
+  builder.objectFields(ref, (t) => ({
+    createdAt: t.field({ type: 'DateTime', resolve: (r) => r.createdAt }),
+    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
+    createdById: t.int({ nullable: true, resolve: (r) => r.createdById }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (r) => r.updatedAt }),
+    updatedBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.updatedById) }),
+    updatedById: t.int({ nullable: true, resolve: (r) => r.updatedById }),
+  }));
+}
 
 const UpdateMeInput = builder.inputType('UpdateMeInput', {
   description: 'Your own profile; omitted fields keep their value, null clears a name.',

@@ -1,5 +1,5 @@
 import { recordById } from '../../shared/record-by-id.ts';
-import { loadUser, UserRef } from '../users/users.types.ts';
+import { addAuditFields, loadUser, UserRef } from '../users/users.types.ts';
 import type { JournalEntry as PrismaJournalEntry, Task as PrismaTask, VoucherStatement as PrismaVoucherStatement } from '../../generated/prisma/client.ts';
 import { builder, tenantScoped } from '../../builder.ts';
 import type { RequestContext } from '../../shared/context.ts';
@@ -153,12 +153,6 @@ export const Voucher = builder.prismaObject('Voucher', {
     'A voucher: an uploaded file (receipt, invoice, statement) with voucher fields, the evidence journal entries and documents point at. Its URLs are presigned and expire one hour after the response.',
   fields: (t) => ({
     id: t.exposeInt('id'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    createdBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.createdById) }),
-    createdById: t.exposeInt('createdById', { nullable: true }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    updatedBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => loadUser(ctx, r.updatedById) }),
-    updatedById: t.exposeInt('updatedById', { nullable: true }),
     clientAccount: t.relation('clientAccount'),
     clientAccountId: t.exposeInt('clientAccountId'),
     type: t.exposeString('type', { nullable: true, description: 'Document type (ARINV, APINV, RECPT …)' }),
@@ -208,6 +202,7 @@ export const Voucher = builder.prismaObject('Voucher', {
     project: t.relation('project', { nullable: true }),
   }),
 });
+addAuditFields(Voucher);
 
 const VoucherPage = pageType('VoucherPage', Voucher);
 const VoucherStatementPage = pageType('VoucherStatementPage', VoucherStatement);
