@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Decimal } from '@prisma/client/runtime/client';
@@ -101,6 +101,28 @@ const PARTY_ONLY_ON_LINES = /: (CustomerID|SupplierID) .+ is not in MasterFiles$
 export const saftImportDir = (dataDir: string) => join(dataDir, 'saft-imports');
 /** The XML of import `id`, from its upload until its job has run. */
 export const saftImportFile = (dataDir: string, id: number) => join(saftImportDir(dataDir), `${id}.xml`);
+/** Where a POST spools an upload's XML while it checks it (renamed to saftImportFile when the import is recorded, else removed). */
+const saftSpoolFile = (dataDir: string) => join(saftImportDir(dataDir), `upload-${randomUUID()}.xml`);
+/** The names in saftImportDir, as the cleanup (cleanup.service.ts) tells them apart: a POST's spool file, an import's XML (its id). */
+export const SAFT_FILE_NAMES = { spool: /^upload-[0-9a-f-]{36}\.xml$/, imported: /^([1-9]\d*)\.xml$/ } as const;
+
+/**
+ * How often a POST touches (mtime) the file it works on, from its spool file's last write until its
+ * import is committed (the checks of a 1 GiB file take minutes): a file of a live request is never
+ * older than this, so the cleanup's age (SAFT_ORPHAN_AGE_MS) tells a dead process's file from it,
+ * however large the file or slow the machine.
+ */
+export const SAFT_FILE_TOUCH_MS = 60_000;
+
+/** Touches `path()` every SAFT_FILE_TOUCH_MS until stopped (a file gone meanwhile is no error). */
+function keepTouched(path: () => string): () => void {
+  const timer = setInterval(() => {
+    const now = new Date();
+    utimes(path(), now, now).catch(() => {});
+  }, SAFT_FILE_TOUCH_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
 
 interface Checked {
   head: SaftHead;
@@ -203,10 +225,13 @@ export async function startSaftImport(ctx: RequestContext, args: Args<typeof rul
   await requireManager(ctx, input.clientAccountId);
   const { dataDir, saftImportMaxXmlBytes } = fileServices(ctx);
   await mkdir(saftImportDir(dataDir), { recursive: true });
-  const spooled = join(saftImportDir(dataDir), `upload-${randomUUID()}.xml`);
-  await spoolSaftXml(input.content instanceof SpooledUpload ? input.content.path : input.content, spooled, saftImportMaxXmlBytes);
+  const spooled = saftSpoolFile(dataDir);
   let named: string | null = null;
+  // the file this request works on stays young while it does (renamed when the import is recorded)
+  let working = spooled;
+  const stopTouching = keepTouched(() => working);
   try {
+    await spoolSaftXml(input.content instanceof SpooledUpload ? input.content.path : input.content, spooled, saftImportMaxXmlBytes);
     const checked = await checkXml(ctx, input.clientAccountId, spooled, input.allowOtherOrganization ?? false);
     return await inTransaction(ctx, async (tx) => {
       const row = await tx.db.saftImport.create({
@@ -223,12 +248,13 @@ export async function startSaftImport(ctx: RequestContext, args: Args<typeof rul
         select: { id: true, status: true },
       });
       // named by the import before it commits: its job finds the file (a rollback leaves a file no row names, removed below)
-      await rename(spooled, (named = saftImportFile(dataDir, row.id)));
+      await rename(spooled, (working = named = saftImportFile(dataDir, row.id)));
       await enqueue(tx, SAFT_IMPORT_JOB, { importId: row.id });
       named = null;
       return row;
     });
   } finally {
+    stopTouching();
     await rm(spooled, { force: true });
     if (named) await rm(named, { force: true });
   }
