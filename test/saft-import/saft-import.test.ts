@@ -4,7 +4,7 @@ import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { enqueue } from '../../src/jobs/jobs.ts';
 import { zipSync } from 'fflate';
-import { SAFT_IMPORT_JOB, saftImportDir, saftImportFile } from '../../src/modules/saft-imports/saft-imports.service.ts';
+import { SAFT_IMPORT_JOB, saftImportDir, saftImportFile, xmllintTimeoutMs } from '../../src/modules/saft-imports/saft-imports.service.ts';
 import { removeStaleSaftFiles, SAFT_ORPHAN_AGE_MS } from '../../src/modules/saft-imports/cleanup.service.ts';
 import { saftImportCleanupJob } from '../../src/modules/saft-imports/saft-imports.job.ts';
 import type { JobContext } from '../../src/jobs/jobs.ts';
@@ -366,4 +366,12 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     expect(await saftImportCleanupJob.handler({}, ctx)).toEqual({ spools: 0, finished: 0, orphans: 0 });
     expect(existsSync(files.queued) && existsSync(files.running) && existsSync(files.youngSpool)).toBe(true);
   });
+});
+
+it('xmllint\'s time scales with the file (README "Validation" 2): "120 s, or the file read at 2 MB/s where that is longer, at most 15 minutes"', () => {
+  expect(xmllintTimeoutMs(7 * 1024 * 1024)).toBe(120_000);
+  expect(xmllintTimeoutMs(240_000_000)).toBe(120_000);
+  // the XML ceiling, SAFT_IMPORT_MAX_XML_MB's default: 1 GiB validated in 58 s on 2 shared cores
+  expect(Math.round(xmllintTimeoutMs(1024 * 1024 * 1024) / 1000)).toBe(537);
+  expect(xmllintTimeoutMs(100_000 * 1024 * 1024)).toBe(15 * 60_000);
 });
