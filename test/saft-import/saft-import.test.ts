@@ -1,15 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { enqueue } from '../../src/jobs/jobs.ts';
 import { zipSync } from 'fflate';
-import { SAFT_IMPORT_JOB, saftImportDir, saftImportFile, xmllintTimeoutMs } from '../../src/modules/saft-imports/saft-imports.service.ts';
+import { keepTouched, SAFT_FILE_TOUCH_MS, SAFT_IMPORT_JOB, saftImportDir, saftImportFile, xmllintTimeoutMs } from '../../src/modules/saft-imports/saft-imports.service.ts';
 import { removeStaleSaftFiles, SAFT_ORPHAN_AGE_MS } from '../../src/modules/saft-imports/cleanup.service.ts';
 import { saftImportCleanupJob } from '../../src/modules/saft-imports/saft-imports.job.ts';
 import type { JobContext } from '../../src/jobs/jobs.ts';
 import { createLogger } from '../../src/shared/logger.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkSaft } from '../../src/modules/reports/saft/saft.checks.ts';
 import { verifyLedger } from '../../src/modules/journal-entries/ledger-chain.ts';
 import { checkAgainstOpenApi, startTestApp, targets, type TestApp } from '../support/harness.ts';
@@ -374,4 +375,26 @@ it('xmllint\'s time scales with the file (README "Validation" 2): "120 s, or the
   // the XML ceiling, SAFT_IMPORT_MAX_XML_MB's default: 1 GiB validated in 58 s on 2 shared cores
   expect(Math.round(xmllintTimeoutMs(1024 * 1024 * 1024) / 1000)).toBe(537);
   expect(xmllintTimeoutMs(100_000 * 1024 * 1024)).toBe(15 * 60_000);
+});
+
+it('a POST keeps the file it works on young (README "Files on disk"): "touched every minute until stopped", so the cleanup\'s hour never reaches a live request\'s file', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'saft-touch-'));
+  const path = join(dir, 'upload-x.xml');
+  await writeFile(path, '<AuditFile/>');
+  const hourAgo = new Date(Date.now() - 3600_000);
+  await utimes(path, hourAgo, hourAgo);
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+  try {
+    const stop = keepTouched(() => path);
+    vi.advanceTimersByTime(SAFT_FILE_TOUCH_MS);
+    await vi.waitFor(async () => expect(Date.now() - (await stat(path)).mtimeMs).toBeLessThan(60_000), { interval: 20 });
+    stop();
+    await utimes(path, hourAgo, hourAgo);
+    vi.advanceTimersByTime(5 * SAFT_FILE_TOUCH_MS);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(Date.now() - (await stat(path)).mtimeMs).toBeGreaterThan(3500_000);
+  } finally {
+    vi.useRealTimers();
+    await rm(dir, { recursive: true, force: true });
+  }
 });

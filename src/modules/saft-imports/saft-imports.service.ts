@@ -123,7 +123,7 @@ export const SAFT_FILE_NAMES = { spool: /^upload-[0-9a-f-]{36}\.xml$/, imported:
 export const SAFT_FILE_TOUCH_MS = 60_000;
 
 /** Touches `path()` every SAFT_FILE_TOUCH_MS until stopped (a file gone meanwhile is no error). */
-function keepTouched(path: () => string): () => void {
+export function keepTouched(path: () => string): () => void {
   const timer = setInterval(() => {
     const now = new Date();
     utimes(path(), now, now).catch(() => {});
