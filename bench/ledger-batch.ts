@@ -4,6 +4,7 @@ import { applyMigrations } from '../src/db/migrate.ts';
 import { ensureReferenceData } from '../src/db/reference-data.ts';
 import { createSeed } from '../test/support/seed.ts';
 import { scratchPostgres } from './scratch-db.ts';
+import { rawBatch, type RawTarget } from './raw-ledger.ts';
 import { startServer } from './server-process.ts';
 
 /**
@@ -44,47 +45,6 @@ async function rate(clients: number, seconds: number, work: (n: number, loop: nu
     }),
   );
   return { perSecond: done / ((Date.now() - started) / 1000), failures };
-}
-
-async function rawBatch(c: pg.PoolClient, clientAccountId: number, accounts: number[], size: number, n: number, userId: number): Promise<boolean> {
-  await c.query('BEGIN');
-  try {
-    const ids = (await c.query(`SELECT nextval(pg_get_serial_sequence('journal_entries', 'id'))::int AS id FROM generate_series(1, $1::int)`, [size])).rows.map((r) => r.id as number);
-    await c.query('INSERT INTO ledger_chains (client_account_id, last_number, last_hash) VALUES ($1, 0, $2) ON CONFLICT DO NOTHING', [clientAccountId, '0'.repeat(64)]);
-    const head = (await c.query('SELECT last_number FROM ledger_chains WHERE client_account_id = $1 FOR UPDATE', [clientAccountId])).rows[0].last_number as number;
-    const amounts = Array.from({ length: size }, (_, i) => (100 + ((n * size + i) % 900)).toFixed(2));
-    const numbers = ids.map((_, i) => head + i + 1);
-    await c.query(
-      `WITH e AS (
-         INSERT INTO journal_entries (id, client_account_id, description, is_draft, sequence_number, entry_hash, posted_at, posted_by_id, created_by_id, updated_by_id, updated_at)
-         SELECT u.id, $1, u.d, false, u.s, $5, now(), $4, $4, $4, now() FROM unnest($2::int[], $3::text[], $6::int[]) AS u(id, d, s)
-       ),
-       l AS (
-         INSERT INTO journal_entry_lines (journal_entry_id, client_account_id, line_id, posting_date, account_id, debit, credit, debit_fc, credit_fc, currency_code, exchange_rate)
-         SELECT u.e, $1, u.k, '2026-06-15', u.a, u.dr, u.cr, u.dr, u.cr, 'NOK', 1 FROM unnest($7::int[], $8::int[], $9::int[], $10::numeric[], $11::numeric[]) AS u(e, k, a, dr, cr)
-       )
-       UPDATE ledger_chains SET last_number = $12, last_hash = $5 WHERE client_account_id = $1`,
-      [
-        clientAccountId,
-        ids,
-        ids.map((_, i) => `Bench ${n}/${i}`),
-        userId,
-        'f'.repeat(64),
-        numbers,
-        ids.flatMap((id) => [id, id]),
-        ids.flatMap(() => [1, 2]),
-        ids.flatMap(() => accounts),
-        amounts.flatMap((a) => [a, '0']),
-        amounts.flatMap((a) => ['0', a]),
-        head + size,
-      ],
-    );
-    await c.query('COMMIT');
-    return true;
-  } catch (e) {
-    await c.query('ROLLBACK');
-    throw e;
-  }
 }
 
 export async function ledgerBatch(args: string[] = []): Promise<void> {
@@ -129,8 +89,9 @@ export async function ledgerBatch(args: string[] = []): Promise<void> {
     pool.on('error', () => {}); // a connection ended by the scratch database's drop
     const conns = await Promise.all(Array.from({ length: clients }, () => pool.connect()));
     for (const c of conns) c.on('error', () => {});
-    await rawBatch(conns[0]!, raw.account.id, rawAccounts, size, 0, raw.user.id);
-    const rawRate = await rate(clients, seconds, (n, loop) => rawBatch(conns[loop]!, raw.account.id, rawAccounts, size, n, raw.user.id));
+    const target: RawTarget = { clientAccountId: raw.account.id, accounts: rawAccounts, userId: raw.user.id, postingDate: '2026-06-15' };
+    await rawBatch(conns[0]!, target, 0, size);
+    const rawRate = await rate(clients, seconds, (n, loop) => rawBatch(conns[loop]!, target, n * size, size));
     for (const c of conns) c.release();
     await pool.end();
 

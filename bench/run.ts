@@ -26,7 +26,8 @@
  *   npm run bench -- webhooks      webhook delivery latency p50/p99, write commit to a local receiver
  *   npm run bench -- saft-import [--lines N]
  *                                  a SAF-T file of N lines (default 1,000,000) POSTed as a ZIP and imported
- *                                  end to end on PostgreSQL: time, job time, lines/s, server peak RSS (not in "all")
+ *                                  end to end on PostgreSQL: time, job time, lines/s, server peak RSS, next to
+ *                                  raw SQL writing as many entries in one transaction (not in "all")
  * PostgreSQL is measured in a scratch database created on BENCH_POSTGRES_URL's server (default the
  * machine's own, postgres://postgres@127.0.0.1:5432/postgres) and dropped afterwards.
  */

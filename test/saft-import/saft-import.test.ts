@@ -1,9 +1,16 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { enqueue } from '../../src/jobs/jobs.ts';
 import { zipSync } from 'fflate';
-import { SAFT_IMPORT_JOB, saftImportFile } from '../../src/modules/saft-imports/saft-imports.service.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keepTouched, SAFT_FILE_TOUCH_MS, SAFT_IMPORT_JOB, saftImportDir, saftImportFile, xmllintTimeoutMs } from '../../src/modules/saft-imports/saft-imports.service.ts';
+import { removeStaleSaftFiles, SAFT_ORPHAN_AGE_MS } from '../../src/modules/saft-imports/cleanup.service.ts';
+import { saftImportCleanupJob } from '../../src/modules/saft-imports/saft-imports.job.ts';
+import type { JobContext } from '../../src/jobs/jobs.ts';
+import { createLogger } from '../../src/shared/logger.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkSaft } from '../../src/modules/reports/saft/saft.checks.ts';
 import { verifyLedger } from '../../src/modules/journal-entries/ledger-chain.ts';
 import { checkAgainstOpenApi, startTestApp, targets, type TestApp } from '../support/harness.ts';
@@ -322,4 +329,72 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     expect(messages).toContain('opening balance 2025-01-01.lines.0.postingDate');
     expect({ ...(await written(t)), imports: before.imports }).toEqual(before);
   });
+
+  it('the cleanup (saft-imports.cleanup, hourly): "spool files of dead requests older than an hour are removed, young ones kept; the XML of a QUEUED or RUNNING import is kept however old, of a COMPLETED or FAILED import removed; XML no import names removed when old"', async () => {
+    const t = await target_();
+    const dir = saftImportDir(app.config.dataDir);
+    await mkdir(dir, { recursive: true });
+    const file = async (path: string, ageMs: number) => {
+      await writeFile(path, '<AuditFile/>');
+      const at = new Date(Date.now() - ageMs);
+      await utimes(path, at, at);
+      return path;
+    };
+    const OLD = SAFT_ORPHAN_AGE_MS + 60_000;
+    const YOUNG = SAFT_ORPHAN_AGE_MS - 5 * 60_000;
+    const row = async (status: string) =>
+      (await app.db.prisma.saftImport.create({ data: { clientAccountId: t.account.id, status, fileName: 'x.xml', fileHash: createHash('sha256').update(randomUUID()).digest('hex'), createdById: t.user.id, ...(status === 'COMPLETED' || status === 'FAILED' ? { finishedAt: new Date() } : {}) } })).id;
+    const ids = { queued: await row('QUEUED'), running: await row('RUNNING'), completed: await row('COMPLETED'), failed: await row('FAILED') };
+    const noRow = 1_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
+    const files = {
+      oldSpool: await file(join(dir, `upload-${randomUUID()}.xml`), OLD),
+      youngSpool: await file(join(dir, `upload-${randomUUID()}.xml`), YOUNG),
+      queued: await file(saftImportFile(app.config.dataDir, ids.queued), 10 * OLD),
+      running: await file(saftImportFile(app.config.dataDir, ids.running), 10 * OLD),
+      completed: await file(saftImportFile(app.config.dataDir, ids.completed), 0),
+      failed: await file(saftImportFile(app.config.dataDir, ids.failed), 0),
+      oldNoRow: await file(saftImportFile(app.config.dataDir, noRow), OLD),
+      youngNoRow: await file(saftImportFile(app.config.dataDir, noRow + 1), YOUNG),
+      notOurs: await file(join(dir, 'notes.txt'), 10 * OLD),
+    };
+    const removed = await removeStaleSaftFiles(app.db.prisma, app.config.dataDir);
+    expect(removed).toEqual({ spools: 1, finished: 2, orphans: 1 });
+    const left = Object.fromEntries(Object.entries(files).map(([k, path]) => [k, existsSync(path)]));
+    expect(left).toEqual({ oldSpool: false, youngSpool: true, queued: true, running: true, completed: false, failed: false, oldNoRow: false, youngNoRow: true, notOurs: true });
+    // the scheduled job runs the same cleanup on the configured DATA_DIR (a second run finds nothing more)
+    expect(saftImportCleanupJob.options.schedule).toBe('37 * * * *');
+    const ctx = { prisma: app.db.prisma, config: app.config, logger: createLogger('silent') } as unknown as JobContext;
+    expect(await saftImportCleanupJob.handler({}, ctx)).toEqual({ spools: 0, finished: 0, orphans: 0 });
+    expect(existsSync(files.queued) && existsSync(files.running) && existsSync(files.youngSpool)).toBe(true);
+  });
+});
+
+it('xmllint\'s time scales with the file (README "Validation" 2): "120 s, or the file read at 2 MB/s where that is longer, at most 15 minutes"', () => {
+  expect(xmllintTimeoutMs(7 * 1024 * 1024)).toBe(120_000);
+  expect(xmllintTimeoutMs(240_000_000)).toBe(120_000);
+  // the XML ceiling, SAFT_IMPORT_MAX_XML_MB's default: 1 GiB validated in 58 s on 2 shared cores
+  expect(Math.round(xmllintTimeoutMs(1024 * 1024 * 1024) / 1000)).toBe(537);
+  expect(xmllintTimeoutMs(100_000 * 1024 * 1024)).toBe(15 * 60_000);
+});
+
+it('a POST keeps the file it works on young (README "Files on disk"): "touched every minute until stopped", so the cleanup\'s hour never reaches a live request\'s file', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'saft-touch-'));
+  const path = join(dir, 'upload-x.xml');
+  await writeFile(path, '<AuditFile/>');
+  const hourAgo = new Date(Date.now() - 3600_000);
+  await utimes(path, hourAgo, hourAgo);
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+  try {
+    const stop = keepTouched(() => path);
+    vi.advanceTimersByTime(SAFT_FILE_TOUCH_MS);
+    await vi.waitFor(async () => expect(Date.now() - (await stat(path)).mtimeMs).toBeLessThan(60_000), { interval: 20 });
+    stop();
+    await utimes(path, hourAgo, hourAgo);
+    vi.advanceTimersByTime(5 * SAFT_FILE_TOUCH_MS);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(Date.now() - (await stat(path)).mtimeMs).toBeGreaterThan(3500_000);
+  } finally {
+    vi.useRealTimers();
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { defineJob } from '../../jobs/jobs.ts';
 import { systemContext } from '../../shared/context.ts';
+import { removeStaleSaftFiles } from './cleanup.service.ts';
 import { SAFT_IMPORT_JOB, runSaftImport, saftImportFile } from './saft-imports.service.ts';
 
 /**
@@ -26,4 +27,20 @@ export const saftImportJob = defineJob<{ importId: number }>(
       });
     },
   },
+);
+
+/**
+ * `saft-imports.cleanup`: hourly (at :37 UTC), once for all processes sharing the database, removes
+ * the files under $DATA_DIR/saft-imports that nothing reads any more (removeStaleSaftFiles: spool
+ * files of dead requests, XML of finished imports, XML no import names), never those of a QUEUED or
+ * RUNNING import. Not retried: the next run comes within the hour.
+ */
+export const saftImportCleanupJob = defineJob(
+  'saft-imports.cleanup',
+  async (_data, { prisma, logger, config }) => {
+    const removed = await removeStaleSaftFiles(prisma, config.dataDir);
+    if (removed.spools || removed.finished || removed.orphans) logger.info({ removed }, 'SAF-T import files removed');
+    return removed;
+  },
+  { schedule: '37 * * * *', retryLimit: 0 },
 );

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Decimal } from '@prisma/client/runtime/client';
@@ -38,15 +38,22 @@ function xsdPath(): string {
   return existsSync(beside) ? beside : 'src/modules/reports/saft/Norwegian_SAF-T_Financial_Schema_v_1.30.xsd';
 }
 
-/** Longest xmllint run; beyond it the file is refused (400) rather than holding the request. */
-const XMLLINT_TIMEOUT_MS = 120_000;
+/**
+ * Longest xmllint run on a file of `bytes`; beyond it the file is refused (400) rather than holding
+ * the request: 120 s, or the file read at 2 MB/s where that is longer (a 1 GiB file: 537 s), at most
+ * 15 minutes (a larger SAFT_IMPORT_MAX_XML_MB may then refuse a file as too slow). xmllint --stream
+ * measured 18–25 MB/s on 2 shared cores (a 1 GiB file 58 s, 65 MB 2.6 s; an earlier run 7.6 MB/s), so
+ * a fixed 120 s was only twice the 1 GiB ceiling's time: 2 MB/s leaves a slower or busier machine
+ * room, while a file that makes xmllint crawl is still stopped.
+ */
+export const xmllintTimeoutMs = (bytes: number) => Math.min(15 * 60_000, Math.max(120_000, Math.ceil(bytes / 2_000)));
 
-/** One xmllint run on the XML file at `path`: its exit code (null when killed after XMLLINT_TIMEOUT_MS) and stderr (the first 64 KB). */
-function xmllint(args: string[], path: string): Promise<{ code: number | null; stderr: string }> {
+/** One xmllint run on the XML file at `path`: its exit code (null when killed after `timeoutMs`) and stderr (the first 64 KB). */
+function xmllint(args: string[], path: string, timeoutMs: number): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('xmllint', [...args, path], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), XMLLINT_TIMEOUT_MS);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.stderr.on('data', (d: Buffer) => {
       if (stderr.length < 64_000) stderr += d.toString('utf8');
     });
@@ -82,12 +89,13 @@ export async function xsdErrors(path: string): Promise<string[]> {
     // "<path>:12: element Foo: Schemas validity error : …" → "line 12: element Foo: …"
     return (lines.length ? lines : [`xmllint exited with ${code}`]).slice(0, 20).map((l) => l.split(path).join('-').replace(/^-:(\d+): /, 'line $1: ').replace('Schemas validity error : ', ''));
   };
-  const tooLong = [`the schema validation took longer than ${XMLLINT_TIMEOUT_MS / 1000} s`];
-  const valid = await xmllint(['--stream', '--noout', '--nonet', '--schema', xsdPath()], path);
+  const timeoutMs = xmllintTimeoutMs((await stat(path)).size);
+  const tooLong = [`the schema validation took longer than ${Math.round(timeoutMs / 1000)} s`];
+  const valid = await xmllint(['--stream', '--noout', '--nonet', '--schema', xsdPath()], path, timeoutMs);
   if (valid.code === null) return tooLong;
   if (valid.code === 0) return [];
   if (/: failed to parse$/m.test(valid.stderr) && !/Schemas validity error/.test(valid.stderr)) {
-    const wellFormed = await xmllint(['--stream', '--noout', '--nonet'], path);
+    const wellFormed = await xmllint(['--stream', '--noout', '--nonet'], path, timeoutMs);
     if (wellFormed.code === null) return tooLong;
     if (wellFormed.code !== 0) return pretty(wellFormed.stderr, wellFormed.code);
   }
@@ -101,6 +109,28 @@ const PARTY_ONLY_ON_LINES = /: (CustomerID|SupplierID) .+ is not in MasterFiles$
 export const saftImportDir = (dataDir: string) => join(dataDir, 'saft-imports');
 /** The XML of import `id`, from its upload until its job has run. */
 export const saftImportFile = (dataDir: string, id: number) => join(saftImportDir(dataDir), `${id}.xml`);
+/** Where a POST spools an upload's XML while it checks it (renamed to saftImportFile when the import is recorded, else removed). */
+const saftSpoolFile = (dataDir: string) => join(saftImportDir(dataDir), `upload-${randomUUID()}.xml`);
+/** The names in saftImportDir, as the cleanup (cleanup.service.ts) tells them apart: a POST's spool file, an import's XML (its id). */
+export const SAFT_FILE_NAMES = { spool: /^upload-[0-9a-f-]{36}\.xml$/, imported: /^([1-9]\d*)\.xml$/ } as const;
+
+/**
+ * How often a POST touches (mtime) the file it works on, from its spool file's last write until its
+ * import is committed (the checks of a 1 GiB file take minutes): a file of a live request is never
+ * older than this, so the cleanup's age (SAFT_ORPHAN_AGE_MS) tells a dead process's file from it,
+ * however large the file or slow the machine.
+ */
+export const SAFT_FILE_TOUCH_MS = 60_000;
+
+/** Touches `path()` every SAFT_FILE_TOUCH_MS until stopped (a file gone meanwhile is no error). */
+export function keepTouched(path: () => string): () => void {
+  const timer = setInterval(() => {
+    const now = new Date();
+    utimes(path(), now, now).catch(() => {});
+  }, SAFT_FILE_TOUCH_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
 
 interface Checked {
   head: SaftHead;
@@ -203,10 +233,13 @@ export async function startSaftImport(ctx: RequestContext, args: Args<typeof rul
   await requireManager(ctx, input.clientAccountId);
   const { dataDir, saftImportMaxXmlBytes } = fileServices(ctx);
   await mkdir(saftImportDir(dataDir), { recursive: true });
-  const spooled = join(saftImportDir(dataDir), `upload-${randomUUID()}.xml`);
-  await spoolSaftXml(input.content instanceof SpooledUpload ? input.content.path : input.content, spooled, saftImportMaxXmlBytes);
+  const spooled = saftSpoolFile(dataDir);
   let named: string | null = null;
+  // the file this request works on stays young while it does (renamed when the import is recorded)
+  let working = spooled;
+  const stopTouching = keepTouched(() => working);
   try {
+    await spoolSaftXml(input.content instanceof SpooledUpload ? input.content.path : input.content, spooled, saftImportMaxXmlBytes);
     const checked = await checkXml(ctx, input.clientAccountId, spooled, input.allowOtherOrganization ?? false);
     return await inTransaction(ctx, async (tx) => {
       const row = await tx.db.saftImport.create({
@@ -223,12 +256,13 @@ export async function startSaftImport(ctx: RequestContext, args: Args<typeof rul
         select: { id: true, status: true },
       });
       // named by the import before it commits: its job finds the file (a rollback leaves a file no row names, removed below)
-      await rename(spooled, (named = saftImportFile(dataDir, row.id)));
+      await rename(spooled, (working = named = saftImportFile(dataDir, row.id)));
       await enqueue(tx, SAFT_IMPORT_JOB, { importId: row.id });
       named = null;
       return row;
     });
   } finally {
+    stopTouching();
     await rm(spooled, { force: true });
     if (named) await rm(named, { force: true });
   }
