@@ -75,8 +75,16 @@ const doomed = defineJob<{ marker: string }>(
   },
 );
 
+/** test.slow: a run that takes a second after it has begun (signalled), and says when it ended. */
+const slowRuns: Record<string, { started: RunSignal; ended?: number }> = {};
+const slow = defineJob<{ marker: string }>('test.slow', async ({ marker }) => {
+  slowRuns[marker].started.fire();
+  await sleep(1000);
+  slowRuns[marker].ended = Date.now();
+});
+
 /** This file's queues only: on PostgreSQL other test files share the database (and `mail.send`). */
-const TEST_QUEUES = [flaky.name, hopeless.name, record.name, doomed.name];
+const TEST_QUEUES = [flaky.name, hopeless.name, record.name, doomed.name, slow.name];
 
 /** A mailer that sends nothing; its `describe` names the runner. */
 const labelled = (describe: string): Mailer => ({ describe, send: async () => ({ messageId: '' }), close: () => undefined });
@@ -233,6 +241,19 @@ describe.each(targets())('background jobs (%s)', (target: Target) => {
     expect(job).toMatchObject({ state: 'failed', retryCount, output: { message: reason } });
     expect(givenUp).toEqual([expect.objectContaining({ reason, retryCount })]);
   }, 90_000);
+
+  it('"graceful shutdown … finishes its … jobs": a run under way when the server stops (SIGTERM gives running jobs 3 s) ends normally and the job is completed, run once', async () => {
+    const marker = uniq();
+    slowRuns[marker] = { started: runSignal() };
+    const id = (await enqueue(db.prisma, slow, { marker }))!;
+    const runner = await start(db, { queues: [slow.name], pollingIntervalSeconds: 0.1 });
+    await slowRuns[marker].started.next();
+    const stopping = Date.now();
+    await runner.stop({ timeoutMs: 3000 }); // what src/server.ts's shutdown gives the job runner
+    expect(slowRuns[marker].ended).toBeGreaterThan(stopping); // the run finished after the stop began
+    expect(await jobState(db, slow.name, id)).toBe('completed');
+    expect(slowRuns[marker].started.take()).toBe(false); // not begun a second time
+  });
 
   it('a last run still under way when the server shuts down is not run again: the job is given up with "the process stopped while running this job"', async () => {
     const marker = uniq();
