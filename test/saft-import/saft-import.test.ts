@@ -367,6 +367,39 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     expect(await saftImportCleanupJob.handler({}, ctx)).toEqual({ spools: 0, finished: 0, orphans: 0 });
     expect(existsSync(files.queued) && existsSync(files.running) && existsSync(files.youngSpool)).toBe(true);
   });
+
+  it('"a client\'s years imported one file each, in order": a file that continues the account\'s books has its opening balances checked against them, not posted again; one that does not is 409 and nothing is written', async () => {
+    const part = async (from: string, to: string) => {
+      const r = await app.http('GET', `/api/v2/reports/data-export?client_account_id=${source.account.id}&date_from=${from}&date_to=${to}`, { token: source.user.token, headers: { accept: 'text/xml' } });
+      expect(r.status).toBe(200);
+      return r.text;
+    };
+    // the second file starts on 1 March: its opening balances are the first's closing balances, 3000's year to date included
+    const [first, second] = [await part('2025-01-01', '2025-02-28'), await part('2025-03-01', '2025-12-31')];
+    const t = await target_();
+    const one = await finished(t, (await upload(t, first, { allow_other_organization: true })).body.id);
+    expect(one).toMatchObject({ status: 'COMPLETED', summary: { journal_entries: 2, opening_balance_lines: 4, opening_balances_in_books: false } });
+    const two = await finished(t, (await upload(t, second, { allow_other_organization: true })).body.id);
+    expect(two.errors, JSON.stringify(two.errors)).toEqual([]);
+    expect(two).toMatchObject({ status: 'COMPLETED', summary: { journal_entries: 2, opening_balance_entry_id: null, opening_balance_lines: 0, opening_balances_in_books: true } });
+    expect(await trialBalance(t)).toEqual(await trialBalance(source));
+    expect(await verifyLedger(app.db.prisma, t.account.id)).toMatchObject({ ok: true, entries: 5 });
+    // books that differ from those the file continues: 409 naming the accounts, nothing written
+    const u = await target_();
+    await finished(u, (await upload(u, first, { allow_other_organization: true })).body.id);
+    const extra = await app.http('POST', '/api/v2/journal-entries/', {
+      token: u.user.token,
+      body: { client_account_id: u.account.id, lines: [{ posting_date: '2025-02-10', account_code: '1920', debit: 1, credit: 0 }, { posting_date: '2025-02-10', account_code: '3000', debit: 0, credit: 1 }] },
+    });
+    expect(extra.status).toBe(201);
+    const before = await written(u);
+    const res = await upload(u, second, { allow_other_organization: true });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toBe(
+      `The file's opening balances on 2025-03-01 are not the balances of client account ${u.account.id} on that day (debit − credit; 1920: file 51250.00, account 51251.00; 3000: file -1000.00, account -1001.00): the file does not continue the account's books, nothing is written`,
+    );
+    expect(await written(u)).toEqual(before);
+  });
 });
 
 it('xmllint\'s time scales with the file (README "Validation" 2): "120 s, or the file read at 2 MB/s where that is longer, at most 15 minutes"', () => {
