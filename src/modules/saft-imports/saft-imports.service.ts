@@ -485,9 +485,13 @@ async function prepare(tx: RequestContext, row: { id: number; clientAccountId: n
     accountsCreated++;
   }
 
-  // customers and suppliers: business partners by organisation number, else created (also those named only on lines)
-  const partners = await tx.db.businessPartner.findMany({ where: { clientAccountId, organizationNumber: { not: null } }, select: { id: true, organizationNumber: true } });
-  const byOrg = new Map(partners.map((p) => [p.organizationNumber!, p.id]));
+  // customers and suppliers: business partners by organisation number, else (a partner without one) by name, else created (also
+  // those named only on lines). By name only the account's partners from before this import that have no organisation number, and
+  // only a name one of them has: a client's years imported one file each meet their partners without a number again in every file.
+  const partners = await tx.db.businessPartner.findMany({ where: { clientAccountId }, select: { id: true, organizationNumber: true, name: true } });
+  const byOrg = new Map(partners.filter((p) => p.organizationNumber).map((p) => [p.organizationNumber!, p.id]));
+  const byName = new Map<string, number | null>();
+  for (const p of partners) if (!p.organizationNumber) byName.set(p.name, byName.has(p.name) ? null : p.id);
   const partyId = new Map<string, number>();
   let partnersCreated = 0;
   let partnersMatched = 0;
@@ -495,13 +499,14 @@ async function prepare(tx: RequestContext, row: { id: number; clientAccountId: n
     const key = `${kind}:${id}`;
     if (partyId.has(key)) return partyId.get(key)!;
     const org = orgDigits(registrationNumber);
-    let pid = org.length === 9 ? byOrg.get(org) : undefined;
+    const named = (name || `${kind === 'customer' ? 'Kunde' : 'Leverandør'} ${id}`).slice(0, 250);
+    let pid = (org.length === 9 ? byOrg.get(org) : undefined) ?? byName.get(named) ?? undefined;
     if (pid) partnersMatched++;
     else {
       const created = await createBusinessPartner(tx, {
         input: {
           clientAccountId,
-          name: (name || `${kind === 'customer' ? 'Kunde' : 'Leverandør'} ${id}`).slice(0, 250),
+          name: named,
           organizationNumber: org.length === 9 && isValidOrganizationNumber(org) ? org : null,
           isCustomer: kind === 'customer',
           isSupplier: kind === 'supplier',
