@@ -6,7 +6,8 @@ import { osloToday } from '../../src/modules/journal-entries/journal-entries.rul
 import { verifyLedger } from '../../src/modules/journal-entries/ledger-chain.ts';
 import { checkSaft } from '../../src/modules/reports/saft/saft.checks.ts';
 import { formatDate } from '../../src/shared/scalars.ts';
-import { openTestDatabase, startTestApp, targets, type TestApp } from '../support/harness.ts';
+import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import { openOwnDatabase } from '../support/own-database.ts';
 import { randomOrganizationNumber } from '../support/seed.ts';
 
 // Issue 33, "Done when": "A demo export imported into a fresh account reproduces its books exactly".
@@ -17,11 +18,12 @@ import { randomOrganizationNumber } from '../support/seed.ts';
 // file carries the first year's closing balances as its opening balances, already in the books).
 // Then the books are compared over the API, account by account, to the øre.
 //
-// PGlite only, on a database of its own: the demo has fixed names (its firm, company and login), and
-// on the PostgreSQL database a run shares, the admin CLI's test seeds the same demo concurrently
-// (test/admin/seed-demo-year.test.ts does the same).
-describe.runIf(targets().includes('pglite'))('SAF-T round trip of the demo company', () => {
+// On both databases, each time on a database of its own (openOwnDatabase: on PostgreSQL a scratch
+// database): the demo has fixed names (its firm, company, login and organisation number), and on the
+// PostgreSQL database a run shares, the admin CLI's test seeds the same demo concurrently.
+describe.each(targets())('SAF-T round trip of the demo company (%s)', (target) => {
   let db: Database;
+  let own: Awaited<ReturnType<typeof openOwnDatabase>> | undefined;
   let app: TestApp;
   let demo: { account: { id: number }; user: { token: string } };
   const today = formatDate(osloToday());
@@ -34,15 +36,16 @@ describe.runIf(targets().includes('pglite'))('SAF-T round trip of the demo compa
   } as const;
 
   beforeAll(async () => {
-    db = await openTestDatabase('pglite');
+    own = await openOwnDatabase(target, 'saft_demo');
+    db = own.db;
     const seeded = await seedDemo(db.prisma);
     expect(seeded.created).toBe(true);
-    app = await startTestApp('pglite', { database: db, jobs: { queues: ['saft-imports.run'] } });
+    app = await startTestApp(target, { database: db, jobs: { queues: ['saft-imports.run'] } });
     demo = { account: { id: seeded.company.id }, user: { token: await app.seed.token(seeded.user.id, 'read write') } };
-  }, 240_000);
+  }, 400_000); // migrating a PostgreSQL database and seeding a year and a half of books, on a loaded machine
   afterAll(async () => {
     await app?.close();
-    await db?.close();
+    await own?.close();
   });
 
   type Who = typeof demo;
@@ -63,14 +66,19 @@ describe.runIf(targets().includes('pglite'))('SAF-T round trip of the demo compa
     await db.prisma.clientAccount.update({ where: { id: t.account.id }, data: { organizationNumber: randomOrganizationNumber(), vatLiable: true } });
     return t;
   };
-  const importFile = async (who: Who, xml: string) => {
+  /** POST /saft-imports, multipart */
+  const upload = async (who: Who, xml: string) => {
     const form = new FormData();
     form.append('client_account_id', String(who.account.id));
     form.append('allow_other_organization', 'true');
     form.append('file', new Blob([new TextEncoder().encode(xml)], { type: 'application/xml' }), 'demo.xml');
     const res = await fetch(`${app.url}/api/v2/saft-imports`, { method: 'POST', headers: { authorization: `Bearer ${who.user.token}` }, body: form });
-    const body = await res.json();
-    expect(res.status, JSON.stringify(body)).toBe(202);
+    return { status: res.status, body: await res.json() };
+  };
+  /** uploads the file and waits for its import to be COMPLETED */
+  const importFile = async (who: Who, xml: string) => {
+    const { status, body } = await upload(who, xml);
+    expect(status, JSON.stringify(body)).toBe(202);
     for (let i = 0; i < 1200; i++) {
       const done = (await get(who, `/saft-imports/${body.id}`)).body;
       if (done.status === 'COMPLETED' || done.status === 'FAILED') {
@@ -229,13 +237,8 @@ describe.runIf(targets().includes('pglite'))('SAF-T round trip of the demo compa
     });
     expect(posted.status, JSON.stringify(posted.body)).toBe(201);
     const before = { ...(await postedEntries(copy)), imports: await db.prisma.saftImport.count({ where: { clientAccountId: copy.account.id } }) };
-    const form = new FormData();
-    form.append('client_account_id', String(copy.account.id));
-    form.append('allow_other_organization', 'true');
-    form.append('file', new Blob([new TextEncoder().encode(second)], { type: 'application/xml' }), 'demo.xml');
-    const res = await fetch(`${app.url}/api/v2/saft-imports`, { method: 'POST', headers: { authorization: `Bearer ${copy.user.token}` }, body: form });
-    const body = await res.json();
-    expect(res.status, JSON.stringify(body)).toBe(409);
+    const { status, body } = await upload(copy, second);
+    expect(status, JSON.stringify(body)).toBe(409);
     expect(body.error).toContain(`The file's opening balances on ${spans.current[0]} are not the balances of client account ${copy.account.id} on that day`);
     expect(body.error).toMatch(/1920: file -?\d+\.\d\d, account -?\d+\.\d\d/);
     expect({ ...(await postedEntries(copy)), imports: await db.prisma.saftImport.count({ where: { clientAccountId: copy.account.id } }) }).toEqual(before);

@@ -91,6 +91,14 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     const rows = (Array.isArray(res.body) ? res.body : res.body.data) as Record<string, unknown>[];
     return rows.map((r) => [r.account_code, r.incoming_balance, r.debit, r.credit, r.outgoing_balance]);
   };
+  /** posts a sale of 1 krone (1920 against 3000) dated `date` into the account */
+  const sell = async (t: Tenant, date: string) => {
+    const posted = await app.http('POST', '/api/v2/journal-entries/', {
+      token: t.user.token,
+      body: { client_account_id: t.account.id, lines: [{ posting_date: date, account_code: '1920', debit: 1, credit: 0 }, { posting_date: date, account_code: '3000', debit: 0, credit: 1 }] },
+    });
+    expect(posted.status).toBe(201);
+  };
   const totals = (xml: string) => ['NumberOfEntries', 'TotalDebit', 'TotalCredit'].map((e) => new RegExp(`<${e}>([^<]*)</${e}>`).exec(xml)?.[1]);
 
   it('round trip: "our own export imported into another account gives the same trial balance, general ledger and SAF-T totals, account by account"', async () => {
@@ -297,11 +305,7 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
 
   it('"A file whose periods overlap posted entries of the account … is 409 and nothing is written"', async () => {
     const t = await target_();
-    const posted = await app.http('POST', '/api/v2/journal-entries/', {
-      token: t.user.token,
-      body: { client_account_id: t.account.id, lines: [{ posting_date: '2025-06-01', account_code: '1920', debit: 1, credit: 0 }, { posting_date: '2025-06-01', account_code: '3000', debit: 0, credit: 1 }] },
-    });
-    expect(posted.status).toBe(201);
+    await sell(t, '2025-06-01');
     const before = await written(t);
     const res = await upload(t, exported, { allow_other_organization: true });
     expect(res.status).toBe(409);
@@ -387,11 +391,7 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     // books that differ from those the file continues: 409 naming the accounts, nothing written
     const u = await target_();
     await finished(u, (await upload(u, first, { allow_other_organization: true })).body.id);
-    const extra = await app.http('POST', '/api/v2/journal-entries/', {
-      token: u.user.token,
-      body: { client_account_id: u.account.id, lines: [{ posting_date: '2025-02-10', account_code: '1920', debit: 1, credit: 0 }, { posting_date: '2025-02-10', account_code: '3000', debit: 0, credit: 1 }] },
-    });
-    expect(extra.status).toBe(201);
+    await sell(u, '2025-02-10');
     const before = await written(u);
     const res = await upload(u, second, { allow_other_organization: true });
     expect(res.status).toBe(409);
