@@ -91,6 +91,14 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     const rows = (Array.isArray(res.body) ? res.body : res.body.data) as Record<string, unknown>[];
     return rows.map((r) => [r.account_code, r.incoming_balance, r.debit, r.credit, r.outgoing_balance]);
   };
+  /** posts a sale of 1 krone (1920 against 3000) dated `date` into the account */
+  const sell = async (t: Tenant, date: string) => {
+    const posted = await app.http('POST', '/api/v2/journal-entries/', {
+      token: t.user.token,
+      body: { client_account_id: t.account.id, lines: [{ posting_date: date, account_code: '1920', debit: 1, credit: 0 }, { posting_date: date, account_code: '3000', debit: 0, credit: 1 }] },
+    });
+    expect(posted.status).toBe(201);
+  };
   const totals = (xml: string) => ['NumberOfEntries', 'TotalDebit', 'TotalCredit'].map((e) => new RegExp(`<${e}>([^<]*)</${e}>`).exec(xml)?.[1]);
 
   it('round trip: "our own export imported into another account gives the same trial balance, general ledger and SAF-T totals, account by account"', async () => {
@@ -297,11 +305,7 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
 
   it('"A file whose periods overlap posted entries of the account … is 409 and nothing is written"', async () => {
     const t = await target_();
-    const posted = await app.http('POST', '/api/v2/journal-entries/', {
-      token: t.user.token,
-      body: { client_account_id: t.account.id, lines: [{ posting_date: '2025-06-01', account_code: '1920', debit: 1, credit: 0 }, { posting_date: '2025-06-01', account_code: '3000', debit: 0, credit: 1 }] },
-    });
-    expect(posted.status).toBe(201);
+    await sell(t, '2025-06-01');
     const before = await written(t);
     const res = await upload(t, exported, { allow_other_organization: true });
     expect(res.status).toBe(409);
@@ -366,6 +370,35 @@ describe.each(targets())('SAF-T import (%s)', (target) => {
     const ctx = { prisma: app.db.prisma, config: app.config, logger: createLogger('silent') } as unknown as JobContext;
     expect(await saftImportCleanupJob.handler({}, ctx)).toEqual({ spools: 0, finished: 0, orphans: 0 });
     expect(existsSync(files.queued) && existsSync(files.running) && existsSync(files.youngSpool)).toBe(true);
+  });
+
+  it('"a client\'s years imported one file each, in order": a file that continues the account\'s books has its opening balances checked against them, not posted again; one that does not is 409 and nothing is written', async () => {
+    const part = async (from: string, to: string) => {
+      const r = await app.http('GET', `/api/v2/reports/data-export?client_account_id=${source.account.id}&date_from=${from}&date_to=${to}`, { token: source.user.token, headers: { accept: 'text/xml' } });
+      expect(r.status).toBe(200);
+      return r.text;
+    };
+    // the second file starts on 1 March: its opening balances are the first's closing balances, 3000's year to date included
+    const [first, second] = [await part('2025-01-01', '2025-02-28'), await part('2025-03-01', '2025-12-31')];
+    const t = await target_();
+    const one = await finished(t, (await upload(t, first, { allow_other_organization: true })).body.id);
+    expect(one).toMatchObject({ status: 'COMPLETED', summary: { journal_entries: 2, opening_balance_lines: 4, opening_balances_in_books: false } });
+    const two = await finished(t, (await upload(t, second, { allow_other_organization: true })).body.id);
+    expect(two.errors, JSON.stringify(two.errors)).toEqual([]);
+    expect(two).toMatchObject({ status: 'COMPLETED', summary: { journal_entries: 2, opening_balance_entry_id: null, opening_balance_lines: 0, opening_balances_in_books: true } });
+    expect(await trialBalance(t)).toEqual(await trialBalance(source));
+    expect(await verifyLedger(app.db.prisma, t.account.id)).toMatchObject({ ok: true, entries: 5 });
+    // books that differ from those the file continues: 409 naming the accounts, nothing written
+    const u = await target_();
+    await finished(u, (await upload(u, first, { allow_other_organization: true })).body.id);
+    await sell(u, '2025-02-10');
+    const before = await written(u);
+    const res = await upload(u, second, { allow_other_organization: true });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toBe(
+      `The file's opening balances on 2025-03-01 are not the balances of client account ${u.account.id} on that day (debit − credit; 1920: file 51250.00, account 51251.00; 3000: file -1000.00, account -1001.00): the file does not continue the account's books, nothing is written`,
+    );
+    expect(await written(u)).toEqual(before);
   });
 });
 

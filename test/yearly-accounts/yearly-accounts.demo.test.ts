@@ -1,16 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/admin/seed-demo.ts';
-import { openDatabase, type Database } from '../../src/db/database.ts';
-import { applyMigrations } from '../../src/db/migrate.ts';
-import { ensureReferenceData } from '../../src/db/reference-data.ts';
-import { migrateJobs } from '../../src/jobs/runner.ts';
 import { osloToday } from '../../src/modules/journal-entries/journal-entries.rules.ts';
 import { BALANCE_SECTIONS, itemSum, LINE_ITEMS, nok, sectionSum, type Balance } from '../../src/modules/yearly-accounts/yearly-accounts.rules.ts';
 import { createIntegrations } from '../../src/integrations/integrations.ts';
-import { createLogger } from '../../src/shared/logger.ts';
 import { Decimal } from '../../src/shared/scalars.ts';
-import { openTestDatabase, startTestApp, targets, type TestApp } from '../support/harness.ts';
-import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.ts';
+import type { Database } from '../../src/db/database.ts';
+import { startTestApp, targets, type TestApp } from '../support/harness.ts';
+import { openOwnDatabase } from '../support/own-database.ts';
 
 // Issue 28 item 2: the yearly accounts in the Accounting Act's format, read as an accountant reads
 // them on the demo company (src/admin/seed-demo.ts): its previous year opens with an opening balance
@@ -23,7 +19,7 @@ type Line = { key: string; label: string; amount: string; previous_amount: strin
 
 describe.each(targets())('the demo company\'s yearly accounts in the Accounting Act\'s format (%s)', (target) => {
   let db: Database;
-  let scratch: ScratchDatabase | undefined;
+  let own: Awaited<ReturnType<typeof openOwnDatabase>> | undefined;
   let app: TestApp;
   let token: string;
   let company: number;
@@ -43,14 +39,8 @@ describe.each(targets())('the demo company\'s yearly accounts in the Accounting 
   const note = (p: any, key: string) => p.notes.find((n: { key: string }) => n.key === key);
 
   beforeAll(async () => {
-    if (target === 'pglite') db = await openTestDatabase('pglite');
-    else {
-      scratch = await createScratchDatabase(process.env.TEST_DATABASE_URL!, 'ya_demo');
-      db = await openDatabase({ databaseUrl: scratch.url });
-      await applyMigrations(db.adapterFactory);
-      await ensureReferenceData(db.prisma);
-      await migrateJobs(db, createLogger('silent'));
-    }
+    own = await openOwnDatabase(target, 'ya_demo');
+    db = own.db;
     const demo = await seedDemo(db.prisma);
     expect(demo.created).toBe(true);
     company = demo.company.id;
@@ -66,8 +56,7 @@ describe.each(targets())('the demo company\'s yearly accounts in the Accounting 
   }, 400_000); // migrating a PostgreSQL database and seeding a year and a half of books, on a loaded machine
   afterAll(async () => {
     await app?.close();
-    await db?.close();
-    await scratch?.drop();
+    await own?.close();
   });
 
   it('"in the first year the previous year\'s column is the opening balance": every balance-sheet line item and sum of the previous year', () => {

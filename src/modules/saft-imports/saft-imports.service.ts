@@ -5,6 +5,7 @@ import { mkdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Decimal } from '@prisma/client/runtime/client';
+import { Prisma } from '../../generated/prisma/client.ts';
 import { enqueue } from '../../jobs/jobs.ts';
 import { lockForTransaction } from '../../shared/advisory-locks.ts';
 import { auditUserId, inTransaction, type RequestContext } from '../../shared/context.ts';
@@ -20,7 +21,9 @@ import { createJournalEntries, MAX_BATCH_ENTRIES } from '../journal-entries/jour
 import { isBalanceAccount } from '../ledger-accounts/account-classes.ts';
 import { createAccount } from '../ledger-accounts/ledger-accounts.service.ts';
 import { createProject } from '../projects/projects.service.ts';
+import { incomingOf } from '../reports/opening-balances.ts';
 import { SaftChecker } from '../reports/saft/saft.checks.ts';
+import { saftOpeningBalances } from '../reports/saft/saft.service.ts';
 import type { SaftNode } from '../reports/saft/saft-reader.ts';
 import { fileServices } from '../files/file-services.ts';
 import { SpooledUpload } from '../../shared/scalars.ts';
@@ -175,10 +178,11 @@ async function checkXml(ctx: RequestContext, clientAccountId: number, path: stri
 /**
  * The checks of a file's Header against the account, at the upload and again in the job under the
  * import's lock: the company's organisation number (400 naming both, unless allowOtherOrganization),
- * the currency (400), a file imported before (409, by SHA-256 of the XML) and posted entries of the
- * account inside the file's period (409).
+ * the currency (400), a file imported before (409, by SHA-256 of the XML), posted entries of the
+ * account inside the file's period (409) and, when the file continues the account's books, its
+ * opening balances against the account's balances (409, continuesBooks). Answers whether it does.
  */
-async function checkHead(ctx: RequestContext, clientAccountId: number, file: SaftHead, hash: string, allowOtherOrganization: boolean, exceptImportId?: number): Promise<void> {
+async function checkHead(ctx: RequestContext, clientAccountId: number, file: SaftHead, hash: string, allowOtherOrganization: boolean, exceptImportId?: number): Promise<boolean> {
   const account = await ctx.db.clientAccount.findUnique({ where: { id: clientAccountId }, select: { organizationNumber: true, accountingCurrency: true } });
   if (!account) throw new NotFoundError(`Client account ${clientAccountId}`);
   const theirs = orgDigits(file.registrationNumber);
@@ -193,6 +197,7 @@ async function checkHead(ctx: RequestContext, clientAccountId: number, file: Saf
   }
   await assertNotImported(ctx, clientAccountId, hash, exceptImportId);
   await assertNoOverlap(ctx, clientAccountId, file);
+  return continuesBooks(ctx, clientAccountId, file);
 }
 
 async function assertNotImported(ctx: RequestContext, clientAccountId: number, hash: string, exceptImportId?: number) {
@@ -218,6 +223,37 @@ async function assertNoOverlap(ctx: RequestContext, clientAccountId: number, fil
       `The file's period ${file.start} – ${file.end} overlaps posted entries of client account ${clientAccountId} (${r.n} lines dated ${r.first} – ${r.last}): nothing is written`,
     );
   }
+}
+
+/**
+ * Whether the file continues books the account already has: posted lines in the incoming balance of
+ * the file's period (opening-balances.ts: dated before its first day, or an opening balance on it),
+ * as when a client's years are imported one file at a time, in order. Then the file's opening
+ * balances are those books' closing balances, already posted: they must be the opening balances our
+ * own export writes for the account on the file's first day (saftOpeningBalances: result accounts
+ * open at zero each year), account by account (409 naming the differences, nothing written), and
+ * are not posted a second time. An account without such lines answers false: the file's opening
+ * balances are posted (prepare).
+ */
+async function continuesBooks(ctx: RequestContext, clientAccountId: number, file: SaftHead): Promise<boolean> {
+  const before = await ctx.db.$queryRaw<{ n: number }[]>(Prisma.sql`
+    SELECT count(*)::int AS n FROM (SELECT 1 FROM journal_entry_lines l JOIN journal_entries e ON e.id = l.journal_entry_id
+     WHERE l.client_account_id = ${clientAccountId} AND NOT e.is_draft AND ${incomingOf(clientAccountId, file.start)} LIMIT 1) x`);
+  if (!before[0]!.n) return false;
+  const books = await saftOpeningBalances(ctx, clientAccountId, new Date(`${file.start}T00:00:00.000Z`));
+  const inFile = new Map<string, Decimal>();
+  for (const a of file.accounts) inFile.set(a.id, (inFile.get(a.id) ?? new Decimal(0)).plus(a.opening));
+  const differ: string[] = [];
+  for (const code of [...new Set([...books.keys(), ...inFile.keys()])].sort()) {
+    const [ours, theirs] = [books.get(code) ?? new Decimal(0), inFile.get(code) ?? new Decimal(0)];
+    if (!ours.equals(theirs)) differ.push(`${code}: file ${theirs.toFixed(2)}, account ${ours.toFixed(2)}`);
+  }
+  if (differ.length) {
+    throw new ConflictError(
+      `The file's opening balances on ${file.start} are not the balances of client account ${clientAccountId} on that day (debit − credit; ${differ.slice(0, 10).join('; ')}${differ.length > 10 ? `; and ${differ.length - 10} more` : ''}): the file does not continue the account's books, nothing is written`,
+    );
+  }
+  return true;
 }
 
 /**
@@ -430,7 +466,7 @@ interface Mapping {
 async function prepare(tx: RequestContext, row: { id: number; clientAccountId: number; fileHash: string; dryRun: boolean; allowOtherOrganization: boolean; total: number }, file: SaftHead): Promise<Mapping> {
   const clientAccountId = row.clientAccountId;
   // checked again under the lock: another import or posting may have come in since the upload
-  await checkHead(tx, clientAccountId, file, row.fileHash, row.allowOtherOrganization, row.id);
+  const continued = await checkHead(tx, clientAccountId, file, row.fileHash, row.allowOtherOrganization, row.id);
   const issues: FieldIssue[] = [];
   const problem = (where: string, message: string) => issues.push({ path: [where], message });
 
@@ -449,9 +485,13 @@ async function prepare(tx: RequestContext, row: { id: number; clientAccountId: n
     accountsCreated++;
   }
 
-  // customers and suppliers: business partners by organisation number, else created (also those named only on lines)
-  const partners = await tx.db.businessPartner.findMany({ where: { clientAccountId, organizationNumber: { not: null } }, select: { id: true, organizationNumber: true } });
-  const byOrg = new Map(partners.map((p) => [p.organizationNumber!, p.id]));
+  // customers and suppliers: business partners by organisation number, else (a partner without one) by name, else created (also
+  // those named only on lines). By name only the account's partners from before this import that have no organisation number, and
+  // only a name one of them has: a client's years imported one file each meet their partners without a number again in every file.
+  const partners = await tx.db.businessPartner.findMany({ where: { clientAccountId }, select: { id: true, organizationNumber: true, name: true } });
+  const byOrg = new Map(partners.filter((p) => p.organizationNumber).map((p) => [p.organizationNumber!, p.id]));
+  const byName = new Map<string, number | null>();
+  for (const p of partners) if (!p.organizationNumber) byName.set(p.name, byName.has(p.name) ? null : p.id);
   const partyId = new Map<string, number>();
   let partnersCreated = 0;
   let partnersMatched = 0;
@@ -459,13 +499,14 @@ async function prepare(tx: RequestContext, row: { id: number; clientAccountId: n
     const key = `${kind}:${id}`;
     if (partyId.has(key)) return partyId.get(key)!;
     const org = orgDigits(registrationNumber);
-    let pid = org.length === 9 ? byOrg.get(org) : undefined;
+    const named = (name || `${kind === 'customer' ? 'Kunde' : 'Leverandør'} ${id}`).slice(0, 250);
+    let pid = (org.length === 9 ? byOrg.get(org) : undefined) ?? byName.get(named) ?? undefined;
     if (pid) partnersMatched++;
     else {
       const created = await createBusinessPartner(tx, {
         input: {
           clientAccountId,
-          name: (name || `${kind === 'customer' ? 'Kunde' : 'Leverandør'} ${id}`).slice(0, 250),
+          name: named,
           organizationNumber: org.length === 9 && isValidOrganizationNumber(org) ? org : null,
           isCustomer: kind === 'customer',
           isSupplier: kind === 'supplier',
@@ -515,9 +556,10 @@ async function prepare(tx: RequestContext, row: { id: number; clientAccountId: n
   }
   if (issues.length) throw ValidationError.of(issues);
 
-  // the opening balances of the file's first day: one opening-balance entry (a party's balance on its account as a line of its own)
+  // the opening balances of the file's first day: one opening-balance entry (a party's balance on its account as a line of its own),
+  // unless the file continues the account's books (checked equal to them by checkHead: already posted)
   const openingLines: Record<string, unknown>[] = [];
-  for (const a of file.accounts) {
+  for (const a of continued ? [] : file.accounts) {
     if (isZero(a.opening)) continue;
     let rest = new Decimal(a.opening);
     for (const p of file.parties) {
@@ -591,6 +633,7 @@ async function prepare(tx: RequestContext, row: { id: number; clientAccountId: n
         departments_created: departmentsCreated,
         opening_balance_entry_id: row.dryRun ? null : openingEntryId,
         opening_balance_lines: openingLines.length,
+        opening_balances_in_books: continued,
         journal_entries: posted - (openingEntryId ? 1 : 0),
         lines,
         analysis_types_not_mapped: [...unmapped],

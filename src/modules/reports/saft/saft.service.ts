@@ -307,6 +307,21 @@ const unclosedResult = async (ctx: RequestContext, s: Scope): Promise<string> =>
          AND NOT e.is_draft AND e.sequence_number <= ${s.maxSeq}`
   )[0]!.result;
 
+/**
+ * The opening balances (debit − credit, the non-zero ones, by account code) that writeSaft gives the
+ * accounts of client account `cid` in a file whose period starts `from`: accountBalances' openings,
+ * with the unclosed result of earlier years in UNCLOSED_RESULT's account. The SAF-T import checks a
+ * file that continues an account's books against them (saft-imports.service.ts, continuesBooks).
+ */
+export async function saftOpeningBalances(ctx: RequestContext, cid: number, from: Date): Promise<Map<string, Decimal>> {
+  const s: Scope = { cid, from: formatDate(from), to: formatDate(from), yearStart: formatDate(startOfYear(from)), maxSeq: await ledgerHead(ctx, cid) };
+  const [accounts, carried] = [await accountBalances(ctx, s), new Decimal(await unclosedResult(ctx, s))];
+  const opening = new Map(accounts.map((a) => [a.code, new Decimal(a.opening)]));
+  if (!carried.isZero()) opening.set(UNCLOSED_RESULT.code, carried.plus(opening.get(UNCLOSED_RESULT.code) ?? 0));
+  for (const [code, amount] of opening) if (amount.isZero()) opening.delete(code);
+  return opening;
+}
+
 /** Accounts without a balance or movement of their own that a partner's BalanceAccount still names. */
 const accountsByCode = (ctx: RequestContext, cid: number, codes: string[]) =>
   ctx.db.account.findMany({
