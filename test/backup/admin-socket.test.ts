@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminSocketPath, askServer } from '../../src/backup/admin-socket.ts';
+import { tempDirs } from './backup-support.ts';
 import { baseEnv, cli, json, SLOW } from '../support/cli.ts';
 import { targets } from '../support/harness.ts';
 import { startServerProcess, stopProcess, type ServerProcess } from '../support/server-process.ts';
@@ -12,12 +12,7 @@ import { startServerProcess, stopProcess, type ServerProcess } from '../support/
 // that holds it, so the CLI asks that server, through DATA_DIR/admin.sock, to write the backup
 // (src/backup/admin-socket.ts); on PostgreSQL the CLI backs up by itself.
 
-const dirs: string[] = [];
-const tmp = (prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-};
+const tmp = tempDirs();
 
 describe.skipIf(!targets().includes('pglite'))('backing up a running embedded server through its admin socket', () => {
   const dataDir = tmp('regnskap-socket-src-');
@@ -34,7 +29,6 @@ describe.skipIf(!targets().includes('pglite'))('backing up a running embedded se
   }, SLOW);
   afterAll(async () => {
     await stopProcess(server?.child);
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
   it('"only the machine\'s owner": the socket is DATA_DIR/admin.sock, a socket of mode 0600 (the stale file replaced)', () => {

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { writeBackup, type BackupManifest } from '../../src/backup/backup.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openDatabase, type Database } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { keepWriting, tempDirs } from './backup-support.ts';
 import { baseEnv, cli, json, SLOW } from '../support/cli.ts';
 import { targets, type Target } from '../support/harness.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.ts';
@@ -17,15 +17,7 @@ import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-
 // hash-chain heads match the backup's manifest"; "verify-backup --from FILE checks a file without
 // restoring". The logical format (src/backup/logical.ts) restores into either kind of database.
 
-const dirs: string[] = [];
-const tmp = (prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-};
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const tmp = tempDirs();
 
 const STORED = { key: '1/7c1d2b8e-3f4a-4b5c-9d6e-0f1a2b3c4d5e', bytes: Buffer.from('%PDF-1.4 a receipt kept in the file store\n') };
 const DEMO = 'demo-nordlys-kaffe-as';
@@ -39,21 +31,6 @@ function manifestOf(file: string): BackupManifest {
 /** A PATH without pg_dump (an empty directory): the backup must do without it. */
 const withoutPgDump = () => tmp('regnskap-no-pg-dump-');
 
-/** Writes to the database until stopped: business partners of the demo company, one after the other. */
-function keepWriting(db: Database): { started: () => Promise<void>; stop: () => Promise<number> } {
-  let stopped = false;
-  let n = 0;
-  const done = (async () => {
-    const account = await db.prisma.clientAccount.findFirstOrThrow({ where: { uniqueName: DEMO } });
-    while (!stopped) await db.prisma.businessPartner.create({ data: { clientAccountId: account.id, name: `Written during the logical backup ${++n}` } });
-  })();
-  return {
-    started: async () => {
-      while (n < 3) await new Promise((r) => setTimeout(r, 20));
-    },
-    stop: async () => ((stopped = true), await done, n),
-  };
-}
 
 describe.each(targets())('logical backup and restore (%s)', (target) => {
   const sourceDir = tmp('regnskap-logical-src-');
@@ -88,7 +65,7 @@ describe.each(targets())('logical backup and restore (%s)', (target) => {
       : 'a logical export of the embedded database (--format logical) in one transaction, while its own process writes',
     async () => {
       const db = await open(env);
-      const writer = keepWriting(db);
+      const writer = keepWriting(db, 'Written during the logical backup');
       try {
         await writer.started();
         if (target === 'postgres') {
