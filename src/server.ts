@@ -10,6 +10,7 @@ import { ensureReferenceData } from './db/reference-data.ts';
 import { createLogger, type Logger } from './shared/logger.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import type { Mailer } from './mail/mailer.ts';
+import type { AdminSocket } from './backup/admin-socket.ts';
 import { answerClientErrors } from './http/client-errors.ts';
 import { applyServerTimeouts, serverOptions } from './http/body-timeout.ts';
 import { INTEGRATION_SERVICES } from './integrations/services.ts';
@@ -19,8 +20,8 @@ import { INTEGRATION_SERVICES } from './integrations/services.ts';
  * and packages) is imported while the database opens and migrations are checked, not before.
  */
 const importApp = () =>
-  Promise.all([import('./app.ts'), import('./jobs/runner.ts'), import('./mail/mailer.ts'), import('./admin/seed-demo.ts')]).then(
-    ([app, runner, mailer, demo]) => ({ ...app, ...runner, ...mailer, ...demo }),
+  Promise.all([import('./app.ts'), import('./jobs/runner.ts'), import('./mail/mailer.ts'), import('./admin/seed-demo.ts'), import('./backup/admin-socket.ts')]).then(
+    ([app, runner, mailer, demo, adminSocket]) => ({ ...app, ...runner, ...mailer, ...demo, ...adminSocket }),
   );
 
 /**
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
   const applied = await phase('migrations', () => applyMigrations(db.adapterFactory, { onApply: () => progress('Migrating the database ...') }));
   if (applied.length) logger.info({ applied }, 'migrations applied');
   await phase('referenceData', () => ensureReferenceData(db.prisma));
-  const { createApp, createMailer, migrateJobs, startJobs, seedDemo, findDemo } = await imported;
+  const { createApp, createMailer, migrateJobs, startJobs, seedDemo, findDemo, startAdminSocket } = await imported;
   // the job queue's schema and queues, before the demo seed or requests can enqueue jobs (one statement when in place)
   await phase('jobsSchema', () => migrateJobs(db, logger));
   let demo = template === 'demo';
@@ -85,7 +86,12 @@ async function main(): Promise<void> {
   // The job queue's workers start once requests are answered; failing to start them still stops the process.
   const mailer = createMailer(config);
   const jobsStarted = phase('jobs', () => startJobs({ db, config, logger, mailer, metrics }));
-  shutdownOn(['SIGINT', 'SIGTERM'], { server, jobsStarted, mailer, db, logger });
+  // the embedded database's control channel: npm run admin -- backup asks this process (src/backup/README.md)
+  const adminSocket = config.databaseUrl
+    ? Promise.resolve(undefined)
+    : startAdminSocket({ config, db, logger }).catch((err: unknown) => void logger.warn({ err }, 'admin socket: not listening; npm run admin -- backup cannot ask this server'));
+  shutdownOn(['SIGINT', 'SIGTERM'], { server, jobsStarted, mailer, db, logger, adminSocket });
+  await adminSocket;
   const jobs = await jobsStarted;
   readiness.jobs = jobs.running;
   metrics.watchJobQueue(jobs.depth);
@@ -129,11 +135,11 @@ async function main(): Promise<void> {
 /**
  * Graceful shutdown on the signals, from the moment the server listens (the job queue may still be
  * starting): the server stops taking connections, running jobs get 3 of the 5 seconds (one still
- * running is failed and retried by another process or the next start), then mail and the database close.
+ * running is failed and retried by another process or the next start), then mail, the admin socket and the database close.
  */
 function shutdownOn(
   signals: NodeJS.Signals[],
-  { server, jobsStarted, mailer, db, logger }: { server: Server; jobsStarted: Promise<JobRunner>; mailer: Mailer; db: Database; logger: Logger },
+  { server, jobsStarted, mailer, db, logger, adminSocket }: { server: Server; jobsStarted: Promise<JobRunner>; mailer: Mailer; db: Database; logger: Logger; adminSocket: Promise<AdminSocket | undefined> },
 ): void {
   let closing = false;
   const shutdown = (signal: string) => {
@@ -144,6 +150,7 @@ function shutdownOn(
     server.close(() => {
       jobsStopped
         .then(() => mailer.close())
+        .then(() => adminSocket.then((socket) => socket?.close())) // removes DATA_DIR/admin.sock, once a backup it writes has ended
         .then(() => db.close())
         .then(() => (globalThis as { __otelShutdown?: () => Promise<void> }).__otelShutdown?.()) // traces still buffered (src/observability/tracing.mjs)
         .finally(() => process.exit(0));

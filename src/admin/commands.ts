@@ -1,11 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { BackupError, restoreBackup, verifyBackup, writeBackup } from '../backup/backup.ts';
+import { join, resolve } from 'node:path';
+import { adminSocketPath, askServer, type AdminRequest } from '../backup/admin-socket.ts';
+import { BackupError, backupSummary, dumpOf, DUMP_FORMATS, restoreBackup, verifyBackup, writeBackup, type DumpFormat } from '../backup/backup.ts';
 import type { Config } from '../config.ts';
-import { openDatabase } from '../db/database.ts';
+import { openDatabase, type Database } from '../db/database.ts';
 import { DataDirLockedError } from '../db/lock.ts';
 import type { Prisma } from '../db/database.ts';
+import { JOBS_SCHEMA_VERSION, migrateJobs } from '../jobs/runner.ts';
+import { createLogger } from '../shared/logger.ts';
 import type { Role } from '../generated/prisma/enums.ts';
 import { createBankAccount } from '../modules/bank-accounts/bank-accounts.service.ts';
 import { confirmBankAgreement } from '../modules/bank-integrations/bank-integrations.service.ts';
@@ -96,13 +99,21 @@ export interface Command {
 const iso = (d: Date) => d.toISOString();
 const sum = (ns: number[]) => ns.reduce((a, b) => a + b, 0);
 
-/** The embedded database is held by a running server: say how its backups are made instead. */
-const heldByServer = (config: Config) => (e: unknown) => {
-  if (!(e instanceof DataDirLockedError)) throw e;
-  throw new BackupError(
-    `${e.message.split('\n')[0]}\nA running server backs up its embedded database itself, on BACKUP_SCHEDULE into ${config.backup.dir} (src/backup/README.md); stop it to write a backup now.`,
-  );
-};
+/**
+ * The embedded database is held by a running server: that server writes the backup, asked through
+ * its admin socket (src/backup/admin-socket.ts); the answer is what the CLI prints, and says so.
+ */
+async function backupThroughServer(config: Config, held: DataDirLockedError, request: AdminRequest): Promise<Record<string, unknown>> {
+  const socket = adminSocketPath(config);
+  const reply = await askServer(socket, request);
+  if (!reply) {
+    throw new BackupError(
+      `${held.message.split('\n')[0]}\nIt does not answer on ${socket}, so it cannot be asked to write a backup now; it backs up its embedded database itself, on BACKUP_SCHEDULE into ${config.backup.dir} (src/backup/README.md). Stop it to write a backup now.`,
+    );
+  }
+  if (!reply.ok) throw new BackupError(`The running server that holds the embedded database (${socket}) did not write the backup: ${reply.error}`);
+  return { ...reply.result, written_by: { server_pid: reply.pid, admin_socket: socket } };
+}
 
 /** Job data can hold whole attachments: strings over 500 characters are shown as their length. */
 function elideLongStrings(value: unknown): unknown {
@@ -295,14 +306,23 @@ export const COMMANDS: Record<string, Command> = {
 
   backup: {
     summary:
-      'Write a backup of the database and the file store to FILE (a ZIP with a manifest of row counts and ledger chain heads), while the server keeps serving on PostgreSQL (pg_dump of one snapshot). The embedded database: only while no server holds it (the server backs it up on BACKUP_SCHEDULE)',
-    flags: { out: req('string', 'FILE') },
+      "Write a backup of the database and the file store to FILE (a ZIP with a manifest of row counts and ledger chain heads) while the server keeps serving.\n      PostgreSQL: pg_dump of one snapshot, or without pg_dump (or --format logical) our tables as JSON lines read in that one snapshot.\n      The embedded database: PGlite's data directory (or --format logical); a running server that holds it is asked to write it (DATA_DIR/admin.sock)",
+    flags: { out: req('string', 'FILE'), format: choice(DUMP_FORMATS) },
     withoutDatabase: true,
     async run({ config }, f) {
-      const db = config.databaseUrl ? undefined : await openDatabase({ dataDir: config.dataDir, purpose: 'admin backup' }).catch(heldByServer(config));
+      const out = resolve(f.string('out'));
+      const format = f.optionalChoice<DumpFormat>('format');
+      let db: Database | undefined;
+      if (!config.databaseUrl) {
+        try {
+          db = await openDatabase({ dataDir: config.dataDir, purpose: 'admin backup' });
+        } catch (e) {
+          if (!(e instanceof DataDirLockedError)) throw e;
+          return backupThroughServer(config, e, { command: 'backup', out, format });
+        }
+      }
       try {
-        const r = await writeBackup(config, f.string('out'), db);
-        return { file: r.file, bytes: r.bytes, ms: r.ms, database: r.manifest.database, migration: r.manifest.migration, tables: Object.keys(r.manifest.tables).length, rows: sum(Object.values(r.manifest.tables)), ledgers: r.manifest.chain_heads.length, files: Object.keys(r.manifest.entries).filter((e) => e.startsWith('files/')).length };
+        return backupSummary(await writeBackup(config, out, db, { format }));
       } finally {
         await db?.close();
       }
@@ -311,19 +331,32 @@ export const COMMANDS: Record<string, Command> = {
 
   restore: {
     summary:
-      'Restore a backup into an empty database (DATABASE_URL, else the embedded one in DATA_DIR) and an empty file store, then check it: row counts and chain heads against the manifest, verify-ledger of every account. Refuses a target that holds anything. Exit 1 when a check fails',
+      'Restore a backup into an empty database (DATABASE_URL, else the embedded one in DATA_DIR) and an empty file store, then check it: row counts and chain heads against the manifest, verify-ledger of every account.\n      A logical backup restores into either kind of database. Refuses a target that holds anything. Exit 1 when a check fails',
     flags: { from: req('string', 'FILE') },
     withoutDatabase: true,
     exitCode: (result) => (result.ok ? 0 : 1),
     async run({ config }, f) {
-      const r = await restoreBackup(config, f.string('from'));
-      return { ok: r.ok, problems: r.problems, checked: r.checked, accounts_verified: r.accounts_verified, database: r.manifest.database, created_at: r.manifest.created_at, rows: sum(Object.values(r.manifest.tables)), files: r.files };
+      const jobs = { version: JOBS_SCHEMA_VERSION, migrate: (db: Database) => migrateJobs(db, createLogger('silent')) };
+      const r = await restoreBackup(config, f.string('from'), jobs);
+      return {
+        ok: r.ok,
+        problems: r.problems,
+        checked: r.checked,
+        accounts_verified: r.accounts_verified,
+        database: r.manifest.database,
+        format: dumpOf(r.manifest),
+        created_at: r.manifest.created_at,
+        rows: sum(Object.values(r.manifest.tables)),
+        files: r.files,
+        notes: r.notes,
+        migrations_applied: r.migrations_applied,
+      };
     },
   },
 
   'verify-backup': {
     summary:
-      'Check a backup without restoring it: every entry against the manifest\'s checksums; an embedded database\'s dump is opened in memory and its counts, chain heads and ledgers are checked too. Exit 1 when a check fails',
+      'Check a backup without restoring it: every entry against the manifest\'s checksums; an embedded database\'s dump is opened in memory (a logical one loaded into memory) and its counts, chain heads and ledgers are checked too. Exit 1 when a check fails',
     flags: { from: req('string', 'FILE') },
     withoutDatabase: true,
     exitCode: (result) => (result.ok ? 0 : 1),
@@ -331,7 +364,7 @@ export const COMMANDS: Record<string, Command> = {
       const scratch = mkdtempSync(join(tmpdir(), 'regnskap-verify-backup-'));
       try {
         const r = await verifyBackup(f.string('from'), scratch);
-        return { ok: r.ok, problems: r.problems, checked: r.checked, accounts_verified: r.accounts_verified, database: r.manifest.database, created_at: r.manifest.created_at, app_version: r.manifest.app_version, migration: r.manifest.migration, rows: sum(Object.values(r.manifest.tables)), ledgers: r.manifest.chain_heads.length };
+        return { ok: r.ok, problems: r.problems, checked: r.checked, accounts_verified: r.accounts_verified, database: r.manifest.database, format: dumpOf(r.manifest), created_at: r.manifest.created_at, app_version: r.manifest.app_version, migration: r.manifest.migration, rows: sum(Object.values(r.manifest.tables)), ledgers: r.manifest.chain_heads.length };
       } finally {
         rmSync(scratch, { recursive: true, force: true });
       }
@@ -369,7 +402,7 @@ export function usage(): string {
     '  help',
     '',
     'Prints one JSON object on stdout (exit 0), or an error on stderr (exit 2: usage, 1: anything else).',
-    'Uses DATABASE_URL (PostgreSQL) when set, else the embedded database in DATA_DIR (stop the server first).',
+    'Uses DATABASE_URL (PostgreSQL) when set, else the embedded database in DATA_DIR (stop the server first; backup asks a running server instead).',
   );
   return lines.join('\n');
 }

@@ -9,6 +9,8 @@ import { openDatabase, type Database } from '../db/database.ts';
 import { fileStoreDir } from '../modules/files/file-services.ts';
 import { verifyLedger } from '../modules/journal-entries/ledger-chain.ts';
 import { PACKAGE_VERSION } from '../version.ts';
+import { applyMigrations } from '../db/migrate.ts';
+import { entryOf, exportTables, LOGICAL_ENTRY, loadTables, pgliteSql, pgSql, type LogicalPart, type Sql } from './logical.ts';
 
 /**
  * Backups of everything the service stores (src/backup/README.md): the database and the file store,
@@ -17,9 +19,16 @@ import { PACKAGE_VERSION } from '../version.ts';
  */
 
 const FORMAT = 'regnskap-backup';
-const VERSION = 1;
-/** The database's entry in the ZIP: pg_dump's custom format, or PGlite's data directory as a gzipped tar. */
-const DB_ENTRY = { postgres: 'database.pgdump', pglite: 'database.tar.gz' } as const;
+/** The newest format version this code reads; a file's `version` is the oldest that can read it (2: a logical dump). */
+const VERSION = 2;
+/**
+ * How the database is in the file: pg_dump's custom format (PostgreSQL), PGlite's data directory as a
+ * gzipped tar (the embedded database), or our tables as JSON lines (either: src/backup/logical.ts).
+ */
+export const DUMP_FORMATS = ['pg_dump', 'datadir', 'logical'] as const;
+export type DumpFormat = (typeof DUMP_FORMATS)[number];
+/** The database's one entry in the ZIP, for the two formats that have one. */
+const DB_ENTRY = { pg_dump: 'database.pgdump', datadir: 'database.tar.gz' } as const;
 const MANIFEST = 'manifest.json';
 
 export interface ChainHead {
@@ -34,6 +43,10 @@ export interface BackupManifest {
   created_at: string;
   app_version: string;
   database: 'postgres' | 'pglite';
+  /** how the database is in the file (absent in files of version 1: pg_dump for postgres, datadir for pglite) */
+  dump?: DumpFormat;
+  /** a logical dump's tables (entries, rows) and sequences */
+  logical?: LogicalPart;
   /** the newest migration applied to the database backed up */
   migration: string | null;
   /** rows per table of the public schema, in the snapshot */
@@ -46,6 +59,8 @@ export interface BackupManifest {
 
 /** A problem with a backup file or a restore target: the CLI prints its message and exits 1. */
 export class BackupError extends Error {}
+
+export const dumpOf = (m: BackupManifest): DumpFormat => m.dump ?? (m.database === 'postgres' ? 'pg_dump' : 'datadir');
 
 type Query = (sql: string) => Promise<Record<string, unknown>[]>;
 
@@ -119,8 +134,8 @@ class ZipWriter {
     if (this.out.writableNeedDrain) await new Promise<void>((r) => this.out.once('drain', () => r()));
   }
 
-  /** An entry from a file, or from bytes; stored as it is (`compress`: deflated, for text). */
-  async add(name: string, source: { path: string } | { bytes: Uint8Array }, compress = false): Promise<void> {
+  /** An entry from a file, from bytes or from chunks as they come; stored as it is (`compress`: deflated, for text). */
+  async add(name: string, source: { path: string } | { bytes: Uint8Array } | { chunks: AsyncIterable<Uint8Array> }, compress = false): Promise<void> {
     const entry = compress ? new ZipDeflate(name, { level: 6 }) : new ZipPassThrough(name);
     this.zip.add(entry);
     const hash = createHash('sha256');
@@ -130,10 +145,11 @@ class ZipWriter {
       size = source.bytes.length;
       entry.push(source.bytes, true);
     } else {
-      for await (const chunk of createReadStream(source.path, { highWaterMark: 1 << 20 })) {
-        hash.update(chunk as Buffer);
-        size += (chunk as Buffer).length;
-        entry.push(chunk as Buffer);
+      const chunks = 'path' in source ? (createReadStream(source.path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) : source.chunks;
+      for await (const chunk of chunks) {
+        hash.update(chunk);
+        size += chunk.length;
+        entry.push(chunk);
         await this.drain();
       }
       entry.push(new Uint8Array(0), true);
@@ -148,11 +164,15 @@ class ZipWriter {
   }
 }
 
+const installed = (name: string): boolean => {
+  const found = spawnSync(name, ['--version'], { encoding: 'utf8' });
+  return !found.error && found.status === 0;
+};
+
 /** pg_dump / pg_restore, or a clear error saying what to install. */
 function pgTool(name: 'pg_dump' | 'pg_restore'): string {
-  const found = spawnSync(name, ['--version'], { encoding: 'utf8' });
-  if (found.error || found.status !== 0) {
-    throw new BackupError(`${name} was not found: a PostgreSQL backup is written and restored by ${name} (Debian: apt-get install postgresql-client)`);
+  if (!installed(name)) {
+    throw new BackupError(`${name} was not found: a backup in pg_dump's format is written and restored by ${name} (Debian: apt-get install postgresql-client)`);
   }
   return name;
 }
@@ -172,16 +192,54 @@ export interface BackupResult {
   bytes: number;
   ms: number;
   manifest: BackupManifest;
+  /** why the format is not the one asked for or usual (pg_dump missing) */
+  note?: string;
 }
+
+/** What the CLI prints of a backup written, by itself or by the server it asked (src/backup/admin-socket.ts). */
+export function backupSummary(r: BackupResult): Record<string, unknown> {
+  const m = r.manifest;
+  return {
+    file: r.file,
+    bytes: r.bytes,
+    ms: r.ms,
+    database: m.database,
+    format: dumpOf(m),
+    ...(r.note ? { note: r.note } : {}),
+    migration: m.migration,
+    tables: Object.keys(m.tables).length,
+    rows: Object.values(m.tables).reduce((a, b) => a + b, 0),
+    ledgers: m.chain_heads.length,
+    files: Object.keys(m.entries).filter((e) => e.startsWith('files/')).length,
+  };
+}
+
+/** The backup this process is writing, if any: one at a time (the scheduled job waits for it, the admin socket refuses). */
+let underWay: { out: string; since: Date; done: Promise<unknown> } | undefined;
+export const backupUnderWay = (): { out: string; since: Date } | undefined => underWay && { out: underWay.out, since: underWay.since };
 
 /**
  * Writes a backup of `config`'s database and file store to `out` (through a temporary file beside
- * it, renamed into place: an interrupted backup never looks like one). PostgreSQL: pg_dump of the
- * snapshot of one repeatable-read transaction, in which the manifest is read too, while the server
- * goes on serving. PGlite: `db` (the open embedded database: the server's own in the scheduled job,
- * or the CLI's) dumps its data directory; the manifest is read from that dump, opened in memory.
+ * it, renamed into place: an interrupted backup never looks like one); one at a time in a process.
+ * PostgreSQL: one repeatable-read transaction, in which the manifest is read, and pg_dump of its
+ * snapshot, or, when pg_dump is not installed or `format` is 'logical', a logical export of our
+ * tables in that same transaction (src/backup/logical.ts), while the servers go on serving. PGlite:
+ * `db` (the open embedded database: the server's own in the scheduled job and for the admin socket,
+ * or the CLI's) dumps its data directory, and the manifest is read from that dump opened in memory;
+ * or, with `format` 'logical', exports its tables in one transaction.
  */
-export async function writeBackup(config: Config, out: string, db?: Database): Promise<BackupResult> {
+export async function writeBackup(config: Config, out: string, db?: Database, { format }: { format?: DumpFormat } = {}): Promise<BackupResult> {
+  while (underWay) await underWay.done.catch(() => undefined);
+  const work = writeOne(config, out, db, format);
+  underWay = { out: resolve(out), since: new Date(), done: work };
+  try {
+    return await work;
+  } finally {
+    underWay = undefined;
+  }
+}
+
+async function writeOne(config: Config, out: string, db: Database | undefined, asked: DumpFormat | undefined): Promise<BackupResult> {
   const started = performance.now();
   const target = resolve(out);
   mkdirSync(dirname(target), { recursive: true });
@@ -190,47 +248,81 @@ export async function writeBackup(config: Config, out: string, db?: Database): P
   mkdirSync(work, { recursive: true });
   try {
     const zip = new ZipWriter(tmp);
-    let facts: Awaited<ReturnType<typeof snapshotFacts>>;
-    let kind: BackupManifest['database'];
-    if (config.databaseUrl) {
-      kind = 'postgres';
-      const dumpFile = join(work, DB_ENTRY.postgres);
-      const tool = pgTool('pg_dump');
+    const kind: BackupManifest['database'] = config.databaseUrl ? 'postgres' : 'pglite';
+    let format: DumpFormat = asked ?? (kind === 'postgres' ? 'pg_dump' : 'datadir');
+    let note: string | undefined;
+    if (kind === 'postgres' && !asked && !installed('pg_dump')) {
+      format = 'logical';
+      note = 'pg_dump was not found: a logical export of the tables in one repeatable-read transaction (install postgresql-client for pg_dump\'s format)';
+    }
+    if ((format === 'pg_dump' && kind !== 'postgres') || (format === 'datadir' && kind !== 'pglite')) {
+      throw new BackupError(`the ${format} format is for ${format === 'pg_dump' ? 'PostgreSQL' : 'the embedded database'}; this one is ${kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : 'embedded'}: use ${kind === 'postgres' ? 'pg_dump' : 'datadir'} or logical`);
+    }
+    let facts!: Awaited<ReturnType<typeof snapshotFacts>>;
+    let logical: LogicalPart | undefined;
+    /** the manifest's facts and the logical export, in one snapshot */
+    const exportIn = async (sql: Sql) => {
+      facts = await snapshotFacts((q) => sql.query(q));
+      logical = await exportTables(sql, (name, chunks) => zip.add(name, { chunks }, true));
+    };
+    if (kind === 'postgres') {
       const client = new pg.Client({ connectionString: config.databaseUrl });
       await client.connect();
       try {
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        const snapshot = (await client.query<{ id: string }>('SELECT pg_export_snapshot() AS id')).rows[0]!.id;
-        facts = await snapshotFacts(async (sql) => (await client.query(sql)).rows);
-        // the same snapshot: pg_dump sees exactly what the manifest counted, whatever commits meanwhile
-        await run(tool, ['--format=custom', '--no-owner', '--no-privileges', `--snapshot=${snapshot}`, `--file=${dumpFile}`, '--dbname', config.databaseUrl]);
+        if (format === 'logical') await exportIn(pgSql(client));
+        else {
+          const dumpFile = join(work, DB_ENTRY.pg_dump);
+          const tool = pgTool('pg_dump');
+          const snapshot = (await client.query<{ id: string }>('SELECT pg_export_snapshot() AS id')).rows[0]!.id;
+          facts = await snapshotFacts(async (sql) => (await client.query(sql)).rows);
+          // the same snapshot: pg_dump sees exactly what the manifest counted, whatever commits meanwhile
+          await run(tool, ['--format=custom', '--no-owner', '--no-privileges', `--snapshot=${snapshot}`, `--file=${dumpFile}`, '--dbname', config.databaseUrl!]);
+          await zip.add(DB_ENTRY.pg_dump, { path: dumpFile });
+        }
         await client.query('COMMIT');
       } finally {
         await client.end();
       }
-      await zip.add(DB_ENTRY.postgres, { path: dumpFile });
     } else {
-      kind = 'pglite';
       if (!db?.pglite) throw new BackupError('the embedded database must be open to back it up');
-      await db.pglite.exec('CHECKPOINT'); // the data files current: a restore replays little WAL
-      const dump = await db.pglite.dumpDataDir('gzip');
-      const bytes = new Uint8Array(await dump.arrayBuffer());
-      const copy = await openDatabase({ memory: true, loadDataDir: new Blob([bytes]) });
-      try {
-        facts = await snapshotFacts(prismaQuery(copy));
-      } finally {
-        await copy.close();
+      if (format === 'logical') {
+        // PGlite is one connection: its transaction is a snapshot, and the server's queries wait for it
+        await db.pglite.transaction(async (tx) => {
+          await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+          await exportIn(pgliteSql(tx));
+        });
+      } else {
+        await db.pglite.exec('CHECKPOINT'); // the data files current: a restore replays little WAL
+        const dump = await db.pglite.dumpDataDir('gzip');
+        const bytes = new Uint8Array(await dump.arrayBuffer());
+        const copy = await openDatabase({ memory: true, loadDataDir: new Blob([bytes]) });
+        try {
+          facts = await snapshotFacts(prismaQuery(copy));
+        } finally {
+          await copy.close();
+        }
+        await zip.add(DB_ENTRY.datadir, { bytes });
       }
-      await zip.add(DB_ENTRY.pglite, { bytes });
     }
     // the file store after the snapshot: a file a row of the snapshot names was written before the row committed
     const store = fileStoreDir(config);
     for (const file of listFiles(store)) await zip.add(`files/${file}`, { path: join(store, file) });
-    const manifest: BackupManifest = { format: FORMAT, version: VERSION, created_at: new Date().toISOString(), app_version: PACKAGE_VERSION, database: kind, ...facts, entries: zip.entries };
+    const manifest: BackupManifest = {
+      format: FORMAT,
+      version: format === 'logical' ? 2 : 1,
+      created_at: new Date().toISOString(),
+      app_version: PACKAGE_VERSION,
+      database: kind,
+      dump: format,
+      ...(logical ? { logical } : {}),
+      ...facts,
+      entries: zip.entries,
+    };
     await zip.add(MANIFEST, { bytes: Buffer.from(JSON.stringify(manifest, null, 2)) }, true);
     await zip.end();
     renameSync(tmp, target);
-    return { file: target, bytes: statSync(target).size, ms: Math.round(performance.now() - started), manifest };
+    return { file: target, bytes: statSync(target).size, ms: Math.round(performance.now() - started), manifest, ...(note ? { note } : {}) };
   } catch (e) {
     rmSync(tmp, { force: true });
     throw e;
@@ -241,7 +333,7 @@ export async function writeBackup(config: Config, out: string, db?: Database): P
 
 /** Entry names a backup may hold: the manifest, a database dump, files of the store (no `..`, no absolute path). */
 function safeEntry(name: string): boolean {
-  if (name === MANIFEST || name === DB_ENTRY.postgres || name === DB_ENTRY.pglite) return true;
+  if (name === MANIFEST || name === DB_ENTRY.pg_dump || name === DB_ENTRY.datadir || LOGICAL_ENTRY.test(name)) return true;
   return /^files\/[A-Za-z0-9._/-]+$/.test(name) && !name.split('/').some((p) => p === '' || p === '.' || p === '..');
 }
 
@@ -262,7 +354,7 @@ async function unpack(file: string, dir: string): Promise<Unpacked> {
   mkdirSync(dir, { recursive: true });
   const seen = new Map<string, { size: number; sha256: string }>();
   const problems: string[] = [];
-  let failure: Error | undefined;
+  const unreadable = new Set<string>();
   const unzip = new Unzip((entry) => {
     if (!safeEntry(entry.name)) {
       problems.push(`entry ${JSON.stringify(entry.name)} is not one a backup holds`);
@@ -277,9 +369,15 @@ async function unpack(file: string, dir: string): Promise<Unpacked> {
     const fd = openSync(path, 'w');
     const hash = createHash('sha256');
     let size = 0;
+    let broken = false;
     entry.ondata = (err, data, final) => {
+      if (broken) return;
       if (err) {
-        failure ??= new BackupError(`entry ${entry.name} cannot be read: ${err.message}`);
+        // a damaged entry is a problem found, like a wrong checksum: the rest is still checked
+        broken = true;
+        closeSync(fd);
+        unreadable.add(entry.name);
+        problems.push(`${entry.name} cannot be read (damaged): ${err.message}`);
         return;
       }
       hash.update(data);
@@ -299,7 +397,6 @@ async function unpack(file: string, dir: string): Promise<Unpacked> {
   } catch (e) {
     throw new BackupError(`${file} is not a readable ZIP file: ${(e as Error).message}`);
   }
-  if (failure) throw failure;
   if (!seen.has(MANIFEST)) throw new BackupError(`${file} has no ${MANIFEST}: it is not a backup of this service`);
   let manifest: BackupManifest;
   try {
@@ -313,11 +410,21 @@ async function unpack(file: string, dir: string): Promise<Unpacked> {
   if (manifest.version > VERSION) throw new BackupError(`${file} is a backup of format version ${manifest.version}; this version reads ${VERSION}`);
   for (const [name, expected] of Object.entries(manifest.entries)) {
     const got = seen.get(name);
-    if (!got) problems.push(`${name} is missing`);
+    if (!got) {
+      if (!unreadable.has(name)) problems.push(`${name} is missing`);
+    }
     else if (got.size !== expected.size || got.sha256 !== expected.sha256) problems.push(`${name} differs from what was written (SHA-256 ${got.sha256}, the manifest says ${expected.sha256})`);
   }
   for (const name of seen.keys()) if (name !== MANIFEST && !Object.hasOwn(manifest.entries, name)) problems.push(`${name} is not listed in the manifest`);
-  if (!Object.hasOwn(manifest.entries, DB_ENTRY[manifest.database])) problems.push(`the database dump ${DB_ENTRY[manifest.database]} is not listed`);
+  const dump = dumpOf(manifest);
+  if (!DUMP_FORMATS.includes(dump) || (dump === 'logical' && !Array.isArray(manifest.logical?.tables))) throw new BackupError(`${file}: ${MANIFEST} names no database dump this version reads`);
+  if (dump === 'logical') {
+    for (const t of manifest.logical!.tables) {
+      if (!LOGICAL_ENTRY.test(t.entry) || t.entry !== entryOf(t.schema, t.table)) throw new BackupError(`${file}: ${MANIFEST} names ${JSON.stringify(t.entry)}, which is no table's entry`);
+    }
+  }
+  const dumpEntries = dump === 'logical' ? manifest.logical!.tables.map((t) => t.entry) : [DB_ENTRY[dump]];
+  for (const entry of dumpEntries) if (!Object.hasOwn(manifest.entries, entry)) problems.push(`the database dump ${entry} is not listed`);
   return { manifest, dir, problems };
 }
 
@@ -354,28 +461,81 @@ async function compareWithManifest(db: Database, manifest: BackupManifest): Prom
 }
 
 /**
+ * The job queue's schema, brought by the caller (src/jobs/runner.ts imports every job, this module's
+ * own among them): its version, and how to create it in a restored database.
+ */
+export interface JobQueueSchema {
+  version: number;
+  migrate(db: Database): Promise<void>;
+}
+
+/** Runs `fn` in one transaction on one connection of `db`: PGlite's own, or a connection of its own on PostgreSQL. */
+async function inOneTransaction<T>(db: Database, fn: (sql: Sql) => Promise<T>): Promise<T> {
+  if (db.pglite) return db.pglite.transaction((tx) => fn(pgliteSql(tx)));
+  const client = new pg.Client({ connectionString: db.connectionString });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(pgSql(client));
+    await client.query('COMMIT');
+    return result;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Loads a logical backup unpacked in `dir` into the empty database `db`: the schema by the migration
+ * history up to the backup's migration (the server's own code path, applyMigrations), the job
+ * queue's by `jobs`, then every row in one transaction (src/backup/logical.ts). Answers notes on
+ * what was left out (jobs).
+ */
+async function loadLogical(db: Database, manifest: BackupManifest, dir: string, jobs?: JobQueueSchema): Promise<string[]> {
+  const part = manifest.logical!;
+  if (!manifest.migration) throw new BackupError('the backup names no migration: there is no schema to load its rows into');
+  await applyMigrations(db.adapterFactory, { upTo: manifest.migration }).catch((e: Error) => {
+    throw new BackupError(`the backup's schema cannot be created: ${e.message}; restore it with the version that wrote it (${manifest.app_version})`);
+  });
+  const carriesJobs = part.jobs_schema_version !== null;
+  if (carriesJobs && jobs) await jobs.migrate(db);
+  return inOneTransaction(db, (sql) => loadTables(sql, part, dir, carriesJobs && jobs ? jobs.version : null));
+}
+
+/**
  * Checks a backup without restoring it: the entries against the manifest's checksums; a PGlite dump
- * is opened in memory and its counts, chain heads and every ledger's chain are checked too; a
- * PostgreSQL dump's table of contents is read by pg_restore --list (its rows need a server).
+ * is opened in memory, a logical dump loaded into an in-memory embedded database, and the counts,
+ * chain heads and every ledger's chain are checked too; a PostgreSQL dump's table of contents is read
+ * by pg_restore --list (its rows need a server).
  */
 export async function verifyBackup(file: string, scratch: string): Promise<Verification & { manifest: BackupManifest }> {
   const { manifest, problems } = await unpack(file, scratch);
   const checked = ['checksums of every entry'];
   let accounts = 0;
-  if (problems.length === 0 && manifest.database === 'pglite') {
-    const db = await openDatabase({ memory: true, loadDataDir: await openAsBlob(join(scratch, DB_ENTRY.pglite)) }).catch((e: Error) => {
+  const dump = dumpOf(manifest);
+  if (problems.length === 0 && dump !== 'pg_dump') {
+    const db = await openDatabase({ memory: true, loadDataDir: dump === 'datadir' ? await openAsBlob(join(scratch, DB_ENTRY.datadir)) : undefined }).catch((e: Error) => {
       throw new BackupError(`the database dump does not open: ${e.message}`);
     });
     try {
+      if (dump === 'logical') {
+        await loadLogical(db, manifest, scratch);
+        checked.push('every table loaded into an in-memory database');
+      }
       const v = await compareWithManifest(db, manifest);
       problems.push(...v.problems);
       checked.push(...v.checked);
       accounts = v.accounts_verified;
+    } catch (e) {
+      if (e instanceof BackupError) throw e;
+      problems.push(`the database dump does not load: ${(e as Error).message}`);
     } finally {
       await db.close();
     }
   } else if (problems.length === 0) {
-    const list = spawnSync(pgTool('pg_restore'), ['--list', join(scratch, DB_ENTRY.postgres)], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    const list = spawnSync(pgTool('pg_restore'), ['--list', join(scratch, DB_ENTRY.pg_dump)], { encoding: 'utf8', maxBuffer: 64 << 20 });
     if (list.status !== 0) problems.push(`pg_restore cannot read the database dump: ${list.stderr.trim()}`);
     else {
       checked.push('the dump\'s table of contents (pg_restore --list)');
@@ -398,12 +558,44 @@ async function postgresIsEmpty(url: string): Promise<boolean> {
 }
 
 /**
+ * Empties again a PostgreSQL database a failed logical restore created the schema in (it was empty
+ * before: postgresIsEmpty): the job queue's schema, and the tables, sequences, types and functions of
+ * the public schema.
+ */
+async function emptyPostgres(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DO $$ DECLARE r record; BEGIN
+      DROP SCHEMA IF EXISTS pgboss CASCADE;
+      FOR r IN SELECT tablename AS n FROM pg_tables WHERE schemaname = 'public' LOOP EXECUTE format('DROP TABLE IF EXISTS public.%I CASCADE', r.n); END LOOP;
+      FOR r IN SELECT sequencename AS n FROM pg_sequences WHERE schemaname = 'public' LOOP EXECUTE format('DROP SEQUENCE IF EXISTS public.%I CASCADE', r.n); END LOOP;
+      FOR r IN SELECT p.oid::regprocedure AS n FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace LOOP EXECUTE format('DROP FUNCTION IF EXISTS %s CASCADE', r.n); END LOOP;
+      FOR r IN SELECT t.typname AS n FROM pg_type t WHERE t.typnamespace = 'public'::regnamespace AND t.typtype = 'e' LOOP EXECUTE format('DROP TYPE IF EXISTS public.%I CASCADE', r.n); END LOOP;
+    END $$`);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface RestoreResult extends Verification {
+  manifest: BackupManifest;
+  files: number;
+  /** what was left out (a logical dump's jobs of queues this version lacks) */
+  notes: string[];
+  /** migrations of this version newer than the backup's, applied after the checks */
+  migrations_applied: string[];
+}
+
+/**
  * Restores a backup into an empty database (DATABASE_URL, or DATA_DIR's embedded one) and an empty
  * file store, then checks the result against the manifest (counts, chain heads, verify-ledger of every
  * account). Refuses a target that holds anything. The file store is moved into place only after the
- * database was restored.
+ * database was restored. A logical dump restores into either kind of database, and is brought up to
+ * this version's migrations after the checks; pg_dump's and PGlite's own formats into their own kind.
+ * `jobs`: the job queue's schema, for a logical dump's waiting jobs.
  */
-export async function restoreBackup(config: Config, file: string): Promise<Verification & { manifest: BackupManifest; files: number }> {
+export async function restoreBackup(config: Config, file: string, jobs?: JobQueueSchema): Promise<RestoreResult> {
   const store = fileStoreDir(config);
   if (listFiles(store).length) throw new BackupError(`the file store ${store} is not empty: restore into an empty DATA_DIR`);
   const pgliteDir = join(config.dataDir, 'pglite');
@@ -419,18 +611,35 @@ export async function restoreBackup(config: Config, file: string): Promise<Verif
     const { manifest, problems } = await unpack(file, staging);
     if (problems.length) throw new BackupError(`the backup is damaged, nothing was restored: ${problems.join('; ')}`);
     const kind = config.databaseUrl ? 'postgres' : 'pglite';
-    if (manifest.database !== kind) throw new BackupError(`this is a backup of a ${manifest.database} database; the target is ${kind} (${kind === 'postgres' ? 'DATABASE_URL is set' : 'DATABASE_URL is not set'})`);
+    const dump = dumpOf(manifest);
+    if (dump !== 'logical' && manifest.database !== kind) {
+      throw new BackupError(`this is a backup of a ${manifest.database} database in ${dump}'s format; the target is ${kind} (${kind === 'postgres' ? 'DATABASE_URL is set' : 'DATABASE_URL is not set'}). A logical backup (backup --format logical) restores into either`);
+    }
     let db: Database;
-    if (kind === 'postgres') {
+    let notes: string[] = [];
+    if (dump === 'pg_dump') {
       // one transaction: a failing restore leaves the database empty
-      await run(pgTool('pg_restore'), ['--no-owner', '--no-privileges', '--single-transaction', '--exit-on-error', '--dbname', config.databaseUrl!, join(staging, DB_ENTRY.postgres)]);
+      await run(pgTool('pg_restore'), ['--no-owner', '--no-privileges', '--single-transaction', '--exit-on-error', '--dbname', config.databaseUrl!, join(staging, DB_ENTRY.pg_dump)]);
       db = await openDatabase({ databaseUrl: config.databaseUrl! });
+    } else if (dump === 'datadir') {
+      db = await openDatabase({ dataDir: config.dataDir, purpose: 'admin restore', loadDataDir: await openAsBlob(join(staging, DB_ENTRY.datadir)) });
     } else {
-      db = await openDatabase({ dataDir: config.dataDir, purpose: 'admin restore', loadDataDir: await openAsBlob(join(staging, DB_ENTRY.pglite)) });
+      db = await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir, purpose: 'admin restore' });
+      try {
+        notes = await loadLogical(db, manifest, staging, jobs);
+      } catch (e) {
+        // the rows went in one transaction, but the schema before it: leave the target as empty as it was
+        await db.close();
+        if (config.databaseUrl) await emptyPostgres(config.databaseUrl);
+        else rmSync(pgliteDir, { recursive: true, force: true });
+        throw e;
+      }
     }
     let verification: Verification;
+    let applied: string[] = [];
     try {
       verification = await compareWithManifest(db, manifest);
+      if (dump === 'logical') applied = await applyMigrations(db.adapterFactory);
     } finally {
       await db.close();
     }
@@ -441,7 +650,7 @@ export async function restoreBackup(config: Config, file: string): Promise<Verif
       rmSync(store, { recursive: true, force: true });
       renameSync(restoredFiles, store);
     }
-    return { ...verification, manifest, files };
+    return { ...verification, manifest, files, notes, migrations_applied: applied };
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }

@@ -148,13 +148,20 @@ let codeMigrations: Promise<MigrationList> | undefined;
  * Applies pending migrations; returns the names applied (empty when up to date). When
  * _prisma_migrations already records every migration as applied (the usual start), one query says
  * so and the schema engine is not started; otherwise the engine checks and applies, as the Prisma CLI.
- * `migrationsDir` (tests): another directory of migrations than prisma/migrations.
+ * `migrationsDir` (tests): another directory of migrations than prisma/migrations. `upTo`: the history
+ * up to and including that migration only (a logical backup's rows are loaded into the schema they
+ * were written from, src/backup/README.md); one this code does not have is an error.
  */
 export async function applyMigrations(
   adapterFactory: SqlMigrationAwareDriverAdapterFactory,
-  { migrationsDir: dir = migrationsDir, onApply }: { migrationsDir?: string; onApply?: () => void } = {},
+  { migrationsDir: dir = migrationsDir, onApply, upTo }: { migrationsDir?: string; onApply?: () => void; upTo?: string } = {},
 ): Promise<string[]> {
   const migrationsList = await migrationList(dir);
+  if (upTo !== undefined) {
+    const last = migrationsList.migrationDirectories.findIndex((m) => m.path === upTo);
+    if (last === -1) throw new Error(`migration ${upTo} is not in this version's history (prisma/migrations)`);
+    migrationsList.migrationDirectories = migrationsList.migrationDirectories.slice(0, last + 1);
+  }
   if (await recordedAsApplied(adapterFactory, migrationsList)) return [];
   onApply?.();
   const fresh = await applyToEmptyDatabase(adapterFactory, migrationsList);

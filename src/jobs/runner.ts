@@ -73,7 +73,7 @@ async function ensureQueues(boss: PgBoss): Promise<void> {
 }
 
 /** pg-boss's schema version (pg-boss/version.json), to tell whether a database needs migrating. */
-const SCHEMA_VERSION: number = createRequire(import.meta.url)('pg-boss/version.json').schema;
+export const JOBS_SCHEMA_VERSION: number = createRequire(import.meta.url)('pg-boss/version.json').schema;
 
 /** One statement: pg-boss's schema is current and every defined job has its queue. */
 async function jobsSchemaIsCurrent(executor: SqlExecutor): Promise<boolean> {
@@ -83,7 +83,7 @@ async function jobsSchemaIsCurrent(executor: SqlExecutor): Promise<boolean> {
       'SELECT (SELECT version FROM pgboss.version) AS version, (SELECT count(*)::int FROM pgboss.queue WHERE name = ANY($1::text[])) AS queues',
       [names],
     );
-    return rows[0].version === SCHEMA_VERSION && rows[0].queues === names.length;
+    return rows[0].version === JOBS_SCHEMA_VERSION && rows[0].queues === names.length;
   } catch {
     return false; // no pgboss schema yet
   }

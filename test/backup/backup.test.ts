@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { scheduledBackup, scheduledBackups } from '../../src/backup/backup.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openDatabase, type Database } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { keepWriting, tempDirs } from './backup-support.ts';
 import { baseEnv, cli, json, SLOW } from '../support/cli.ts';
 import { targets } from '../support/harness.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database.ts';
@@ -17,15 +17,7 @@ import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-
 // npm run admin -- verify-backup --from FILE checks a file without restoring." and "A scheduled backup
 // job (BACKUP_SCHEDULE cron, BACKUP_DIR, keep the last N) for the embedded database".
 
-const dirs: string[] = [];
-const tmp = (prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-};
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const tmp = tempDirs();
 
 /** A file in the store as the files module keeps them (DATA_DIR/files/<account>/<key>). */
 const STORED = { key: '1/2f1e8c1e-9d7c-4f33-8a59-1b0d3f1a2b3c', bytes: Buffer.from('%PDF-1.4 a stored receipt\n') };
@@ -51,30 +43,11 @@ describe.each(targets())('backup and restore (%s)', (target) => {
     for (const s of scratches) await s.drop();
   });
 
-  /** Writes to the source database until stopped: business partners of the demo company, one after the other. */
-  function keepWriting(db: Database): { started: () => Promise<void>; stop: () => Promise<number> } {
-    let stopped = false;
-    let n = 0;
-    const done = (async () => {
-      const account = await db.prisma.clientAccount.findFirstOrThrow({ where: { uniqueName: 'demo-nordlys-kaffe-as' } });
-      while (!stopped) {
-        await db.prisma.businessPartner.create({ data: { clientAccountId: account.id, name: `Written during the backup ${++n}` } });
-      }
-    })();
-    return {
-      /** until a few rows are committed: they are before the snapshot */
-      started: async () => {
-        while (n < 3) await new Promise((r) => setTimeout(r, 20));
-      },
-      stop: async () => ((stopped = true), await done, n),
-    };
-  }
-
   it('"writes a consistent snapshot … while the server keeps serving": the manifest counts what the dump holds, though writes went on', async () => {
     if (target === 'postgres') {
       // another process writes throughout; the CLI's pg_dump and its manifest read one snapshot
       const db = await openDatabase({ databaseUrl: env.DATABASE_URL! });
-      const writer = keepWriting(db);
+      const writer = keepWriting(db, 'Written during the backup');
       try {
         await writer.started();
         const result = json(await cli(['backup', '--out', out], env));
@@ -87,7 +60,7 @@ describe.each(targets())('backup and restore (%s)', (target) => {
     } else {
       // the embedded database belongs to the process that opened it: the server's scheduled job dumps it between its queries
       const db = await openDatabase({ dataDir: sourceDir, purpose: 'test server' });
-      const writer = keepWriting(db);
+      const writer = keepWriting(db, 'Written during the backup');
       try {
         await writer.started();
         const config = loadConfig({ ...env, BACKUP_DIR: join(sourceDir, 'backups') });
