@@ -44,6 +44,29 @@ export function onceTargets(): Target[] {
   return !process.env.TEST_TARGETS ? all : [];
 }
 
+/**
+ * Whether the other database's suite runs what this one leaves to it: in a run with both databases,
+ * or a run that TEST_TARGETS narrows to one (CI runs a suite per database, as onceTargets() assumes),
+ * not in a run on PGlite alone without TEST_TARGETS.
+ */
+function otherTargetRuns(): boolean {
+  return targets().length === 2 || process.env.TEST_TARGETS?.split(',').filter((s) => s.trim()).length === 1;
+}
+
+/**
+ * Whether a case whose checks do not depend on the database runs on `target`, where such cases are
+ * shared out between the two databases instead of each sending them all: each goes to one of them by
+ * a hash of its `key` (a name without ids, the same in both suites), so the suites agree without
+ * talking and together run every case. Every case runs when the other suite does not
+ * (otherTargetRuns()).
+ */
+export function sharedOut(target: Target, key: string): boolean {
+  if (!otherTargetRuns()) return true;
+  let h = 0x811c9dc5; // FNV-1a
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return ((h >>> 0) % 2 === 0) === (target === 'pglite');
+}
+
 /** The migrated PGlite template (Prisma and pg-boss schemas, reference data) as a data dir dump. */
 export const pgliteTemplate = (): Blob => new Blob([readFileSync(inject('pgliteTemplate'))]);
 
